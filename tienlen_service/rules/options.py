@@ -1,0 +1,263 @@
+"""Every rule option (*luật*), its type, its meaning, and its value in each named preset.
+
+Tiến Lên is played by house rules, so every choice that differs between the sources is an option
+here, and the six regional presets are just sets of option values (RULES §4-§10). This table is
+the single place an option is declared: `RuleSet` reads its fields from it and `DescribeRules`
+serves it to frontends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+
+class OptionType(StrEnum):
+    """How an option's value is written."""
+
+    BOOL = "bool"
+    INT = "int"
+    STAKES = "stakes"  # an exact non-negative fraction of a stake, written "3/2", "1.5" or "2"
+    CHOICE = "choice"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One rule option: name, type, Southern default, allowed choices and a sentence for a UI."""
+
+    name: str
+    type: OptionType
+    default: bool | int | Fraction | str
+    description: str
+    choices: tuple[str, ...] = ()
+    minimum: int = 0
+    maximum: int = 0
+
+
+def _b(name: str, default: bool, description: str) -> OptionSpec:
+    return OptionSpec(name, OptionType.BOOL, default, description)
+
+
+def _s(name: str, default: int | str, description: str) -> OptionSpec:
+    return OptionSpec(name, OptionType.STAKES, Fraction(default), description)
+
+
+def _c(name: str, default: str, choices: tuple[str, ...], description: str) -> OptionSpec:
+    return OptionSpec(name, OptionType.CHOICE, default, description, choices)
+
+
+def _i(name: str, default: int, lo: int, hi: int, description: str) -> OptionSpec:
+    return OptionSpec(name, OptionType.INT, default, description, (), lo, hi)
+
+
+CHOP_TABLE_NAMES = ("southern", "hue", "da_nang", "northern", "dau", "none")
+INSTANT_WIN_LISTS = ("none", "standard", "extended", "dau", "dem_la")
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    # --- the deal ---
+    _i("cards_per_hand", 13, 1, 13, "Cards dealt to each player (Northern tables may play 9-13)."),
+    _b("deal_all_cards", False, "Tiến lên Đấu: deal all 52 cards to 3 players, 17/17/18, the dealer (cái) gets 18."),
+    _c("four_twos", "instant_win", ("instant_win", "redeal"), "A hand dealt all four 2s: an instant win (Southern) or a redeal (sources 000/001)."),
+    _b("four_threes_lay_down_twos", False, "Northern option: when a hand is dealt four 3s, every player lays down (removes from play) all their 2s."),
+    # --- combinations ---
+    _b("same_colour_pairs", False, "Northern: a pair must be two cards of the same colour."),
+    _b("consecutive_pairs", True, "Consecutive pairs (đôi thông) are a combination (not in the North)."),
+    _b("consecutive_triples", False, "Consecutive triples (sám cô thông) are a combination (Đấu)."),
+    _b("single_suit_straights", False, "Northern: a straight must be all one suit."),
+    _b("follow_suit", False, "Northern: follow suit and colour (singles by suit, pairs by colour, triples by suit make-up, straights by suit)."),
+    # --- chops ---
+    _c("chop_table", "southern", CHOP_TABLE_NAMES, "Which bombs chop what (RULES §5): the regional chop table."),
+    _b("suited_straight_chops", False, "Northern option: a same-suit straight of 5+ cards chops a single 2, of 6+ cards a pair of 2s."),
+    _b("out_of_turn_chops", True, "The chop table's largest bombs may chop out of turn (không cần vòng), even after passing."),
+    _c("chop_on_last_card", "void", ("void", "paid", "chopper_only"), "A chop of a player's last card(s): nobody pays (Southern), paid as usual, or the chopper is paid but the chopped player pays nothing (Huế, not zero-sum)."),
+    # --- leading ---
+    _c("starting_card", "3S", ("3S", "3C"), "The card that leads a first game: ♠3 (South), ♣3 (Huế)."),
+    _b("starting_card_every_game", False, "Northern góp 3: the starting card's holder leads every game, not only first games."),
+    _c("first_game_leader", "starting_card", ("starting_card", "random"), "Who leads a first game: the starting card's holder, or a fair random draw (đếm lá)."),
+    _b("pass_lockout", True, "A player who passes is out of the round until a new round starts (qua tay)."),
+    _b("lead_stealing", False, "Cướp cái (Huế, Đà Nẵng): at the start of a non-first game 3 consecutive pairs steal the lead; a higher one steals it back."),
+    # --- finishing ---
+    _c("finish_on_two", "allowed", ("allowed", "ranks_last"), "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế)."),
+    _c("finish_on_four_of_a_kind", "allowed", ("allowed", "ranks_last"), "Going out with a four of a kind: allowed, or it ranks you last (North)."),
+    # --- instant wins ---
+    _c("instant_wins", "standard", INSTANT_WIN_LISTS, "Instant-win list (tới trắng, RULES §7): none, standard (Wikipedia), extended (sources 000/001), dau, dem_la."),
+    _b("first_game_instant_wins", True, "The first-game part of the list applies (Huế: no first-game instant wins)."),
+    _b("count_pigs", False, "Đếm heo: on an instant win the losers also pay for their 2s and bombs."),
+    _s("instant_win_stakes", 2, "What each loser pays an instant winner, in stakes (default L, the last-place amount)."),
+    # --- frozen ---
+    _b("freezing", True, "Cóng: players who have not played a card when the first player finishes are frozen."),
+    _s("freeze_multiplier", 2, "A frozen player pays this many times L (places) or this multiple of their whole payment (card count)."),
+    _i("freeze_exempt_unplayed", 0, 0, 3, "Đà Nẵng: when exactly this many players have not played at the first finish, nobody is frozen (0: off)."),
+    _b("compensation", True, "Đền bài: when every opponent is frozen, the one who passed while only they could beat pays for all."),
+    # --- specials ---
+    _s("blind_three_stakes", 0, "Ba mù: winning with ♠3 as the very last card; every other player pays this many stakes instead of their place transfer (0: off)."),
+    _s("rotten_three_stakes", 0, "Thối 3 bích: the last player left holding only ♠3 pays the winner this many stakes (0: off)."),
+    # --- settlement ---
+    _c("scoring", "places", ("places", "points", "card_count"), "Settlement scheme: places (source 003), points (2s by suit 1-4, bombs 4), card count (đếm lá, source 004)."),
+    _i("stake", 100, 1, 1_000_000_000, "Chips per stake; every amount is stake × a multiplier and must be a whole number of chips."),
+    _s("place_last_to_first", 2, "Places: the last player pays the winner this many stakes (L)."),
+    _s("place_third_to_second", 1, "Places, 4 players: 3rd pays 2nd this many stakes."),
+    _s("place_second_to_first", 1, "Places, 3 players: 2nd pays 1st this many stakes."),
+    _s("penalty_two_spades", "1/2", "Penalty value of ♠2 when chopped or rotten, in stakes."),
+    _s("penalty_two_clubs", "1/2", "Penalty value of ♣2."),
+    _s("penalty_two_diamonds", 1, "Penalty value of ♦2."),
+    _s("penalty_two_hearts", 1, "Penalty value of ♥2."),
+    _s("penalty_three_pairs", "3/2", "Penalty value of 3 consecutive pairs (0: not a valued bomb)."),
+    _s("penalty_four_of_a_kind", 2, "Penalty value of a four of a kind (0: not a valued bomb)."),
+    _s("penalty_four_pairs", "5/2", "Penalty value of 4 consecutive pairs."),
+    _s("penalty_five_pairs", 0, "Penalty value of 5 consecutive pairs (Đấu)."),
+    _s("penalty_six_pairs", 0, "Penalty value of 6 consecutive pairs (Đấu)."),
+    _s("penalty_three_triples", 0, "Penalty value of 3 consecutive triples (Đấu)."),
+    _s("rotten_two_flat", 0, "Northern thối hai: a last player holding any 2 pays this many stakes once, instead of per 2 (0: off)."),
+    _i("match_bankroll", 0, 0, 1_000_000_000, "Northern option: each player starts the match with this many chips; a player whose total drops below 0 loses the match (0: off)."),
+)
+
+OPTIONS_BY_NAME: dict[str, OptionSpec] = {o.name: o for o in OPTIONS}
+
+_POINTS_PENALTIES: dict[str, Fraction] = {
+    "penalty_two_spades": Fraction(1),
+    "penalty_two_clubs": Fraction(2),
+    "penalty_two_diamonds": Fraction(3),
+    "penalty_two_hearts": Fraction(4),
+    "penalty_three_pairs": Fraction(4),
+    "penalty_four_of_a_kind": Fraction(4),
+    "penalty_four_pairs": Fraction(4),
+}
+#: The points scheme's penalty values (sources 000/001/002), used when `scoring` is "points" and a
+#: penalty option is not given explicitly.
+POINTS_PENALTIES = _POINTS_PENALTIES
+
+_HUE_DA_NANG = {
+    "lead_stealing": True,
+    "blind_three_stakes": Fraction(2),
+    "rotten_three_stakes": Fraction(3),
+    "penalty_three_pairs": Fraction(0),
+}
+
+#: The named presets: option values that differ from the Southern defaults.
+PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
+    "southern": {},
+    "northern": {
+        "same_colour_pairs": True,
+        "consecutive_pairs": False,
+        "single_suit_straights": True,
+        "follow_suit": True,
+        "chop_table": "northern",
+        "finish_on_two": "ranks_last",
+        "finish_on_four_of_a_kind": "ranks_last",
+        "instant_wins": "none",
+        "freezing": False,
+        "compensation": False,
+        "penalty_three_pairs": Fraction(0),
+        "penalty_four_pairs": Fraction(0),
+        "rotten_two_flat": Fraction(13),
+    },
+    "hue": {
+        **_HUE_DA_NANG,
+        "starting_card": "3C",
+        "chop_table": "hue",
+        "chop_on_last_card": "chopper_only",
+        "finish_on_two": "ranks_last",
+        "first_game_instant_wins": False,
+    },
+    "da_nang": {
+        **_HUE_DA_NANG,
+        "chop_table": "da_nang",
+        "freeze_exempt_unplayed": 2,
+    },
+    "dau": {
+        "deal_all_cards": True,
+        "consecutive_triples": True,
+        "chop_table": "dau",
+        "instant_wins": "dau",
+        "penalty_three_pairs": Fraction(0),
+        "penalty_four_of_a_kind": Fraction(0),
+        "penalty_four_pairs": Fraction(3, 2),
+        "penalty_five_pairs": Fraction(2),
+        "penalty_three_triples": Fraction(5, 2),
+        "penalty_six_pairs": Fraction(3),
+    },
+    "dem_la": {
+        "first_game_leader": "random",
+        "scoring": "card_count",
+        "instant_wins": "dem_la",
+        "instant_win_stakes": Fraction(13),
+        "compensation": False,
+        "penalty_two_spades": Fraction(2),
+        "penalty_two_clubs": Fraction(2),
+        "penalty_two_diamonds": Fraction(4),
+        "penalty_two_hearts": Fraction(4),
+        "penalty_three_pairs": Fraction(2),
+        "penalty_four_of_a_kind": Fraction(4),
+        "penalty_four_pairs": Fraction(2),
+    },
+}
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "southern": "Miền Nam, the default: any suits, consecutive pairs chop 2s, instant wins, cóng, thối.",
+    "northern": "Miền Bắc: pairs of one colour, follow suit and colour, single-suit straights, no consecutive pairs, no instant wins, no cóng, thối hai = 13 stakes.",
+    "hue": "Huế: ♣3 leads the first game, 3 consecutive pairs only steal the lead, four of a kind chops a single 2, ba mù and rotten ♠3, no finishing on a 2.",
+    "da_nang": "Đà Nẵng: 3 consecutive pairs only steal the lead, 4 consecutive pairs chop a pair of 2s or a four of a kind out of turn, ba mù, no cóng while two have not played.",
+    "dau": "Tiến lên Đấu: 3 players, 17/17/18 cards, consecutive triples, bombs from 4 consecutive pairs up, its own instant wins and penalty values.",
+    "dem_la": "Đếm lá (card count): random first leader, the game ends at the first finish, losers pay per card left plus rotten conversions.",
+}
+
+
+def parse_option_value(spec: OptionSpec, raw: object) -> bool | int | Fraction | str:
+    """Read one option value from a Python value or its text form; ValueError says why not."""
+    if spec.type is OptionType.BOOL:
+        return _parse_bool(raw)
+    if spec.type is OptionType.INT:
+        value = _parse_int(raw)
+        if not spec.minimum <= value <= spec.maximum:
+            raise ValueError(f"must be between {spec.minimum} and {spec.maximum}")
+        return value
+    if spec.type is OptionType.STAKES:
+        return _parse_stakes(raw)
+    text = str(raw).strip()
+    matched = [c for c in spec.choices if c.lower() == text.lower()]
+    if not matched:
+        raise ValueError(f"must be one of {', '.join(spec.choices)}")
+    return matched[0]
+
+
+def format_option_value(value: bool | int | Fraction | str) -> str:
+    """The canonical text form of an option value (``true``, ``3/2``, ``southern``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _parse_bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in {"true", "1", "yes", "on"}:
+        return True
+    if text in {"false", "0", "no", "off"}:
+        return False
+    raise ValueError("must be true or false")
+
+
+def _parse_int(raw: object) -> int:
+    if isinstance(raw, bool):
+        raise ValueError("must be a whole number")
+    if isinstance(raw, int):
+        return raw
+    text = str(raw).strip()
+    if not text.lstrip("-").isdigit():
+        raise ValueError("must be a whole number")
+    return int(text)
+
+
+def _parse_stakes(raw: object) -> Fraction:
+    if isinstance(raw, bool):
+        raise ValueError("must be a number of stakes such as 2, 1.5 or 3/2")
+    try:
+        value = Fraction(raw) if isinstance(raw, int | Fraction) else Fraction(str(raw).strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError("must be a number of stakes such as 2, 1.5 or 3/2") from None
+    if value < 0:
+        raise ValueError("must not be negative")
+    return value

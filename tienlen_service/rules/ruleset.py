@@ -1,0 +1,187 @@
+"""The rule set (*luật chơi*): one immutable record of every option, built from a preset name.
+
+`build_rules("hue", {"stake": 50})` starts from the Southern defaults, applies the preset's
+values (`options.PRESETS`), then the caller's overrides, and checks the result can exist.
+Hot-path lookups (the chop table, penalty values) are derived once here, so the engine reads
+rules as data and never branches on a variant's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from fractions import Fraction
+from functools import lru_cache
+
+from tienlen_service.rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES
+from tienlen_service.rules.chop_tables import CHOP_TABLES, SUITED_STRAIGHT_CHOPS
+from tienlen_service.rules.errors import SetupError
+from tienlen_service.rules.options import (
+    OPTIONS,
+    OPTIONS_BY_NAME,
+    POINTS_PENALTIES,
+    PRESETS,
+    format_option_value,
+    parse_option_value,
+)
+
+OptionValue = bool | int | Fraction | str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every rule option's value (see `options.OPTIONS` for their meaning) plus derived tables."""
+
+    variant: str
+    overrides: tuple[tuple[str, str], ...]
+    cards_per_hand: int
+    deal_all_cards: bool
+    four_twos: str
+    four_threes_lay_down_twos: bool
+    same_colour_pairs: bool
+    consecutive_pairs: bool
+    consecutive_triples: bool
+    single_suit_straights: bool
+    follow_suit: bool
+    chop_table: str
+    suited_straight_chops: bool
+    out_of_turn_chops: bool
+    chop_on_last_card: str
+    starting_card: str
+    starting_card_every_game: bool
+    first_game_leader: str
+    pass_lockout: bool
+    lead_stealing: bool
+    finish_on_two: str
+    finish_on_four_of_a_kind: str
+    instant_wins: str
+    first_game_instant_wins: bool
+    count_pigs: bool
+    instant_win_stakes: Fraction
+    freezing: bool
+    freeze_multiplier: Fraction
+    freeze_exempt_unplayed: int
+    compensation: bool
+    blind_three_stakes: Fraction
+    rotten_three_stakes: Fraction
+    scoring: str
+    stake: int
+    place_last_to_first: Fraction
+    place_third_to_second: Fraction
+    place_second_to_first: Fraction
+    penalty_two_spades: Fraction
+    penalty_two_clubs: Fraction
+    penalty_two_diamonds: Fraction
+    penalty_two_hearts: Fraction
+    penalty_three_pairs: Fraction
+    penalty_four_of_a_kind: Fraction
+    penalty_four_pairs: Fraction
+    penalty_five_pairs: Fraction
+    penalty_six_pairs: Fraction
+    penalty_three_triples: Fraction
+    rotten_two_flat: Fraction
+    match_bankroll: int
+    # Derived, read by the hot paths.
+    chop_targets: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    out_of_turn: frozenset[str] = frozenset()
+    two_values: tuple[Fraction, Fraction, Fraction, Fraction] = (Fraction(0),) * 4
+    bomb_values: Mapping[str, Fraction] = field(default_factory=dict)
+
+    @property
+    def start_card(self) -> int:
+        """The card that must open a first game: ♠3, or ♣3 in Huế."""
+        return THREE_OF_CLUBS if self.starting_card == "3C" else THREE_OF_SPADES
+
+    @property
+    def ends_at_first_finish(self) -> bool:
+        """Đếm lá ends the game as soon as one player has gone out."""
+        return self.scoring == "card_count"
+
+    def option_values(self) -> dict[str, OptionValue]:
+        """Every option's value by name, in `OPTIONS` order."""
+        return {o.name: getattr(self, o.name) for o in OPTIONS}
+
+    def amount(self, stakes: Fraction) -> int:
+        """Chips for a number of stakes; exact, because `build_rules` checked the stake."""
+        chips = stakes * self.stake
+        if chips.denominator != 1:
+            raise SetupError("FRACTIONAL_AMOUNT", f"{stakes} stakes of {self.stake} chips is not a whole number", "stake")
+        return int(chips)
+
+
+OPTION_FIELDS = tuple(f.name for f in fields(RuleSet))[2 : 2 + len(OPTIONS)]
+
+
+def build_rules(variant: str = "southern", overrides: Mapping[str, object] | None = None) -> RuleSet:
+    """The rule set of a named preset with option overrides; SetupError names a bad input."""
+    canonical: list[tuple[str, str]] = []
+    for name, raw in (overrides or {}).items():
+        spec = OPTIONS_BY_NAME.get(name)
+        if spec is None:
+            raise SetupError("UNKNOWN_OPTION", f"unknown rule option {name!r}", f"options.{name}")
+        try:
+            value = parse_option_value(spec, raw)
+        except ValueError as exc:
+            raise SetupError("INVALID_OPTION_VALUE", f"option {name!r}: {exc}", f"options.{name}") from None
+        canonical.append((name, format_option_value(value)))
+    return _build(variant, tuple(sorted(canonical)))
+
+
+@lru_cache(maxsize=256)
+def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
+    preset = PRESETS.get(variant)
+    if preset is None:
+        raise SetupError("UNKNOWN_VARIANT", f"unknown variant {variant!r}; known: {', '.join(PRESETS)}", "variant")
+    values: dict[str, OptionValue] = {o.name: o.default for o in OPTIONS} | preset
+    given = dict(overrides)
+    for name, text in given.items():
+        values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
+    if values["scoring"] == "points":
+        for name, points in POINTS_PENALTIES.items():
+            if name not in given:
+                values[name] = points
+    rules = RuleSet(variant=variant, overrides=overrides, **values)  # type: ignore[arg-type]
+    rules = _derive(rules)
+    _check(rules)
+    return rules
+
+
+def _derive(rules: RuleSet) -> RuleSet:
+    table = CHOP_TABLES[rules.chop_table]
+    targets = dict(table.targets)
+    if rules.suited_straight_chops:
+        targets |= SUITED_STRAIGHT_CHOPS
+    bomb_values = {
+        "3pairs": rules.penalty_three_pairs,
+        "4pairs": rules.penalty_four_pairs,
+        "5pairs": rules.penalty_five_pairs,
+        "6pairs": rules.penalty_six_pairs,
+        "four": rules.penalty_four_of_a_kind,
+        "3triples": rules.penalty_three_triples,
+    }
+    derived = {
+        "chop_targets": targets,
+        "out_of_turn": table.out_of_turn if rules.out_of_turn_chops else frozenset(),
+        "two_values": (
+            rules.penalty_two_spades,
+            rules.penalty_two_clubs,
+            rules.penalty_two_diamonds,
+            rules.penalty_two_hearts,
+        ),
+        "bomb_values": {k: v for k, v in bomb_values.items() if v},
+    }
+    return RuleSet(**{f.name: getattr(rules, f.name) for f in fields(RuleSet)} | derived)
+
+
+def _check(rules: RuleSet) -> None:
+    """Reject rule sets that can't be played or paid in whole chips."""
+    for spec in OPTIONS:
+        value = getattr(rules, spec.name)
+        if isinstance(value, Fraction) and (value * rules.stake).denominator != 1:
+            raise SetupError(
+                "FRACTIONAL_AMOUNT",
+                f"stake {rules.stake} makes option {spec.name!r} ({value} stakes) a fraction of a chip",
+                "options.stake",
+            )
+    if rules.consecutive_triples and not rules.consecutive_pairs and rules.chop_table == "dau":
+        raise SetupError("INCOMPATIBLE_OPTIONS", "the dau chop table needs consecutive pairs", "options.consecutive_pairs")
