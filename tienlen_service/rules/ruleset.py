@@ -28,9 +28,12 @@ from tienlen_service.rules.options import (
 OptionValue = bool | int | Fraction | str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class RuleSet:
-    """Every rule option's value (see `options.OPTIONS` for their meaning) plus derived tables."""
+    """Every rule option's value (see `options.OPTIONS` for their meaning) plus derived tables.
+
+    A rule set is identified by its preset and canonical overrides: equal keys, equal rules.
+    """
 
     variant: str
     overrides: tuple[tuple[str, str], ...]
@@ -86,6 +89,14 @@ class RuleSet:
     out_of_turn: frozenset[str] = frozenset()
     two_values: tuple[Fraction, Fraction, Fraction, Fraction] = (Fraction(0),) * 4
     bomb_values: Mapping[str, Fraction] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RuleSet):
+            return NotImplemented
+        return (self.variant, self.overrides) == (other.variant, other.overrides)
+
+    def __hash__(self) -> int:
+        return hash((self.variant, self.overrides))
 
     @property
     def start_card(self) -> int:

@@ -1,0 +1,124 @@
+"""Events: what each transition did, in order, so a frontend can animate from events alone.
+
+Every `apply` returns the events of that step; `new_game` returns the deal's. Events are frozen
+records with a seat where one acted. The service maps each to a `tienlen.v1.Event` message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tienlen_service.rules.cards import CardSet
+from tienlen_service.rules.combinations import Kind
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """A new game was dealt (*chia bài*); `leader` leads, `must_include` is the card the first
+    lead must contain (-1: any), `first_game` says whether first-game rules apply."""
+
+    game_number: int
+    leader: int
+    must_include: int
+    first_game: bool
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """`seat` played `cards` forming `kind` of `length`; `chop` if it chopped the table
+    (*chặt*), `out_of_turn` for a chop or steal made out of turn, `steal` for *cướp cái*."""
+
+    seat: int
+    cards: CardSet
+    kind: Kind
+    length: int
+    chop: bool
+    out_of_turn: bool
+    steal: bool
+    cards_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """`seat` passed (*bỏ lượt*); `held_beat` records whether it held a legal beat (for *đền
+    bài*; -1 when not examined, 0 no, 1 yes)."""
+
+    seat: int
+    held_beat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChopSettled:
+    """A chop chain ended (*chặt chồng*): `payer` (-1: nobody, Huế last card) pays `payee`
+    `amount` chips for `cards` (every chopped play of the chain)."""
+
+    payer: int
+    payee: int
+    amount: int
+    cards: CardSet
+    links: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundWon:
+    """Everyone else passed: the round (*vòng*) is over; `seat` made the last play and `leader`
+    leads the next round (another seat when `seat` has gone out: *hưởng sái*)."""
+
+    seat: int
+    leader: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFinished:
+    """`seat` went out and takes `place` (1 = first); `ranked_last` when going out on a 2 or
+    four of a kind made it last under the rules."""
+
+    seat: int
+    place: int
+    ranked_last: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayersFrozen:
+    """Cóng / cháy bài: these seats had not played when the first player went out; they take the
+    last places and take no more turns."""
+
+    seats: tuple[int, ...]
+    places: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InstantWin:
+    """Tới trắng: `seat` won on the deal with `pattern` (e.g. "four_twos")."""
+
+    seat: int
+    pattern: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPassed:
+    """`seat` is now to act."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The game has ended; `places[seat]` is each seat's place."""
+
+    places: tuple[int, ...]
+
+
+Event = (
+    GameStarted
+    | Played
+    | Passed
+    | ChopSettled
+    | RoundWon
+    | PlayerFinished
+    | PlayersFrozen
+    | InstantWin
+    | TurnPassed
+    | GameOver
+)

@@ -1,0 +1,94 @@
+"""Going out (*về*), places and freezing (*cóng*), RULES §4, §6, §7, §10.
+
+A player who plays their last card takes the next place; going out on a 2 or a four of a kind
+ranks you last where the rules say so. At the first win, players who have not played a card are
+frozen: they take the last places and stop playing. The game ends when one player is left
+holding cards, or at the first finish under card counting (*đếm lá*).
+"""
+
+from __future__ import annotations
+
+from tienlen_service.rules.cards import TWOS
+from tienlen_service.rules.combinations import Combination, Kind
+from tienlen_service.rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
+from tienlen_service.rules.rounds import close_chain
+from tienlen_service.rules.state import GameState, evolve
+
+
+def ranks_last(state: GameState, combo: Combination) -> bool:
+    """Whether going out with this play ranks the player last (*thua chót*)."""
+    rules = state.rules
+    if rules.finish_on_two == "ranks_last" and combo.cards & TWOS:
+        return True
+    return rules.finish_on_four_of_a_kind == "ranks_last" and combo.kind == Kind.FOUR_OF_A_KIND
+
+
+def finish(state: GameState, seat: int, combo: Combination, events: list[Event]) -> GameState:
+    """The seat has gone out: give it its place, freeze at the first win, end the game if done."""
+    free = _free_places(state.places)
+    last = ranks_last(state, combo)
+    place = free[-1] if last else free[0]
+    places = list(state.places)
+    places[seat] = place
+    events.append(PlayerFinished(seat, place, last))
+    state = evolve(state, places=tuple(places))
+    if place == 1:
+        state = evolve(state, winning_play=combo.cards)
+        state = _freeze(state, seat, events)
+        if state.rules.ends_at_first_finish:
+            state = _rank_by_cards_left(state, seat)
+            return end_game(state, events)
+    remaining = [s for s, p in enumerate(state.places) if not p]
+    if len(remaining) <= 1:
+        if remaining:
+            places = list(state.places)
+            places[remaining[0]] = _free_places(state.places)[0]
+            state = evolve(state, places=tuple(places))
+        return end_game(state, events)
+    return state
+
+
+def _free_places(places: tuple[int, ...]) -> list[int]:
+    taken = set(places)
+    return [p for p in range(1, len(places) + 1) if p not in taken]
+
+
+def _after(winner: int, players: int) -> list[int]:
+    return [(winner + step) % players for step in range(1, players)]
+
+
+def _freeze(state: GameState, winner: int, events: list[Event]) -> GameState:
+    """Cóng: at the first win, every player still in who has not played is frozen."""
+    rules = state.rules
+    if not rules.freezing or rules.ends_at_first_finish:
+        return state
+    frozen = [s for s in _after(winner, state.players) if state.unplayed >> s & 1 and not state.places[s]]
+    if not frozen or len(frozen) == rules.freeze_exempt_unplayed:
+        return state
+    free = _free_places(state.places)[-len(frozen) :]
+    places = list(state.places)
+    mask = 0
+    for seat, place in zip(frozen, free, strict=True):
+        places[seat] = place
+        mask |= 1 << seat
+    events.append(PlayersFrozen(tuple(frozen), tuple(free)))
+    return evolve(state, places=tuple(places), frozen=mask)
+
+
+def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
+    """Đếm lá ends at the first finish: the others are placed by cards left, then seat order."""
+    others = [s for s in _after(winner, state.players) if not state.places[s]]
+    others.sort(key=lambda s: state.hands[s].bit_count())
+    places = list(state.places)
+    for seat, place in zip(others, _free_places(state.places), strict=True):
+        places[seat] = place
+    return evolve(state, places=tuple(places))
+
+
+def end_game(state: GameState, events: list[Event]) -> GameState:
+    """Close any open chop chain and mark the game over."""
+    payments = state.chop_payments
+    if state.chain:
+        payments = close_chain(state.rules, state.chain, state.chain_victim_out, payments, events)
+    events.append(GameOver(state.places))
+    return evolve(state, to_act=-1, chain=(), chop_payments=payments)

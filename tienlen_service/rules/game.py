@@ -1,0 +1,339 @@
+"""The game (*ván bài*), RULES §2, §4, §5, §7: deal, validate and apply moves, chain games.
+
+`new_game` deals and settles instant wins; `validate` says whether a move is legal (raising
+`IllegalMove` with a stable reason when it is not); `apply` returns the next state and the events
+of the step. Rounds and turns: `rounds.py`; finishing and freezing: `finishing.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tienlen_service.rules.beating import Beat, beat, is_out_of_turn_chop
+from tienlen_service.rules.cards import CardSet, card_name
+from tienlen_service.rules.combinations import Combination, Kind, classify
+from tienlen_service.rules.deal import (
+    RandBelow,
+    check_explicit_deal,
+    deal,
+    seeded_randbelow,
+    system_randbelow,
+)
+from tienlen_service.rules.errors import IllegalMove, Reason, SetupError
+from tienlen_service.rules.events import Event, GameOver, GameStarted, InstantWin, Played
+from tienlen_service.rules.finishing import finish
+from tienlen_service.rules.instant_wins import instant_win
+from tienlen_service.rules.rounds import after_play, close_chain, extend_chain, record_pass
+from tienlen_service.rules.ruleset import RuleSet
+from tienlen_service.rules.state import GameState, Match, Move, evolve
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+
+
+def new_game(
+    rules: RuleSet,
+    players: int,
+    *,
+    seed: int | None = None,
+    hands: Sequence[CardSet] | None = None,
+    first_game: bool = True,
+    leader: int | None = None,
+    dealer: int = 0,
+    match: Match | None = None,
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Deal a game: random (CSPRNG), seeded (reproducible) or explicit `hands`."""
+    _check_table(rules, players, dealer, leader, first_game=first_game)
+    if match is None:
+        match = Match(1, (0,) * players, -1 if seed is None else seed, dealer)
+    elif seed is not None:
+        match = match.evolve(seed=seed)
+    randbelow = system_randbelow() if match.seed < 0 else seeded_randbelow(match.seed, match.game_number)
+    dealt = check_explicit_deal(rules, players, hands) if hands is not None else deal(rules, players, randbelow, dealer)
+    lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
+    state = GameState(
+        rules=rules,
+        hands=dealt,
+        dealt=dealt,
+        to_act=lead,
+        must_include=must_include,
+        table=None,
+        table_seat=-1,
+        passed=0,
+        chain=(),
+        chain_victim_out=False,
+        places=(0,) * players,
+        frozen=0,
+        unplayed=(1 << players) - 1,
+        chop_payments=(),
+        first_game=first_game,
+        steal_open=rules.lead_stealing and not first_game,
+        instant_winner=-1,
+        instant_pattern="",
+        compensation_seat=-1,
+        winning_play=0,
+        move_count=0,
+        match=match,
+    )
+    events: list[Event] = [GameStarted(match.game_number, lead, must_include, first_game, dealer)]
+    return _instant_win(state, lead, dealer, events)
+
+
+def _check_table(rules: RuleSet, players: int, dealer: int, leader: int | None, *, first_game: bool) -> None:
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise SetupError("INVALID_PLAYER_COUNT", f"{players} players: 2 to 4 play", "players")
+    if rules.deal_all_cards and players != 3:
+        raise SetupError("INVALID_PLAYER_COUNT", f"variant {rules.variant!r} deals all 52 cards to exactly 3 players, not {players}", "players")
+    if not 0 <= dealer < players:
+        raise SetupError("INVALID_SEAT", f"dealer {dealer} is not a seat of {players}", "dealer")
+    if leader is not None and not 0 <= leader < players:
+        raise SetupError("INVALID_SEAT", f"leader {leader} is not a seat of {players}", "leader")
+    if leader is None and not first_game:
+        raise SetupError("LEADER_REQUIRED", "a game that is not a first game needs the leader (the previous winner)", "leader")
+
+
+def _first_leader(
+    rules: RuleSet, dealt: tuple[CardSet, ...], first_game: bool, leader: int | None, randbelow: RandBelow
+) -> tuple[int, int]:
+    """Who leads, and the card the lead must contain (-1: any), RULES §4."""
+    starting_rule = first_game or rules.starting_card_every_game
+    if first_game and rules.first_game_leader == "random":
+        return (leader if leader is not None else randbelow(len(dealt))), -1
+    if not starting_rule:
+        return leader if leader is not None else 0, -1
+    everything = 0
+    for hand in dealt:
+        everything |= hand
+    card = rules.start_card if everything >> rules.start_card & 1 else (everything & -everything).bit_length() - 1
+    holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
+    return holder, card
+
+
+def _instant_win(
+    state: GameState, lead: int, dealer: int, events: list[Event]
+) -> tuple[GameState, tuple[Event, ...]]:
+    """Tới trắng: checked on the deal, in seat order from the leader (**[ours]**)."""
+    n = state.players
+    if state.rules.instant_wins == "none":
+        return state, tuple(events)
+    for offset in range(n):
+        seat = (lead + offset) % n
+        pattern = instant_win(state.rules, state.hands[seat], first_game=state.first_game, is_dealer=seat == dealer)
+        if pattern:
+            places = tuple(1 if s == seat else n for s in range(n))
+            events += [InstantWin(seat, pattern), GameOver(places)]
+            over = evolve(state, to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
+            return over, tuple(events)
+    return state, tuple(events)
+
+
+def validate(state: GameState, move: Move) -> Combination | None:
+    """The combination a legal play forms, None for a legal pass; IllegalMove otherwise."""
+    return _check(state, move)[0]
+
+
+def can_apply(state: GameState, move: Move) -> bool:
+    """Whether the move is legal in this state."""
+    try:
+        _check(state, move)
+    except IllegalMove:
+        return False
+    return True
+
+
+def _check(state: GameState, move: Move) -> tuple[Combination | None, Beat]:
+    seat = move.seat
+    if state.to_act < 0:
+        raise IllegalMove(Reason.GAME_OVER, "the game is over")
+    if not 0 <= seat < state.players:
+        raise IllegalMove(Reason.INVALID_SEAT, f"seat {seat} is not at this table of {state.players}")
+    if state.places[seat]:
+        raise IllegalMove(Reason.SEAT_FINISHED, f"seat {seat} has no cards in play")
+    if move.is_pass:
+        return None, _check_pass(state, seat)
+    combo = _combination(state, seat, move.cards)
+    if seat != state.to_act:
+        return combo, _check_out_of_turn(state, seat, combo)
+    table = state.table
+    if table is None:
+        if state.must_include >= 0 and not combo.cards >> state.must_include & 1:
+            raise IllegalMove(Reason.MUST_INCLUDE_STARTING_CARD, f"the first lead must include {card_name(state.must_include)}")
+        return combo, Beat.BEATS
+    result, reason = beat(combo, table, state.rules)
+    if reason is not None:
+        raise IllegalMove(reason, _beat_message(reason, combo, table))
+    return combo, result
+
+
+def _check_pass(state: GameState, seat: int) -> Beat:
+    if seat != state.to_act:
+        _not_your_turn(state, seat)
+    if state.table is None:
+        raise IllegalMove(Reason.LEADER_CANNOT_PASS, "the leader of a round must play")
+    return Beat.NO
+
+
+def _combination(state: GameState, seat: int, cards: tuple[int, ...]) -> Combination:
+    if not cards:
+        raise IllegalMove(Reason.EMPTY_PLAY, "a play needs at least one card; to pass, pass")
+    mask = 0
+    for card in cards:
+        if not 0 <= card < 52:
+            raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{card} is not a card")
+        bit = 1 << card
+        if mask & bit:
+            raise IllegalMove(Reason.DUPLICATE_CARD, f"{card_name(card)} is played twice")
+        mask |= bit
+    missing = mask & ~state.hands[seat]
+    if missing:
+        card = (missing & -missing).bit_length() - 1
+        raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{card_name(card)} is not in seat {seat}'s hand")
+    combo = classify(mask, state.rules)
+    if combo is None:
+        raise IllegalMove(Reason.NOT_A_COMBINATION, f"{len(cards)} cards that form no combination under these rules")
+    return combo
+
+
+def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
+    """Out-of-turn plays: a chop by the table's out-of-turn bombs, or stealing the lead."""
+    table = state.table
+    if is_steal(state, seat, combo):
+        return Beat.BEATS
+    if table is not None and seat != state.table_seat and is_out_of_turn_chop(combo, table, state.rules):
+        return Beat.CHOPS
+    return _not_your_turn(state, seat)
+
+
+def is_steal(state: GameState, seat: int, combo: Combination) -> bool:
+    """*Cướp cái*: 3 consecutive pairs at the start of a non-first game take the lead; a
+    higher 3 consecutive pairs takes it back."""
+    if not state.steal_open or combo.kind != Kind.CONSECUTIVE_PAIRS or combo.length != 3:
+        return False
+    table = state.table
+    return table is None or (seat != state.table_seat and beat(combo, table, state.rules)[0] != Beat.NO)
+
+
+def _not_your_turn(state: GameState, seat: int) -> Beat:
+    if state.passed >> seat & 1:
+        raise IllegalMove(Reason.LOCKED_OUT_OF_ROUND, f"seat {seat} passed this round and is out until a new round")
+    raise IllegalMove(Reason.NOT_YOUR_TURN, f"seat {state.to_act} is to act, not seat {seat}")
+
+
+def _beat_message(reason: Reason, combo: Combination, table: Combination) -> str:
+    if reason == Reason.WRONG_TYPE_OR_LENGTH:
+        return f"a {combo.kind.name.lower()} of {combo.length} can't beat a {table.kind.name.lower()} of {table.length}"
+    return f"the {combo.kind.name.lower()} topped by {card_name(combo.top)} doesn't beat the table's, topped by {card_name(table.top)}"
+
+
+def apply(state: GameState, move: Move) -> tuple[GameState, tuple[Event, ...]]:
+    """The state after a legal move, and what happened; raises IllegalMove (state unchanged)."""
+    combo, result = _check(state, move)
+    if combo is None:
+        return record_pass(state, move.seat)
+    return _play(state, move.seat, combo, result)
+
+
+def _play(state: GameState, seat: int, combo: Combination, result: Beat) -> tuple[GameState, tuple[Event, ...]]:
+    rules = state.rules
+    hands = list(state.hands)
+    hands[seat] &= ~combo.cards
+    out_of_turn = seat != state.to_act
+    steal = is_steal(state, seat, combo) and (out_of_turn or state.table is not None)
+    events: list[Event] = [
+        Played(seat, combo.cards, combo.kind, combo.length, result == Beat.CHOPS, out_of_turn, steal, hands[seat].bit_count())
+    ]
+    chain, victim_out, payments = state.chain, state.chain_victim_out, state.chop_payments
+    if result == Beat.CHOPS:
+        assert state.table is not None
+        chain = extend_chain(chain, state.table_seat, state.table.cards, seat, combo.cards)
+        victim_out = hands[state.table_seat] == 0
+    elif chain:
+        payments = close_chain(rules, chain, victim_out, payments, events)
+        chain = ()
+    passed = state.passed if rules.pass_lockout else 0
+    state = evolve(
+        state,
+        hands=tuple(hands),
+        table=combo,
+        table_seat=seat,
+        passed=passed & ~(1 << seat),
+        chain=chain,
+        chain_victim_out=victim_out,
+        chop_payments=payments,
+        unplayed=state.unplayed & ~(1 << seat),
+        steal_open=state.steal_open and combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3,
+        must_include=-1,
+        move_count=state.move_count + 1,
+    )
+    if not hands[seat]:
+        state = finish(state, seat, combo, events)
+    if state.to_act < 0:
+        return state, tuple(events)
+    return after_play(state, seat, events)
+
+
+def next_game(
+    state: GameState, *, seed: int | None = None, hands: Sequence[CardSet] | None = None
+) -> tuple[GameState, tuple[Event, ...]]:
+    """The next game of the match, RULES §9: led by the previous winner (or the player who
+    compensated, *đền bài*); after an instant win, a first game again."""
+    from tienlen_service.rules.settlement import settle
+
+    if state.to_act >= 0:
+        raise SetupError("GAME_NOT_OVER", "the game is still being played", "state")
+    settlement = settle(state)
+    totals = tuple(t + n for t, n in zip(state.match.totals, settlement.net, strict=True))
+    rules = state.rules
+    if rules.match_bankroll and any(rules.match_bankroll + t < 0 for t in totals):
+        raise SetupError("MATCH_OVER", "a player's total dropped below zero: the match is over", "state")
+    winner = state.winner
+    leader = settlement.next_leader if settlement.next_leader >= 0 else winner
+    match = Match(state.match.game_number + 1, totals, state.match.seed, winner)
+    first = state.instant_winner >= 0
+    return new_game(
+        rules,
+        state.players,
+        seed=seed,
+        hands=hands,
+        first_game=first,
+        leader=None if first else leader,
+        dealer=winner,
+        match=match,
+    )
+
+
+def legal_plays(state: GameState, seat: int) -> tuple[list[Combination], bool]:
+    """Every legal play for the seat now (in turn, out-of-turn chops, steals) and whether it
+    may pass. Agrees exactly with `validate` (property-tested)."""
+    from tienlen_service.rules import movegen
+
+    if state.to_act < 0 or not 0 <= seat < state.players or state.places[seat]:
+        return [], False
+    hand, table, rules = state.hands[seat], state.table, state.rules
+    if seat == state.to_act:
+        if table is None:
+            plays = movegen.combination_list(hand, rules)
+            if state.must_include >= 0:
+                plays = movegen.plays_containing(plays, state.must_include)
+            return plays, False
+        return movegen.beating_list(hand, table, rules), True
+    plays = []
+    if table is not None and seat != state.table_seat:
+        plays = list(movegen.out_of_turn_chops(hand, table, rules))
+    if state.steal_open:
+        seen = {c.cards for c in plays}
+        steals = movegen.plays_in_group(hand, rules, Kind.CONSECUTIVE_PAIRS, 3)
+        plays += [c for c in steals if c.cards not in seen and is_steal(state, seat, c)]
+    return plays, False
+
+
+def legal_moves(state: GameState, seat: int) -> list[Move]:
+    """Every legal move for the seat now, plays first then the pass if allowed."""
+    from tienlen_service.rules.cards import cards_of
+    from tienlen_service.rules.state import pass_turn, play
+
+    plays, can_pass = legal_plays(state, seat)
+    moves = [play(seat, tuple(cards_of(c.cards))) for c in plays]
+    if can_pass:
+        moves.append(pass_turn(seat))
+    return moves

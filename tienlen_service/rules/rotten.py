@@ -1,0 +1,104 @@
+"""Rotten cards (*thối*), RULES §8: the largest-value split of a hand into 2s and bombs.
+
+A hand left at the end is split into disjoint 2s and valued bombs (those with a penalty value
+under the rules) in the way that gives the largest total **[ours]**. The search runs over per-rank
+counts (only 2s have suit-dependent values, and 2s are in no sequence), memoised, so it is
+instant even for an 18-card hand.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
+
+from tienlen_service.rules.cards import RANK_MASKS, RANK_TWO, TWOS, CardSet, rank_counts
+from tienlen_service.rules.ruleset import RuleSet
+
+
+class RottenPart(NamedTuple):
+    """One part of a split: `label` is the chop class ("2", "four", "3pairs"…), `value` stakes."""
+
+    label: str
+    cards: CardSet
+    value: Fraction
+
+
+class _Shape(NamedTuple):
+    label: str
+    width: int  # cards per rank
+    ranks: int  # consecutive ranks
+
+
+def _shapes(rules: RuleSet) -> tuple[tuple[_Shape, Fraction], ...]:
+    shapes: list[tuple[_Shape, Fraction]] = []
+    for label, value in rules.bomb_values.items():
+        if label == "four":
+            shapes.append((_Shape(label, 4, 1), value))
+        elif label.endswith("pairs"):
+            shapes.append((_Shape(label, 2, int(label[0])), value))
+        elif label.endswith("triples"):
+            shapes.append((_Shape(label, 3, int(label[0])), value))
+    return tuple(shapes)
+
+
+def twos_value(rules: RuleSet, twos: CardSet) -> Fraction:
+    """The value of loose 2s: by suit, or the Northern flat *thối hai* once for any."""
+    if not twos:
+        return Fraction(0)
+    if rules.rotten_two_flat:
+        return rules.rotten_two_flat
+    base = 4 * RANK_TWO
+    return sum((rules.two_values[s] for s in range(4) if twos >> (base + s) & 1), Fraction(0))
+
+
+def rotten_split(rules: RuleSet, hand: CardSet) -> tuple[RottenPart, ...]:
+    """The largest-value disjoint split of `hand` into valued bombs and 2s (empty: nothing rots)."""
+    packed = rank_counts(hand)
+    counts = tuple((packed >> (4 * r)) & 0xF for r in range(13))
+    _, placements = _best(rules, counts, hand & TWOS)
+    parts: list[RottenPart] = []
+    remaining = hand
+    value_of = dict(_shapes(rules))
+    for shape, low in placements:
+        cards = 0
+        for rank in range(low, low + shape.ranks):
+            taken = 0
+            for card in range(4 * rank, 4 * rank + 4):
+                if remaining >> card & 1 and taken < shape.width:
+                    cards |= 1 << card
+                    taken += 1
+        remaining &= ~cards
+        parts.append(RottenPart(shape.label, cards, value_of[shape]))
+    loose = remaining & TWOS
+    if loose and rules.rotten_two_flat:
+        parts.append(RottenPart("2", loose, rules.rotten_two_flat))
+    elif loose:
+        parts.extend(RottenPart("2", 1 << c, twos_value(rules, 1 << c)) for c in range(48, 52) if loose >> c & 1)
+    return tuple(p for p in parts if p.value)
+
+
+def rotten_value(rules: RuleSet, hand: CardSet) -> Fraction:
+    """The total value of the hand's rotten 2s and bombs, in stakes."""
+    return sum((p.value for p in rotten_split(rules, hand)), Fraction(0))
+
+
+@lru_cache(maxsize=4096)
+def _best(
+    rules: RuleSet, counts: tuple[int, ...], twos: CardSet
+) -> tuple[Fraction, tuple[tuple[_Shape, int], ...]]:
+    """Best (value, placements) for these rank counts; `twos` are the 2s still loose."""
+    best_value = twos_value(rules, twos)
+    best: tuple[tuple[_Shape, int], ...] = ()
+    for shape, value in _shapes(rules):
+        last_low = RANK_TWO + 1 - shape.ranks if shape.label == "four" else RANK_TWO - shape.ranks
+        for low in range(last_low + 1):
+            span = range(low, low + shape.ranks)
+            if all(counts[r] >= shape.width for r in span):
+                rest = tuple(c - shape.width if r in span else c for r, c in enumerate(counts))
+                rest_twos = twos & ~RANK_MASKS[RANK_TWO] if RANK_TWO in span else twos
+                sub_value, sub = _best(rules, rest, rest_twos)
+                if value + sub_value > best_value:
+                    best_value = value + sub_value
+                    best = ((shape, low), *sub)
+    return best_value, best

@@ -1,0 +1,157 @@
+"""Rounds (*vòng bài*) and turns, RULES §4-§5: who acts next, when a round ends, chop chains.
+
+A round ends when every other player still in it has passed since the last play; the last
+player leads the next round, or, if they have gone out, the next seat still holding cards
+(*hưởng sái*). Chops in one round form a chain (*chặt chồng*); when it ends, the last chopped
+player pays the last chopper for every chopped play of the chain.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from tienlen_service.rules.cards import RANK_TWO, CardSet
+from tienlen_service.rules.combinations import chop_class, classify
+from tienlen_service.rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
+from tienlen_service.rules.ruleset import RuleSet
+from tienlen_service.rules.state import ChopPayment, GameState, evolve
+
+
+def active_seats(state: GameState) -> int:
+    """Bitmask of seats still holding cards and taking turns."""
+    mask = 0
+    for seat, place in enumerate(state.places):
+        if not place:
+            mask |= 1 << seat
+    return mask
+
+
+def next_seat(after: int, candidates: int, players: int) -> int:
+    """The first seat after `after`, in turn order, that is in the `candidates` bitmask."""
+    for step in range(1, players + 1):
+        seat = (after + step) % players
+        if candidates >> seat & 1:
+            return seat
+    return -1
+
+
+def after_play(state: GameState, seat: int, events: list[Event]) -> tuple[GameState, tuple[Event, ...]]:
+    """Turn order after a play: the next seat still in the round, or a new round."""
+    active = active_seats(state)
+    candidates = active & ~state.passed & ~(1 << seat)
+    if not candidates:
+        return new_round(state, events)
+    to_act = next_seat(seat, candidates, state.players)
+    events.append(TurnPassed(to_act))
+    return evolve(state, to_act=to_act), tuple(events)
+
+
+def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ...]]:
+    """A pass (*bỏ lượt*): the seat is out of the round (*qua tay*) until the next one."""
+    compensation_seat, held = _examine_pass(state, seat)
+    events: list[Event] = [Passed(seat, held)]
+    passed = state.passed | (1 << seat)
+    state = evolve(state, passed=passed, compensation_seat=compensation_seat, move_count=state.move_count + 1)
+    candidates = active_seats(state) & ~passed & ~(1 << state.table_seat)
+    if not candidates:
+        return new_round(state, events)
+    to_act = next_seat(seat, candidates, state.players)
+    events.append(TurnPassed(to_act))
+    return evolve(state, to_act=to_act), tuple(events)
+
+
+def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
+    """*Đền bài* evidence: while only one player has played, does the passer alone hold a beat?
+
+    Compensation only applies when every opponent of the winner ends frozen, that is, when only
+    the winner ever played; so a pass is examined only in that situation (held = -1 otherwise).
+    """
+    rules = state.rules
+    everyone = (1 << state.players) - 1
+    if not rules.compensation or state.unplayed | (1 << state.table_seat) != everyone:
+        return state.compensation_seat, -1
+    from tienlen_service.rules.movegen import has_beat  # noqa: PLC0415 - only for đền bài
+
+    table = state.table
+    assert table is not None
+    held = has_beat(state.hands[seat], table, rules)
+    if held and state.compensation_seat < 0:
+        others = state.unplayed & ~(1 << seat)
+        alone = not any(
+            has_beat(state.hands[o], table, rules) for o in range(state.players) if others >> o & 1 and not state.places[o]
+        )
+        if alone:
+            return seat, 1
+    return state.compensation_seat, int(held)
+
+
+def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[Event, ...]]:
+    """Everyone else passed: the last player (or the next seat with cards) leads a new round."""
+    last = state.table_seat
+    active = active_seats(state)
+    leader = last if active >> last & 1 else next_seat(last, active, state.players)
+    payments = state.chop_payments
+    if state.chain:
+        payments = close_chain(state.rules, state.chain, state.chain_victim_out, payments, events)
+    events += [RoundWon(last, leader), TurnPassed(leader)]
+    state = evolve(
+        state,
+        to_act=leader,
+        table=None,
+        table_seat=-1,
+        passed=0,
+        chain=(),
+        chain_victim_out=False,
+        chop_payments=payments,
+        steal_open=False,
+    )
+    return state, tuple(events)
+
+
+def extend_chain(
+    chain: tuple[tuple[int, CardSet], ...], table_seat: int, table_cards: CardSet, seat: int, cards: CardSet
+) -> tuple[tuple[int, CardSet], ...]:
+    """Add a chop to the round's chain; a new chain starts with the chopped play."""
+    if not chain:
+        chain = ((table_seat, table_cards),)
+    return (*chain, (seat, cards))
+
+
+def link_value(rules: RuleSet, cards: CardSet) -> Fraction:
+    """The penalty value of a chopped play: its 2s by suit, or the bomb's value."""
+    combo = classify(cards, rules)
+    if combo is None:  # pragma: no cover - chain links were classified when played
+        return Fraction(0)
+    cls = chop_class(combo)
+    if cls in {"2", "22", "222"}:
+        base = 4 * RANK_TWO
+        return sum((rules.two_values[s] for s in range(4) if cards >> (base + s) & 1), Fraction(0))
+    return rules.bomb_values.get(cls, Fraction(0))
+
+
+def close_chain(
+    rules: RuleSet,
+    chain: tuple[tuple[int, CardSet], ...],
+    victim_out: bool,
+    payments: tuple[ChopPayment, ...],
+    events: list[Event],
+) -> tuple[ChopPayment, ...]:
+    """The chain ended: the last chopped pays the last chopper the whole chain (RULES §5, §8).
+
+    If the last chopped play was its player's last cards: nobody pays (Southern), the chopper
+    is paid by nobody (Huế, `chopper_only`), or it is paid as usual (`paid`).
+    """
+    payer, payee = chain[-2][0], chain[-1][0]
+    chopped = 0
+    value = Fraction(0)
+    for _, cards in chain[:-1]:
+        chopped |= cards
+        value += link_value(rules, cards)
+    amount = rules.amount(value)
+    if victim_out and rules.chop_on_last_card == "void":
+        events.append(ChopSettled(payer, payee, 0, chopped, len(chain) - 1))
+        return payments
+    if victim_out and rules.chop_on_last_card == "chopper_only":
+        payer = -1
+    events.append(ChopSettled(payer, payee, amount, chopped, len(chain) - 1))
+    return (*payments, ChopPayment(payer, payee, amount, chopped))

@@ -1,0 +1,210 @@
+"""Settlement (*tính tiền*), RULES §8: who pays whom, how much and why, in whole chips.
+
+Every finished game settles into transfers `payer -> payee, amount, reason`. Amounts are
+`stake × multiplier` with exact fractions; the rule set already refused stakes that would make a
+fraction of a chip. Settlements are zero-sum except where an option says otherwise (Huế: a chop
+of a last card is paid to the chopper by nobody, payer -1).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from fractions import Fraction
+from typing import NamedTuple
+
+from tienlen_service.rules.cards import THREE_OF_SPADES, CardSet
+from tienlen_service.rules.errors import SetupError
+from tienlen_service.rules.rotten import rotten_split
+from tienlen_service.rules.ruleset import RuleSet
+from tienlen_service.rules.state import GameState
+
+
+class TransferReason(StrEnum):
+    """Why a transfer is paid. Part of the wire contract (`TransferReason`)."""
+
+    PLACE = "PLACE"
+    CHOP = "CHOP"
+    ROTTEN = "ROTTEN"
+    FROZEN = "FROZEN"
+    INSTANT_WIN = "INSTANT_WIN"
+    BLIND_THREE = "BLIND_THREE"
+    ROTTEN_THREE = "ROTTEN_THREE"
+    COMPENSATION = "COMPENSATION"
+    CARD_COUNT = "CARD_COUNT"
+
+
+class Transfer(NamedTuple):
+    """`payer` (-1: nobody) pays `payee` `amount` chips for `reason` (and `cards`, if any)."""
+
+    payer: int
+    payee: int
+    amount: int
+    reason: TransferReason
+    cards: CardSet
+
+
+class RottenEntry(NamedTuple):
+    """One part of a seat's rotten split: a 2 or a bomb (`label`, its chop class) and its chips."""
+
+    seat: int
+    label: str
+    cards: CardSet
+    amount: int
+
+
+class Settlement(NamedTuple):
+    """A finished game's money: transfers, each seat's net, places, the rotten splits shown,
+    whether it is zero-sum, and who leads the next game when that is not the winner (-1)."""
+
+    transfers: tuple[Transfer, ...]
+    net: tuple[int, ...]
+    places: tuple[int, ...]
+    rotten: tuple[RottenEntry, ...]
+    zero_sum: bool
+    next_leader: int
+
+
+class _Ledger:
+    """Collects transfers and rotten splits while a settlement is computed."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.transfers: list[Transfer] = []
+        self.rotten: list[RottenEntry] = []
+
+    def pay(self, payer: int, payee: int, stakes: Fraction, reason: TransferReason, cards: CardSet = 0) -> None:
+        amount = self.rules.amount(stakes)
+        if amount:
+            self.transfers.append(Transfer(payer, payee, amount, reason, cards))
+
+    def pay_rotten(self, payer: int, payee: int, hand: CardSet, multiplier: Fraction = Fraction(1)) -> Fraction:
+        """Charge the hand's 2s and bombs (largest split), one transfer per part."""
+        total = Fraction(0)
+        for part in rotten_split(self.rules, hand):
+            stakes = part.value * multiplier
+            self.rotten.append(RottenEntry(payer, part.label, part.cards, self.rules.amount(stakes)))
+            self.pay(payer, payee, stakes, TransferReason.ROTTEN, part.cards)
+            total += stakes
+        return total
+
+    def settlement(self, state: GameState, next_leader: int = -1) -> Settlement:
+        net = [0] * state.players
+        for t in self.transfers:
+            net[t.payee] += t.amount
+            if t.payer >= 0:
+                net[t.payer] -= t.amount
+        zero_sum = all(t.payer >= 0 for t in self.transfers)
+        return Settlement(tuple(self.transfers), tuple(net), state.places, tuple(self.rotten), zero_sum, next_leader)
+
+
+def settle(state: GameState) -> Settlement:
+    """The settlement of a finished game under its rule set's scoring scheme."""
+    if state.to_act >= 0:
+        raise SetupError("GAME_NOT_OVER", "the game is still being played", "state")
+    ledger = _Ledger(state.rules)
+    if state.rules.scoring == "card_count":
+        return _card_count(state, ledger)
+    return _places(state, ledger)
+
+
+def _others(state: GameState, seat: int) -> list[int]:
+    return [(seat + step) % state.players for step in range(1, state.players)]
+
+
+def _seat_at(state: GameState, place: int) -> int:
+    return state.places.index(place) if place in state.places else -1
+
+
+def _places(state: GameState, ledger: _Ledger) -> Settlement:
+    rules = state.rules
+    winner = state.winner
+    if state.instant_winner >= 0:
+        for seat in _others(state, winner):
+            ledger.pay(seat, winner, rules.instant_win_stakes, TransferReason.INSTANT_WIN)
+            if rules.count_pigs:
+                ledger.pay_rotten(seat, winner, state.hands[seat])
+        return ledger.settlement(state)
+    for p in state.chop_payments:
+        ledger.transfers.append(Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards))
+    next_leader = _frozen(state, ledger, winner)
+    frozen = [s for s in range(state.players) if state.frozen >> s & 1]
+    if rules.blind_three_stakes and state.winning_play == 1 << THREE_OF_SPADES:
+        for seat in _others(state, winner):
+            if seat not in frozen:
+                ledger.pay(seat, winner, rules.blind_three_stakes, TransferReason.BLIND_THREE)
+    elif not (frozen and len(frozen) == state.players - 2):
+        _place_transfers(state, ledger, frozen)
+    if not frozen:
+        _rotten_last(state, ledger, winner)
+    return ledger.settlement(state, next_leader)
+
+
+def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
+    """Cóng: each frozen player pays the winner `freeze_multiplier × L` plus its 2s and bombs;
+    when every opponent is frozen, the compensating player (*đền bài*) pays it all."""
+    rules = state.rules
+    frozen = [s for s in _others(state, winner) if state.frozen >> s & 1]
+    if not frozen:
+        return -1
+    penalty = rules.freeze_multiplier * rules.place_last_to_first
+    payer = state.compensation_seat
+    compensates = rules.compensation and payer >= 0 and len(frozen) == state.players - 1
+    for seat in frozen:
+        if compensates:
+            debt = penalty + sum((p.value for p in rotten_split(rules, state.hands[seat])), Fraction(0))
+            ledger.pay(payer, winner, debt, TransferReason.COMPENSATION, state.hands[seat])
+        else:
+            ledger.pay(seat, winner, penalty, TransferReason.FROZEN)
+            ledger.pay_rotten(seat, winner, state.hands[seat])
+    return payer if compensates else -1
+
+
+def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> None:
+    """Places (source 03): 4 players last→1st L, 3rd→2nd; 3 players last→1st L, 2nd→1st;
+    2 players last→1st L. A frozen player pays its frozen amount instead."""
+    rules = state.rules
+    n = state.players
+    table = {
+        4: ((4, 1, rules.place_last_to_first), (3, 2, rules.place_third_to_second)),
+        3: ((3, 1, rules.place_last_to_first), (2, 1, rules.place_second_to_first)),
+        2: ((2, 1, rules.place_last_to_first),),
+    }[n]
+    for payer_place, payee_place, stakes in table:
+        payer, payee = _seat_at(state, payer_place), _seat_at(state, payee_place)
+        if payer >= 0 and payee >= 0 and payer not in frozen:
+            ledger.pay(payer, payee, stakes, TransferReason.PLACE)
+
+
+def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
+    """Thối: the player left holding cards pays its 2s and bombs to the place just above it;
+    rotten ♠3 (*thối 3 bích*): left with only ♠3, it pays the winner."""
+    rules = state.rules
+    holders = [s for s in range(state.players) if state.hands[s] and s != winner]
+    for seat in holders:
+        above = _seat_at(state, state.places[seat] - 1)
+        if above >= 0:
+            ledger.pay_rotten(seat, above, state.hands[seat])
+        if rules.rotten_three_stakes and state.hands[seat] == 1 << THREE_OF_SPADES:
+            ledger.pay(seat, winner, rules.rotten_three_stakes, TransferReason.ROTTEN_THREE, state.hands[seat])
+
+
+def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
+    """Đếm lá (source 004): each loser pays the winner a stake per card left plus the rotten
+    conversions of its 2s and bombs; a frozen hand (every dealt card) pays it all doubled."""
+    rules = state.rules
+    winner = state.winner
+    if state.instant_winner >= 0:
+        for seat in _others(state, winner):
+            ledger.pay(seat, winner, rules.instant_win_stakes, TransferReason.INSTANT_WIN)
+            ledger.pay_rotten(seat, winner, state.hands[seat])
+        return ledger.settlement(state)
+    for p in state.chop_payments:
+        ledger.transfers.append(Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards))
+    for seat in _others(state, winner):
+        hand = state.hands[seat]
+        frozen = rules.freezing and hand == state.dealt[seat]
+        multiplier = rules.freeze_multiplier if frozen else Fraction(1)
+        reason = TransferReason.FROZEN if frozen else TransferReason.CARD_COUNT
+        ledger.pay(seat, winner, hand.bit_count() * multiplier, reason, hand)
+        ledger.pay_rotten(seat, winner, hand, multiplier)
+    return ledger.settlement(state)
