@@ -7,7 +7,6 @@ service needs to continue a game travels in it (the service signs it into an opa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from tienlen_service.rules.cards import CardSet
@@ -34,8 +33,7 @@ class Match(NamedTuple):
     dealer: int
 
 
-@dataclass(frozen=True, slots=True)
-class GameState:
+class GameState(NamedTuple):
     """Everything about one game in progress or over.
 
     Seats are 0..n-1 in turn order. `table` is the play to beat (None while a round is being
@@ -104,14 +102,9 @@ class GameState:
         return dealt & ~held
 
 
-_FIELDS = tuple(GameState.__dataclass_fields__)
-
-
 def evolve(state: GameState, **changes: object) -> GameState:
-    """A copy of the state with some fields changed (a faster `dataclasses.replace`)."""
-    values = {name: getattr(state, name) for name in _FIELDS}
-    values.update(changes)
-    return GameState(**values)  # type: ignore[arg-type]
+    """A copy of the state with some fields changed (states are values: never mutated)."""
+    return state._replace(**changes)
 
 
 class Move(NamedTuple):
