@@ -32,7 +32,7 @@ class Reason(StrEnum):
     """Not the same combination type and length as the play on the table, and no chop."""
     LOCKED_OUT_OF_ROUND = "LOCKED_OUT_OF_ROUND"
     """The seat passed earlier in this round (*qua tay*) and may not come back in."""
-    LEADER_CANNOT_PASS = "LEADER_CANNOT_PASS"
+    LEADER_CANNOT_PASS = "LEADER_CANNOT_PASS"  # noqa: S105 - a reason code, not a password
     """The seat leads a new round: it must play something."""
     GAME_OVER = "GAME_OVER"
     """The game has ended; start the next game."""

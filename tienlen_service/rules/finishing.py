@@ -12,7 +12,7 @@ from tienlen_service.rules.cards import TWOS
 from tienlen_service.rules.combinations import Combination, Kind
 from tienlen_service.rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
 from tienlen_service.rules.rounds import close_chain
-from tienlen_service.rules.state import GameState, evolve
+from tienlen_service.rules.state import GameState
 
 
 def ranks_last(state: GameState, combo: Combination) -> bool:
@@ -31,9 +31,9 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
     places = list(state.places)
     places[seat] = place
     events.append(PlayerFinished(seat, place, last))
-    state = evolve(state, places=tuple(places))
+    state = state._replace(places=tuple(places))
     if place == 1:
-        state = evolve(state, winning_play=combo.cards)
+        state = state._replace(winning_play=combo.cards)
         state = _freeze(state, seat, events)
         if state.rules.ends_at_first_finish:
             state = _rank_by_cards_left(state, seat)
@@ -43,7 +43,7 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
         if remaining:
             places = list(state.places)
             places[remaining[0]] = _free_places(state.places)[0]
-            state = evolve(state, places=tuple(places))
+            state = state._replace(places=tuple(places))
         return end_game(state, events)
     return state
 
@@ -72,7 +72,7 @@ def _freeze(state: GameState, winner: int, events: list[Event]) -> GameState:
         places[seat] = place
         mask |= 1 << seat
     events.append(PlayersFrozen(tuple(frozen), tuple(free)))
-    return evolve(state, places=tuple(places), frozen=mask)
+    return state._replace(places=tuple(places), frozen=mask)
 
 
 def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
@@ -82,7 +82,7 @@ def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
     places = list(state.places)
     for seat, place in zip(others, _free_places(state.places), strict=True):
         places[seat] = place
-    return evolve(state, places=tuple(places))
+    return state._replace(places=tuple(places))
 
 
 def end_game(state: GameState, events: list[Event]) -> GameState:
@@ -91,4 +91,4 @@ def end_game(state: GameState, events: list[Event]) -> GameState:
     if state.chain:
         payments = close_chain(state.rules, state.chain, state.chain_victim_out, payments, events)
     events.append(GameOver(state.places))
-    return evolve(state, to_act=-1, chain=(), chop_payments=payments)
+    return state._replace(to_act=-1, chain=(), chop_payments=payments)

@@ -25,7 +25,7 @@ from tienlen_service.rules.finishing import finish
 from tienlen_service.rules.instant_wins import instant_win
 from tienlen_service.rules.rounds import after_play, close_chain, extend_chain, record_pass
 from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.state import GameState, Match, Move, evolve
+from tienlen_service.rules.state import GameState, Match, Move
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -47,7 +47,7 @@ def new_game(
     if match is None:
         match = Match(1, (0,) * players, -1 if seed is None else seed, dealer)
     elif seed is not None:
-        match = match.evolve(seed=seed)
+        match = match._replace(seed=seed)
     randbelow = system_randbelow() if match.seed < 0 else seeded_randbelow(match.seed, match.game_number)
     dealt = check_explicit_deal(rules, players, hands) if hands is not None else deal(rules, players, randbelow, dealer)
     lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
@@ -122,7 +122,7 @@ def _instant_win(
         if pattern:
             places = tuple(1 if s == seat else n for s in range(n))
             events += [InstantWin(seat, pattern), GameOver(places)]
-            over = evolve(state, to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
+            over = state._replace(to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
             return over, tuple(events)
     return state, tuple(events)
 
@@ -251,8 +251,7 @@ def _play(state: GameState, seat: int, combo: Combination, result: Beat) -> tupl
         payments = close_chain(rules, chain, victim_out, payments, events)
         chain = ()
     passed = state.passed if rules.pass_lockout else 0
-    state = evolve(
-        state,
+    state = state._replace(
         hands=tuple(hands),
         table=combo,
         table_seat=seat,

@@ -77,7 +77,7 @@ def pairs_and_triple(n: int, *, consecutive: bool) -> Test:
         counts = _counts(hand)
         for rank, c in enumerate(counts):
             if c == 3:
-                rest = counts[:rank] + [0] + counts[rank + 1 :]
+                rest = [*counts[:rank], 0, *counts[rank + 1 :]]
                 found = _longest_run(rest, 2) if consecutive else _pairs(rest)
                 if found >= n:
                     return True

@@ -128,7 +128,7 @@ _POINTS_PENALTIES: dict[str, Fraction] = {
 #: penalty option is not given explicitly.
 POINTS_PENALTIES = _POINTS_PENALTIES
 
-_HUE_DA_NANG = {
+_HUE_DA_NANG: dict[str, bool | int | Fraction | str] = {
     "lead_stealing": True,
     "blind_three_stakes": Fraction(2),
     "rotten_three_stakes": Fraction(3),

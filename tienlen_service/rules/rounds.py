@@ -14,7 +14,7 @@ from tienlen_service.rules.cards import RANK_TWO, CardSet
 from tienlen_service.rules.combinations import chop_class, classify
 from tienlen_service.rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
 from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.state import ChopPayment, GameState, evolve
+from tienlen_service.rules.state import ChopPayment, GameState
 
 
 def active_seats(state: GameState) -> int:
@@ -43,7 +43,7 @@ def after_play(state: GameState, seat: int, events: list[Event]) -> tuple[GameSt
         return new_round(state, events)
     to_act = next_seat(seat, candidates, state.players)
     events.append(TurnPassed(to_act))
-    return evolve(state, to_act=to_act), tuple(events)
+    return state._replace(to_act=to_act), tuple(events)
 
 
 def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ...]]:
@@ -51,13 +51,13 @@ def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ..
     compensation_seat, held = _examine_pass(state, seat)
     events: list[Event] = [Passed(seat, held)]
     passed = state.passed | (1 << seat)
-    state = evolve(state, passed=passed, compensation_seat=compensation_seat, move_count=state.move_count + 1)
+    state = state._replace(passed=passed, compensation_seat=compensation_seat, move_count=state.move_count + 1)
     candidates = active_seats(state) & ~passed & ~(1 << state.table_seat)
     if not candidates:
         return new_round(state, events)
     to_act = next_seat(seat, candidates, state.players)
     events.append(TurnPassed(to_act))
-    return evolve(state, to_act=to_act), tuple(events)
+    return state._replace(to_act=to_act), tuple(events)
 
 
 def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
@@ -70,7 +70,7 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
     everyone = (1 << state.players) - 1
     if not rules.compensation or state.unplayed | (1 << state.table_seat) != everyone:
         return state.compensation_seat, -1
-    from tienlen_service.rules.movegen import has_beat  # noqa: PLC0415 - only for đền bài
+    from tienlen_service.rules.movegen import has_beat  # only for đền bài
 
     table = state.table
     assert table is not None
@@ -94,8 +94,7 @@ def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[E
     if state.chain:
         payments = close_chain(state.rules, state.chain, state.chain_victim_out, payments, events)
     events += [RoundWon(last, leader), TurnPassed(leader)]
-    state = evolve(
-        state,
+    state = state._replace(
         to_act=leader,
         table=None,
         table_seat=-1,

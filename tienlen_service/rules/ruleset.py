@@ -148,9 +148,7 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
     for name, text in given.items():
         values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
     if values["scoring"] == "points":
-        for name, points in POINTS_PENALTIES.items():
-            if name not in given:
-                values[name] = points
+        values |= {name: points for name, points in POINTS_PENALTIES.items() if name not in given}
     rules = RuleSet(variant=variant, overrides=overrides, **values)  # type: ignore[arg-type]
     rules = _derive(rules)
     _check(rules)

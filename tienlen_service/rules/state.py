@@ -102,11 +102,6 @@ class GameState(NamedTuple):
         return dealt & ~held
 
 
-def evolve(state: GameState, **changes: object) -> GameState:
-    """A copy of the state with some fields changed (states are values: never mutated)."""
-    return state._replace(**changes)
-
-
 class Move(NamedTuple):
     """A seat's action: play `cards` (in the order given, duplicates kept so they can be
     refused) or pass when `cards` is empty and `is_pass` is set."""
