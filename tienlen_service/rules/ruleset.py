@@ -184,13 +184,18 @@ def _derive(rules: RuleSet) -> RuleSet:
 
 def _check(rules: RuleSet) -> None:
     """Reject rule sets that can't be played or paid in whole chips."""
+    # Amounts are option values, or an option value times the frozen multiplier (cóng doubles
+    # L, and doubles every part of a frozen card-count payment): each must be whole chips.
     for spec in OPTIONS:
         value = getattr(rules, spec.name)
-        if isinstance(value, Fraction) and (value * rules.stake).denominator != 1:
-            raise SetupError(
-                "FRACTIONAL_AMOUNT",
-                f"stake {rules.stake} makes option {spec.name!r} ({value} stakes) a fraction of a chip",
-                "options.stake",
-            )
+        if not isinstance(value, Fraction) or spec.name == "freeze_multiplier":
+            continue
+        for factor, why in ((Fraction(1), ""), (rules.freeze_multiplier, " × freeze_multiplier")):
+            if (value * factor * rules.stake).denominator != 1:
+                raise SetupError(
+                    "FRACTIONAL_AMOUNT",
+                    f"stake {rules.stake} makes option {spec.name!r} ({value} stakes{why}) a fraction of a chip",
+                    "options.stake",
+                )
     if rules.consecutive_triples and not rules.consecutive_pairs and rules.chop_table == "dau":
         raise SetupError("INCOMPATIBLE_OPTIONS", "the dau chop table needs consecutive pairs", "options.consecutive_pairs")
