@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from tienlen_service.rules.cards import RANK_TWO, RED
-from tienlen_service.rules.combinations import Combination, Kind, chop_class
+from tienlen_service.rules.combinations import Combination, Kind, chop_class, target_class
 from tienlen_service.rules.errors import Reason
 from tienlen_service.rules.ruleset import RuleSet
 
@@ -30,7 +30,7 @@ def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Re
         if bomb:
             targets = rules.chop_targets.get(bomb)
             if targets is not None:
-                target = chop_class(table)
+                target = target_class(table)
                 if target in targets and (target != bomb or new.top > table.top):
                     return Beat.CHOPS, None
     if new.kind != table.kind or new.length != table.length:

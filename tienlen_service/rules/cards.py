@@ -39,7 +39,7 @@ TWOS: CardSet = RANK_MASKS[RANK_TWO]
 BLACK: CardSet = SUIT_MASKS[SPADES] | SUIT_MASKS[CLUBS]
 RED: CardSet = SUIT_MASKS[DIAMONDS] | SUIT_MASKS[HEARTS]
 
-_RANK_ALIASES = {name: i for i, name in enumerate(RANKS)} | {"T": 8, "1": -1}
+_RANK_ALIASES = {name: i for i, name in enumerate(RANKS)} | {"T": 7}
 _SUIT_ALIASES = {name: i for i, name in enumerate(SUITS)} | {
     sym: i for i, sym in enumerate(SUIT_SYMBOLS)
 }

@@ -121,3 +121,11 @@ def chop_class(combo: Combination) -> str:
         suited = combo.cards & SUIT_MASKS[combo.top & 3] == combo.cards
         return f"straight{combo.length}" if suited and combo.length >= 5 else ""
     return f"{combo.length}{_SEQUENCE_CLASS[kind]}"
+
+
+def target_class(combo: Combination) -> str:
+    """What the play is as a chop target: its chop class, except that four 2s can't be
+    chopped (RULES §5), whatever the table."""
+    if combo.kind == Kind.FOUR_OF_A_KIND and combo.top >> 2 == RANK_TWO:
+        return ""
+    return chop_class(combo)

@@ -197,5 +197,11 @@ def _check(rules: RuleSet) -> None:
                     f"stake {rules.stake} makes option {spec.name!r} ({value} stakes{why}) a fraction of a chip",
                     "options.stake",
                 )
+    if rules.scoring == "card_count" and (rules.freeze_multiplier * rules.stake).denominator != 1:
+        raise SetupError(
+            "FRACTIONAL_AMOUNT",
+            f"stake {rules.stake} makes a frozen card (1 × {rules.freeze_multiplier} stakes) a fraction of a chip",
+            "options.stake",
+        )
     if rules.consecutive_triples and not rules.consecutive_pairs and rules.chop_table == "dau":
         raise SetupError("INCOMPATIBLE_OPTIONS", "the dau chop table needs consecutive pairs", "options.consecutive_pairs")
