@@ -201,6 +201,9 @@ def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
         return Beat.BEATS
     if table is not None and seat != state.table_seat and is_out_of_turn_chop(combo, table, state.rules):
         return Beat.CHOPS
+    if state.rules.lead_stealing and combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3:
+        why = "doesn't beat the steal on the table" if state.steal_open else "is only at the start of a non-first game"
+        raise IllegalMove(Reason.CANNOT_STEAL_LEAD, f"stealing the lead (cướp cái) {why}")
     return _not_your_turn(state, seat)
 
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 from tienlen_service.rules.cards import RANK_TWO, CardSet
 from tienlen_service.rules.combinations import chop_class, classify
 from tienlen_service.rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
+from tienlen_service.rules.movegen import has_beat
 from tienlen_service.rules.ruleset import RuleSet
 from tienlen_service.rules.state import ChopPayment, GameState
 
@@ -61,28 +62,27 @@ def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ..
 
 
 def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
-    """*Đền bài* evidence: while only one player has played, does the passer alone hold a beat?
+    """*Đền bài* evidence: at every pass, whether the passer held a legal beat (1/0; -1 when
+    the compensation rule is off), and the seat liable to compensate, if any.
 
     Compensation only applies when every opponent of the winner ends frozen, that is, when only
-    the winner ever played; so a pass is examined only in that situation (held = -1 otherwise).
+    the winner ever played; so liability is examined only while one player alone has played:
+    the first passer who could beat when no other opponent could is liable.
     """
     rules = state.rules
-    everyone = (1 << state.players) - 1
-    if not rules.compensation or state.unplayed | (1 << state.table_seat) != everyone:
+    if not rules.compensation:
         return state.compensation_seat, -1
-    from tienlen_service.rules.movegen import has_beat  # only for đền bài
-
     table = state.table
     assert table is not None
     held = has_beat(state.hands[seat], table, rules)
-    if held and state.compensation_seat < 0:
-        others = state.unplayed & ~(1 << seat)
-        alone = not any(
-            has_beat(state.hands[o], table, rules) for o in range(state.players) if others >> o & 1 and not state.places[o]
-        )
-        if alone:
-            return seat, 1
-    return state.compensation_seat, int(held)
+    everyone = (1 << state.players) - 1
+    if not held or state.compensation_seat >= 0 or state.unplayed | (1 << state.table_seat) != everyone:
+        return state.compensation_seat, int(held)
+    others = state.unplayed & ~(1 << seat)
+    alone = not any(
+        has_beat(state.hands[o], table, rules) for o in range(state.players) if others >> o & 1 and not state.places[o]
+    )
+    return (seat if alone else -1), 1
 
 
 def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[Event, ...]]:

@@ -151,7 +151,9 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
     compensates = rules.compensation and payer >= 0 and len(frozen) == state.players - 1
     for seat in frozen:
         if compensates:
-            debt = penalty + sum((p.value for p in rotten_split(rules, state.hands[seat])), Fraction(0))
+            parts = rotten_split(rules, state.hands[seat])
+            ledger.rotten.extend(RottenEntry(seat, p.label, p.cards, rules.amount(p.value)) for p in parts)
+            debt = penalty + sum((p.value for p in parts), Fraction(0))
             ledger.pay(payer, winner, debt, TransferReason.COMPENSATION, state.hands[seat])
         else:
             ledger.pay(seat, winner, penalty, TransferReason.FROZEN)
