@@ -1,0 +1,333 @@
+"""`TienLenClient`: the thin Python client of the Tiến Lên engine service.
+
+    with TienLenClient("127.0.0.1:50051") as client:
+        game = client.new_game(variant="southern", players=4, seed=7)
+        game = client.play(game, game.to_act, ["3S"])
+
+Every call has a deadline (`timeout`, default 5 s, per call overridable). Every RPC of the
+service is a pure function of its request, so the channel retries UNAVAILABLE and
+RESOURCE_EXHAUSTED automatically (the gRPC service config's retryPolicy, with backoff); with
+several addresses the channel balances calls over them (`round_robin`). Errors come back as
+typed exceptions (`tienlen_client.errors`); an illegal move raises `MoveRejected`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Final, Self, TypeVar
+
+import grpc
+
+from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+from tienlen_client.cards import CardsLike, cards, texts
+from tienlen_client.errors import from_rpc_error
+from tienlen_client.models import Combination, Game, LegalMove, Validation, View
+
+SERVICE: Final = "tienlen.v1.TienLenEngine"
+DEFAULT_TIMEOUT: Final = 5.0
+DEFAULT_ATTEMPTS: Final = 4
+
+_Resp = TypeVar("_Resp")
+
+
+def service_config(max_attempts: int = DEFAULT_ATTEMPTS) -> str:
+    """The gRPC service config: round_robin over every resolved address, and retries of the
+    transient codes for every method (safe: every RPC is pure)."""
+    config = {
+        "loadBalancingConfig": [{"round_robin": {}}],
+        "methodConfig": [
+            {
+                "name": [{"service": SERVICE}],
+                "retryPolicy": {
+                    "maxAttempts": max_attempts,
+                    "initialBackoff": "0.05s",
+                    "maxBackoff": "1s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED"],
+                },
+            }
+        ],
+    }
+    return json.dumps(config)
+
+
+def channel_target(address: str | Sequence[str]) -> str:
+    """The channel target of one address or target URI, or of several ``host:port``
+    addresses: IP literals become one ``ipv4:///a,b`` (or ``ipv6:///``) target so that
+    round_robin spreads calls over them. (For host names use one ``dns:///name:port`` target:
+    every address DNS returns is balanced.)"""
+    if isinstance(address, str):
+        return address
+    addresses = list(address)
+    if not addresses:
+        raise ValueError("no address given")
+    if len(addresses) == 1:
+        return addresses[0]
+    versions = {_ip_version(a) for a in addresses}
+    if versions == {4}:
+        return "ipv4:///" + ",".join(addresses)
+    if versions == {6}:
+        return "ipv6:///" + ",".join(addresses)
+    raise ValueError(
+        "several addresses must all be IPv4 or all IPv6 literals with ports (e.g. 10.0.0.1:50051); "
+        "for host names give one dns:///name:port target"
+    )
+
+
+def _ip_version(address: str) -> int:
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        return 0
+    try:
+        return ipaddress.ip_address(host.strip("[]")).version
+    except ValueError:
+        return 0
+
+
+class TienLenClient:
+    """A channel to the service and one method per action; use it as a context manager.
+
+    `address`: ``"host:port"``, a target URI (``"dns:///tienlen:50051"``) or a list of IP
+    ``host:port`` addresses. `credentials`: TLS channel credentials (default: plaintext).
+    `timeout`: the default deadline of each call, in seconds. `max_attempts`: attempts per
+    call for the transient codes. `options`: extra channel arguments.
+    """
+
+    def __init__(
+        self,
+        address: str | Sequence[str],
+        *,
+        credentials: grpc.ChannelCredentials | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_attempts: int = DEFAULT_ATTEMPTS,
+        options: Iterable[tuple[str, object]] = (),
+    ) -> None:
+        target = channel_target(address)
+        channel_options: list[tuple[str, object]] = [
+            ("grpc.service_config", service_config(max_attempts)),
+            ("grpc.enable_retries", 1),
+            *options,
+        ]
+        if credentials is None:
+            self._channel = grpc.insecure_channel(target, options=channel_options)
+        else:
+            self._channel = grpc.secure_channel(target, credentials, options=channel_options)
+        self._stub = service_pb2_grpc.TienLenEngineStub(self._channel)
+        self.timeout = timeout
+
+    # --- lifetime -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the channel."""
+        self._channel.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- games --------------------------------------------------------------------------------
+
+    def new_game(
+        self,
+        variant: str = "southern",
+        players: int | None = None,
+        *,
+        seed: int | None = None,
+        hands: Sequence[CardsLike] | None = None,
+        options: Mapping[str, object] | None = None,
+        first_game: bool = True,
+        leader: int | None = None,
+        dealer: int = 0,
+        timeout: float | None = None,
+    ) -> Game:
+        """Deal a new game: random, or from `seed`, or the explicit `hands` (card text per
+        seat). `options` overrides rule options by name (values as text or Python values)."""
+        request = service_pb2.NewGameRequest(
+            rules=rules_pb2.RuleSetSpec(
+                variant=variant, options={k: _option_text(v) for k, v in (options or {}).items()}
+            ),
+            players=players or 0,
+            first_game=first_game,
+            leader=leader,
+            dealer=dealer,
+        )
+        _set_deal(request, seed, hands)
+        response = self._call(self._stub.NewGame, request, timeout)
+        return Game.from_pb(response.game, tuple(response.seat_tokens))
+
+    def play(
+        self, game: Game, seat: int, cards_: CardsLike, *, timeout: float | None = None
+    ) -> Game:
+        """Play cards for `seat`; raises `MoveRejected` (with the reason code) when illegal."""
+        return self._apply(
+            game, seat, moves_pb2.Move(play=moves_pb2.Play(cards=cards(cards_))), timeout
+        )
+
+    def pass_turn(self, game: Game, seat: int, *, timeout: float | None = None) -> Game:
+        """Pass for `seat`; raises `MoveRejected` when the seat may not pass."""
+        return self._apply(game, seat, moves_pb2.Move(pass_turn=moves_pb2.Pass()), timeout)
+
+    def next_game(
+        self,
+        game: Game,
+        *,
+        seed: int | None = None,
+        hands: Sequence[CardsLike] | None = None,
+        timeout: float | None = None,
+    ) -> Game:
+        """Deal the next game of the match (the same seat tokens stay valid)."""
+        request = service_pb2.NextGameRequest(state_token=game.state)
+        _set_deal(request, seed, hands)
+        response = self._call(self._stub.NextGame, request, timeout)
+        return Game.from_pb(response.game, game.seat_tokens)
+
+    # --- questions ----------------------------------------------------------------------------
+
+    def validate(
+        self, game: Game, seat: int, cards_: CardsLike | None, *, timeout: float | None = None
+    ) -> Validation:
+        """Dry run: would playing `cards_` (or passing, when None) be legal for `seat`?"""
+        move = (
+            moves_pb2.Move(pass_turn=moves_pb2.Pass())
+            if cards_ is None
+            else moves_pb2.Move(play=moves_pb2.Play(cards=cards(cards_)))
+        )
+        request = service_pb2.ValidateMoveRequest(
+            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=move
+        )
+        response = self._call(self._stub.ValidateMove, request, timeout)
+        return Validation(
+            legal=response.legal,
+            combination=Combination.from_pb(response.combination)
+            if response.HasField("combination")
+            else None,
+            chop=response.chop,
+            reason=response.reason,
+            message=response.message,
+        )
+
+    def legal_moves(
+        self,
+        game: Game,
+        seat: int,
+        *,
+        combination_type: str | None = None,
+        length: int = 0,
+        page_size: int = 0,
+        timeout: float | None = None,
+    ) -> list[LegalMove]:
+        """Every legal move of `seat` now (all pages), optionally one group: a combination type
+        (``"PAIR"``, ``"STRAIGHT"``, ...) and length."""
+        type_value = moves_pb2.COMBINATION_TYPE_UNSPECIFIED
+        if combination_type is not None:
+            type_value = moves_pb2.CombinationType.Value(
+                "COMBINATION_TYPE_" + combination_type.upper()
+            )
+        moves: list[LegalMove] = []
+        token = ""
+        while True:
+            request = service_pb2.ListLegalMovesRequest(
+                state_token=game.state,
+                seat=seat,
+                seat_token=game.seat_token(seat),
+                page_size=page_size,
+                page_token=token,
+                filter=service_pb2.MoveGroup(type=type_value, length=length)
+                if type_value or length
+                else None,
+            )
+            response = self._call(self._stub.ListLegalMoves, request, timeout)
+            moves += [_legal_move(m) for m in response.moves]
+            token = response.next_page_token
+            if not token:
+                return moves
+
+    def view(self, game: Game, seat: int | None = None, *, timeout: float | None = None) -> View:
+        """What `seat` sees (its own hand), or a spectator (`seat` None: no hands)."""
+        request = service_pb2.GetViewRequest(
+            state_token=game.state,
+            seat=seat,
+            seat_token=game.seat_token(seat) if seat is not None else "",
+        )
+        return View.from_pb(self._call(self._stub.GetView, request, timeout).view)
+
+    def suggest(
+        self, game: Game, seat: int, bot: str = "", *, timeout: float | None = None
+    ) -> LegalMove:
+        """A bot's suggested move for `seat` (not applied)."""
+        request = service_pb2.SuggestMoveRequest(
+            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), bot=bot
+        )
+        response = self._call(self._stub.SuggestMove, request, timeout)
+        return _legal_move(
+            service_pb2.LegalMove(move=response.move, combination=response.combination)
+        )
+
+    def describe_rules(self, *, timeout: float | None = None) -> service_pb2.DescribeRulesResponse:
+        """Every variant and rule option (for a settings screen)."""
+        return self._call(self._stub.DescribeRules, service_pb2.DescribeRulesRequest(), timeout)
+
+    # --- plumbing -----------------------------------------------------------------------------
+
+    def _apply(self, game: Game, seat: int, move: moves_pb2.Move, timeout: float | None) -> Game:
+        request = service_pb2.ApplyMoveRequest(
+            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=move
+        )
+        response = self._call(self._stub.ApplyMove, request, timeout)
+        return Game.from_pb(response.game, game.seat_tokens)
+
+    def _call(
+        self,
+        method: Callable[..., _Resp],
+        request: object,
+        timeout: float | None,
+    ) -> _Resp:
+        try:
+            return method(
+                request,
+                timeout=self.timeout if timeout is None else timeout,
+                metadata=(("x-request-id", uuid.uuid4().hex),),
+            )
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _set_deal(
+    request: service_pb2.NewGameRequest | service_pb2.NextGameRequest,
+    seed: int | None,
+    hands: Sequence[CardsLike] | None,
+) -> None:
+    if seed is not None and hands is not None:
+        raise ValueError("give a seed or explicit hands, not both")
+    if seed is not None:
+        request.seed = seed
+    elif hands is not None:
+        request.explicit.hands.extend(cards_pb2.Hand(cards=cards(hand)) for hand in hands)
+
+
+def _legal_move(msg: service_pb2.LegalMove) -> LegalMove:
+    if msg.move.WhichOneof("action") == "pass_turn":
+        return LegalMove(is_pass=True, cards=(), combination=None, chop=False)
+    return LegalMove(
+        is_pass=False,
+        cards=texts(msg.move.play.cards),
+        combination=Combination.from_pb(msg.combination) if msg.HasField("combination") else None,
+        chop=msg.chop,
+    )

@@ -1,0 +1,201 @@
+"""Plain Python records of what the service returns, with cards as text (``"3S"``).
+
+Each record keeps the protobuf message it came from in `raw`, for anything not copied here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tienlen.v1 import events_pb2, game_pb2, moves_pb2, settlement_pb2
+from tienlen_client.cards import texts
+
+
+def _enum_name(prefix: str, name: str) -> str:
+    return name.removeprefix(prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """A classified play: `type` (``"SINGLE"``, ``"PAIR"``, ..., ``"CONSECUTIVE_PAIRS"``), its
+    `length`, its `cards` weakest first."""
+
+    type: str
+    length: int
+    cards: tuple[str, ...]
+
+    @classmethod
+    def from_pb(cls, msg: moves_pb2.Combination) -> Combination:
+        """From the wire message."""
+        name = moves_pb2.CombinationType.Name(msg.type)
+        return cls(_enum_name("COMBINATION_TYPE_", name), msg.length, texts(msg.cards))
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """`payer` (-1: nobody) pays `payee` `amount` chips for `reason` (``"PLACE"``, ``"CHOP"``,
+    ``"ROTTEN"``, ``"FROZEN"``, ``"INSTANT_WIN"``, ...) and `cards`, if any."""
+
+    payer: int
+    payee: int
+    amount: int
+    reason: str
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RottenPart:
+    """One 2 or bomb left in a hand at the end (thối): `label`, `cards`, `amount` chips."""
+
+    seat: int
+    label: str
+    cards: tuple[str, ...]
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """A finished game's money: `transfers`, each seat's `net`, `places`, the `rotten` split."""
+
+    transfers: tuple[Transfer, ...]
+    net: tuple[int, ...]
+    places: tuple[int, ...]
+    rotten: tuple[RottenPart, ...]
+    zero_sum: bool
+    raw: settlement_pb2.Settlement = field(repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, msg: settlement_pb2.Settlement) -> Settlement:
+        """From the wire message."""
+        return cls(
+            transfers=tuple(
+                Transfer(
+                    t.payer,
+                    t.payee,
+                    t.amount,
+                    _enum_name("TRANSFER_REASON_", settlement_pb2.TransferReason.Name(t.reason)),
+                    texts(t.cards),
+                )
+                for t in msg.transfers
+            ),
+            net=tuple(msg.net),
+            places=tuple(msg.places),
+            rotten=tuple(RottenPart(r.seat, r.label, texts(r.cards), r.amount) for r in msg.rotten),
+            zero_sum=msg.zero_sum,
+            raw=msg,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """What everyone may know about a seat."""
+
+    seat: int
+    cards_left: int
+    place: int
+    passed: bool
+    frozen: bool
+    match_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """The table as a seat (with its own `hand`) or a spectator (`seat` None, no hand) sees it."""
+
+    seat: int | None
+    hand: tuple[str, ...]
+    players: int
+    seats: tuple[SeatInfo, ...]
+    table: Combination | None
+    table_seat: int | None
+    to_act: int | None
+    must_include: str | None
+    finished: bool
+    first_game: bool
+    game_number: int
+    played: tuple[str, ...]
+    raw: game_pb2.TableView = field(repr=False, compare=False)
+
+    @classmethod
+    def from_pb(cls, msg: game_pb2.TableView) -> View:
+        """From the wire message."""
+        return cls(
+            seat=msg.seat if msg.HasField("seat") else None,
+            hand=texts(msg.hand),
+            players=msg.players,
+            seats=tuple(
+                SeatInfo(s.seat, s.cards_left, s.place, s.passed, s.frozen, s.match_total)
+                for s in msg.seats
+            ),
+            table=Combination.from_pb(msg.table) if msg.HasField("table") else None,
+            table_seat=msg.table_seat if msg.HasField("table_seat") else None,
+            to_act=msg.to_act if msg.HasField("to_act") else None,
+            must_include=texts([msg.must_include])[0] if msg.HasField("must_include") else None,
+            finished=msg.finished,
+            first_game=msg.first_game,
+            game_number=msg.game_number,
+            played=texts(msg.played),
+            raw=msg,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A game as the client holds it: the opaque `state` token, the `seat_tokens` (passed
+    automatically with every call made for a seat), who is `to_act` (None once over),
+    whether it is `finished`, its `settlement` once over, the last step's `events` (wire
+    `tienlen.v1.Event` messages) and the spectator `view`."""
+
+    state: bytes
+    seat_tokens: tuple[str, ...]
+    to_act: int | None
+    finished: bool
+    settlement: Settlement | None
+    events: tuple[events_pb2.Event, ...]
+    view: View
+    raw: game_pb2.GameUpdate = field(repr=False, compare=False)
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return self.view.players
+
+    @classmethod
+    def from_pb(cls, msg: game_pb2.GameUpdate, seat_tokens: tuple[str, ...]) -> Game:
+        """From the wire message and the seat tokens of the match."""
+        return cls(
+            state=msg.state_token,
+            seat_tokens=seat_tokens,
+            to_act=msg.to_act if msg.HasField("to_act") else None,
+            finished=msg.finished,
+            settlement=Settlement.from_pb(msg.settlement) if msg.HasField("settlement") else None,
+            events=tuple(msg.events),
+            view=View.from_pb(msg.view),
+            raw=msg,
+        )
+
+    def seat_token(self, seat: int) -> str:
+        """The token of `seat` ("" when the game has none for it)."""
+        return self.seat_tokens[seat] if 0 <= seat < len(self.seat_tokens) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """ValidateMove's answer: `legal`; for a legal play its `combination` and whether it
+    `chop`s; for an illegal move the `reason` code and `message`."""
+
+    legal: bool
+    combination: Combination | None
+    chop: bool
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class LegalMove:
+    """One legal move: a pass (`is_pass`) or a play of `cards` forming `combination`."""
+
+    is_pass: bool
+    cards: tuple[str, ...]
+    combination: Combination | None
+    chop: bool

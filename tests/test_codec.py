@@ -1,0 +1,324 @@
+"""The codec: engine values <-> tienlen.v1 messages, and the state <-> token payload."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tienlen.v1 import cards_pb2, events_pb2, moves_pb2, rules_pb2, state_pb2
+from tienlen_service import codec
+from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.rules import game
+from tienlen_service.rules.cards import cards_of, parse_card, parse_set
+from tienlen_service.rules.errors import CardParseError, SetupError
+from tienlen_service.rules.options import OPTIONS, PRESETS
+from tienlen_service.rules.ruleset import build_rules
+from tienlen_service.rules.settlement import settle
+from tienlen_service.rules.state import GameState, Move
+from tienlen_service.rules.view import view
+
+VARIANTS = tuple(PRESETS)
+
+
+def _players(variant: str) -> int:
+    return 3 if variant == "dau" else 4
+
+
+def random_game(variant: str, seed: int, rng: random.Random) -> list[GameState]:
+    """Every state of one game played with random legal moves."""
+    rules = build_rules(variant)
+    state, _ = game.new_game(rules, _players(variant), seed=seed)
+    states = [state]
+    while not state.over and len(states) < 400:
+        candidates = [
+            (seat, m) for seat in range(state.players) for m in game.legal_moves(state, seat)
+        ]
+        _, move = rng.choice(candidates)
+        state, _ = game.apply(state, move)
+        states.append(state)
+    return states
+
+
+# --- cards -------------------------------------------------------------------------------------
+
+
+def test_every_card_maps_to_rank_and_suit_enums_and_back() -> None:
+    for card in range(52):
+        pb = codec.card_to_pb(card)
+        assert pb.rank == card // 4 + 1
+        assert pb.suit == card % 4 + 1
+        assert codec.card_from_pb(pb, "card") == card
+
+
+def test_card_enums_follow_the_rule_book_order() -> None:
+    assert codec.card_to_pb(parse_card("3S")) == cards_pb2.Card(
+        rank=cards_pb2.RANK_THREE, suit=cards_pb2.SUIT_SPADES
+    )
+    assert codec.card_to_pb(parse_card("10D")) == cards_pb2.Card(
+        rank=cards_pb2.RANK_TEN, suit=cards_pb2.SUIT_DIAMONDS
+    )
+    assert codec.card_to_pb(parse_card("2H")) == cards_pb2.Card(
+        rank=cards_pb2.RANK_TWO, suit=cards_pb2.SUIT_HEARTS
+    )
+
+
+def test_card_text_round_trips_through_the_wire_form() -> None:
+    cases = {"3S": "3S", "10D": "10D", "TD": "10D", "qh": "QH", "2H": "2H", "3♠": "3S", "aC": "AC"}
+    for text, canonical in cases.items():
+        assert codec.card_to_text(codec.card_from_text(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("card", "field"),
+    [
+        (
+            cards_pb2.Card(rank=cards_pb2.RANK_UNSPECIFIED, suit=cards_pb2.SUIT_HEARTS),
+            "move.cards[0].rank",
+        ),
+        (
+            cards_pb2.Card(rank=cards_pb2.RANK_ACE, suit=cards_pb2.SUIT_UNSPECIFIED),
+            "move.cards[0].suit",
+        ),
+        (
+            cards_pb2.Card(rank=cards_pb2.Rank.ValueType(14), suit=cards_pb2.SUIT_SPADES),
+            "move.cards[0].rank",
+        ),
+        (
+            cards_pb2.Card(rank=cards_pb2.RANK_THREE, suit=cards_pb2.Suit.ValueType(-3)),
+            "move.cards[0].suit",
+        ),
+    ],
+)
+def test_an_invalid_wire_card_names_its_field(card: cards_pb2.Card, field: str) -> None:
+    with pytest.raises(FieldError) as info:
+        codec.cards_from_pb([card], "move.cards")
+    assert info.value.reason == "INVALID_CARD"
+    assert info.value.field == field
+
+
+def test_card_text_errors_are_parse_errors() -> None:
+    with pytest.raises(CardParseError):
+        codec.card_from_text("1X")
+    with pytest.raises(CardParseError):
+        codec.card_to_text(cards_pb2.Card())
+
+
+def test_a_card_listed_twice_in_an_explicit_hand_is_an_invalid_deal() -> None:
+    hand = [codec.card_to_pb(parse_card("3S")), codec.card_to_pb(parse_card("3S"))]
+    with pytest.raises(SetupError) as info:
+        codec.hand_from_pb(hand, "explicit.hands[0].cards")
+    assert info.value.code == "INVALID_DEAL"
+    assert info.value.field == "explicit.hands[0].cards[1]"
+
+
+def test_plays_keep_duplicates_so_the_engine_can_refuse_them() -> None:
+    three = codec.card_to_pb(parse_card("3S"))
+    move = codec.move_from_pb(moves_pb2.Move(play=moves_pb2.Play(cards=[three, three])), 1)
+    assert move.cards == (0, 0)
+    assert move.seat == 1
+
+
+def test_a_move_without_play_or_pass_is_a_field_error() -> None:
+    with pytest.raises(FieldError) as info:
+        codec.move_from_pb(moves_pb2.Move(), 0)
+    assert info.value.field == "move"
+
+
+# --- rules -------------------------------------------------------------------------------------
+
+
+def test_rule_spec_round_trips_through_the_wire() -> None:
+    rules = codec.rules_from_pb(rules_pb2.RuleSetSpec(variant="hue", options={"stake": "50"}))
+    assert rules.variant == "hue"
+    assert rules.stake == 50
+    assert codec.rules_from_pb(codec.rules_to_pb(rules)) == rules
+
+
+def test_an_empty_variant_means_southern() -> None:
+    assert codec.rules_from_pb(rules_pb2.RuleSetSpec()).variant == "southern"
+
+
+@pytest.mark.parametrize(
+    ("spec", "code", "field"),
+    [
+        (rules_pb2.RuleSetSpec(variant="martian"), "UNKNOWN_VARIANT", "rules.variant"),
+        (rules_pb2.RuleSetSpec(options={"nope": "1"}), "UNKNOWN_OPTION", "rules.options.nope"),
+        (
+            rules_pb2.RuleSetSpec(options={"stake": "many"}),
+            "INVALID_OPTION_VALUE",
+            "rules.options.stake",
+        ),
+        (rules_pb2.RuleSetSpec(options={"stake": "1"}), "FRACTIONAL_AMOUNT", "rules.options.stake"),
+        (
+            rules_pb2.RuleSetSpec(options={"place_last_to_first": "99999999999"}),
+            "AMOUNT_TOO_LARGE",
+            "rules.options.place_last_to_first",
+        ),
+    ],
+)
+def test_rules_that_cannot_exist_name_the_field(
+    spec: rules_pb2.RuleSetSpec, code: str, field: str
+) -> None:
+    with pytest.raises(SetupError) as info:
+        codec.rules_from_pb(spec)
+    assert (info.value.code, info.value.field) == (code, field)
+
+
+def test_every_option_is_described() -> None:
+    described = [codec.option_to_pb(spec) for spec in OPTIONS]
+    assert [o.name for o in described] == [o.name for o in OPTIONS]
+    assert all(o.description and o.type != rules_pb2.OPTION_TYPE_UNSPECIFIED for o in described)
+
+
+def test_every_variant_lists_every_option_value() -> None:
+    variants = codec.variants_to_pb()
+    assert [v.name for v in variants] == list(PRESETS)
+    for variant in variants:
+        assert len(variant.option_values) == len(OPTIONS)
+        rules = build_rules(variant.name, {o.name: o.value for o in variant.overrides})
+        assert rules.option_values() == build_rules(variant.name).option_values()
+    assert not variants[0].overrides  # southern is the default
+
+
+# --- state <-> payload -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_state_of_a_game_round_trips(variant: str) -> None:
+    rng = random.Random(variant)
+    for seed in range(3):
+        for state in random_game(variant, seed, rng):
+            payload = codec.encode_state(state, b"game-id")
+            assert codec.decode_state.__wrapped__(payload) == (state, b"game-id")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**64 - 1), variant=st.sampled_from(VARIANTS))
+def test_seeded_deals_round_trip(seed: int, variant: str) -> None:
+    state, _ = game.new_game(build_rules(variant), _players(variant), seed=seed)
+    assert codec.decode_state(codec.encode_state(state, b"")) == (state, b"")
+
+
+def test_serialisation_is_deterministic() -> None:
+    state, _ = game.new_game(build_rules("southern", {"stake": 50, "freezing": False}), 4, seed=3)
+    assert codec.encode_state(state, b"x") == codec.encode_state(state, b"x")
+
+
+def test_a_random_deal_keeps_its_random_seed_marker() -> None:
+    state, _ = game.new_game(build_rules("southern"), 4)
+    decoded, _ = codec.decode_state(codec.encode_state(state, b""))
+    assert decoded.match.seed == -1
+
+
+def _payload(**fields: object) -> bytes:
+    base: dict[str, object] = {
+        "variant": "southern",
+        "hands": [1, 2],
+        "dealt": [1, 2],
+        "places": [0, 0],
+        "match": state_pb2.MatchState(totals=[0, 0]),
+    }
+    return state_pb2.GameState(**(base | fields)).SerializeToString()  # type: ignore[arg-type]
+
+
+def test_a_minimal_consistent_payload_decodes() -> None:
+    state, game_id = codec.decode_state(_payload(game_id=b"g", to_act=1, table=0b11, table_seat=0))
+    assert state.players == 2
+    assert state.table is not None
+    assert game_id == b"g"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"\xff\xff\xff",
+        state_pb2.GameState().SerializeToString(),
+        _payload(variant=""),
+        _payload(match=state_pb2.MatchState(totals=[0])),
+        _payload(places=[0, 0, 0]),
+        _payload(to_act=5),
+        _payload(table_seat=-2),
+        _payload(chain=[state_pb2.ChainLinkState(seat=7, cards=1)]),
+        _payload(hands=[1 << 60, 2]),
+        _payload(must_include=52),
+        _payload(variant="martian"),
+        _payload(overrides=[rules_pb2.OptionValue(name="stake", value="lots")]),
+        _payload(table=(1 << 0) | (1 << 40)),
+    ],
+)
+def test_payloads_that_hold_no_game_are_refused(payload: bytes) -> None:
+    with pytest.raises(StateDecodeError):
+        codec.decode_state(payload)
+
+
+# --- events, settlement, views -------------------------------------------------------------------
+
+
+def test_events_map_one_to_one_and_never_carry_hands() -> None:
+    rng = random.Random(5)
+    rules = build_rules("southern")
+    state, events = game.new_game(rules, 4, seed=11)
+    seen: set[str] = set()
+    while True:
+        wire = codec.events_to_pb(events)
+        assert len(wire) == len(events)
+        for event in wire:
+            kind = event.WhichOneof("kind")
+            assert kind is not None
+            seen.add(kind)
+        if state.over:
+            break
+        candidates = [(seat, m) for seat in range(4) for m in game.legal_moves(state, seat)]
+        state, events = game.apply(state, rng.choice(candidates)[1])
+    assert {"game_started", "played", "turn_passed", "game_over", "player_finished"} <= seen
+    assert "held_beat" not in events_pb2.Passed.DESCRIPTOR.fields_by_name
+
+
+def test_a_played_event_carries_its_combination() -> None:
+    hands = [parse_set("3S 3C 4D"), parse_set("5S 6S"), parse_set("7H"), parse_set("8H")]
+    state, _ = game.new_game(build_rules("southern"), 4, hands=hands)
+    state, events = game.apply(state, Move(0, (0, 1), is_pass=False))
+    played = codec.events_to_pb(events)[0].played
+    assert played.seat == 0
+    assert played.combination.type == moves_pb2.COMBINATION_TYPE_PAIR
+    assert [codec.card_to_text(c) for c in played.combination.cards] == ["3S", "3C"]
+    assert codec.card_to_text(played.combination.top) == "3C"
+    assert played.cards_left == 1
+
+
+def test_settlement_maps_every_transfer() -> None:
+    hands = [parse_set("3S"), parse_set("4S 2H")]
+    state, _ = game.new_game(build_rules("southern"), 2, hands=hands)
+    state, _ = game.apply(state, Move(0, (0,), is_pass=False))
+    assert state.over
+    engine = settle(state)
+    wire = codec.settlement_to_pb(engine)
+    assert list(wire.net) == list(engine.net)
+    assert list(wire.places) == list(engine.places)
+    assert [(t.payer, t.payee, t.amount) for t in wire.transfers] == [
+        (t.payer, t.payee, t.amount) for t in engine.transfers
+    ]
+    assert wire.zero_sum
+    assert {t.reason for t in wire.transfers} <= set(range(1, 10))
+    assert [r.label for r in wire.rotten] == [r.label for r in engine.rotten]
+
+
+def test_a_spectator_view_has_no_hand_and_a_seat_view_only_its_own() -> None:
+    state, _ = game.new_game(build_rules("southern"), 4, seed=9)
+    spectator = codec.view_to_pb(view(state, -1), state)
+    assert not spectator.HasField("seat")
+    assert len(spectator.hand) == 0
+    assert [s.cards_left for s in spectator.seats] == [13] * 4
+    for seat in range(4):
+        mine = codec.view_to_pb(view(state, seat), state)
+        assert mine.seat == seat
+        held = {codec.card_from_pb(c, "hand") for c in mine.hand}
+        assert held == set(cards_of(state.hands[seat]))
+        others = 0
+        for other in range(4):
+            if other != seat:
+                others |= state.hands[other]
+        assert not any(others >> c & 1 for c in held)

@@ -1,0 +1,1 @@
+"""Generated protobuf and gRPC code for the Tiến Lên contract (package tienlen.v1)."""

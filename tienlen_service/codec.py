@@ -1,0 +1,570 @@
+"""Engine values <-> protobuf messages of the contract (`tienlen.v1`).
+
+The engine (`tienlen_service.rules`) never sees protobuf; this module is the one place that
+translates: cards (enums on the wire, ints 0..51 in the engine), moves, combinations, events,
+settlements, views, rule descriptions, and the engine `GameState` <-> the bytes inside a state
+token (`tienlen.v1.GameState`: hands as 52-bit masks, rules as variant + canonical overrides, the
+table as a mask that is classified again on decode).
+
+Decoding input never trusts it: a malformed field raises `FieldError` naming the field path
+(for the `BadRequest` of the error), a state that can't be rebuilt raises `StateDecodeError`.
+State encode/decode is on every call's hot path, so it builds messages in one constructor call
+and caches rule sets by their (variant, overrides) key.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final
+
+from google.protobuf.message import DecodeError
+
+from tienlen.v1 import (
+    cards_pb2,
+    events_pb2,
+    game_pb2,
+    moves_pb2,
+    rules_pb2,
+    settlement_pb2,
+    state_pb2,
+)
+from tienlen_service.rules import events as ev
+from tienlen_service.rules.cards import card_name, cards_of, parse_card
+from tienlen_service.rules.combinations import Combination, Kind, classify
+from tienlen_service.rules.errors import CardParseError, SetupError
+from tienlen_service.rules.options import (
+    OPTIONS,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    OptionSpec,
+    OptionType,
+    format_option_value,
+)
+from tienlen_service.rules.ruleset import RuleSet, build_rules
+from tienlen_service.rules.settlement import Settlement, TransferReason
+from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from tienlen_service.rules.view import SeatView
+
+CARD_COUNT: Final = 52
+FULL_MASK: Final = (1 << CARD_COUNT) - 1
+MAX_PLAYERS: Final = 4
+GAME_ID_BYTES: Final = 16
+INT64_MAX: Final = (1 << 63) - 1
+#: Largest chip amount any one option may produce; leaves room (x1000) for multiplied,
+#: per-card and summed payments and match totals to stay inside int64 on the wire.
+MAX_OPTION_CHIPS: Final = INT64_MAX // 1_000_000
+
+INVALID_CARD: Final = "INVALID_CARD"
+INVALID_ARGUMENT: Final = "INVALID_ARGUMENT"
+
+
+class FieldError(ValueError):
+    """A request field that can't be read: `reason` is the ErrorInfo reason, `field` the path."""
+
+    def __init__(self, reason: str, field: str, description: str) -> None:
+        super().__init__(f"{field}: {description}")
+        self.reason = reason
+        self.field = field
+        self.description = description
+
+
+class StateDecodeError(ValueError):
+    """Signed state bytes that don't rebuild a game (another version's, or inconsistent)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Cards
+
+
+def card_to_pb(card: int) -> cards_pb2.Card:
+    """The wire card of engine card `card` (rank*4+suit)."""
+    return cards_pb2.Card(
+        rank=cards_pb2.Rank.ValueType((card >> 2) + 1),
+        suit=cards_pb2.Suit.ValueType((card & 3) + 1),
+    )
+
+
+def cards_to_pb(mask: int) -> list[cards_pb2.Card]:
+    """The cards of a set, weakest first, as wire cards."""
+    return [_CARDS[c] for c in cards_of(mask)]
+
+
+def card_from_pb(card: cards_pb2.Card, field: str) -> int:
+    """The engine card of a wire card; FieldError(INVALID_CARD) names `field` when invalid."""
+    rank = card.rank
+    suit = card.suit
+    if 1 <= rank <= 13 and 1 <= suit <= 4:
+        return (rank - 1) * 4 + (suit - 1)
+    if not 1 <= rank <= 13:
+        raise FieldError(
+            INVALID_CARD, f"{field}.rank", "the rank must be one of RANK_THREE..RANK_TWO"
+        )
+    raise FieldError(
+        INVALID_CARD, f"{field}.suit", "the suit must be one of SUIT_SPADES..SUIT_HEARTS"
+    )
+
+
+def cards_from_pb(cards: Iterable[cards_pb2.Card], field: str) -> tuple[int, ...]:
+    """Engine cards of a repeated Card field, in order, duplicates kept (the engine refuses
+    them with DUPLICATE_CARD)."""
+    out: list[int] = []
+    for card in cards:
+        rank = card.rank
+        suit = card.suit
+        if not (1 <= rank <= 13 and 1 <= suit <= 4):
+            card_from_pb(card, f"{field}[{len(out)}]")  # raises, naming the field
+        out.append((rank - 1) * 4 + (suit - 1))
+    return tuple(out)
+
+
+def hand_from_pb(cards: Iterable[cards_pb2.Card], field: str) -> int:
+    """A hand of an explicit deal as a mask; a card listed twice is an INVALID_DEAL."""
+    mask = 0
+    for i, card in enumerate(cards_from_pb(cards, field)):
+        bit = 1 << card
+        if mask & bit:
+            raise SetupError("INVALID_DEAL", f"{card_name(card)} is listed twice", f"{field}[{i}]")
+        mask |= bit
+    return mask
+
+
+def card_from_text(text: str) -> cards_pb2.Card:
+    """A wire card from card text (``3S``, ``10d``, ``TD``, ``3♠``); CardParseError if not one."""
+    return card_to_pb(parse_card(text))
+
+
+def card_to_text(card: cards_pb2.Card) -> str:
+    """Canonical card text of a wire card (``3S``, ``10D``); CardParseError if invalid."""
+    try:
+        return card_name(card_from_pb(card, "card"))
+    except FieldError as exc:
+        raise CardParseError(f"{int(card.rank)}/{int(card.suit)}", exc.description) from None
+
+
+# One message per card, treated as immutable: assigning one into a field or a repeated field
+# copies it, so they are never handed out themselves (card_to_pb builds a new message).
+_CARDS: Final = tuple(card_to_pb(c) for c in range(CARD_COUNT))
+
+
+# --------------------------------------------------------------------------------------------
+# Moves and combinations
+
+
+def move_from_pb(move: moves_pb2.Move, seat: int, field: str = "move") -> Move:
+    """The engine move of a wire move for `seat`; FieldError if neither play nor pass is set."""
+    action = move.WhichOneof("action")
+    if action == "play":
+        return play(seat, cards_from_pb(move.play.cards, f"{field}.play.cards"))
+    if action == "pass_turn":
+        return pass_turn(seat)
+    raise FieldError(INVALID_ARGUMENT, field, "set the move: play (with cards) or pass_turn")
+
+
+def move_to_pb(move: Move) -> moves_pb2.Move:
+    """The wire move of an engine move."""
+    if move.is_pass:
+        return moves_pb2.Move(pass_turn=moves_pb2.Pass())
+    return moves_pb2.Move(play=moves_pb2.Play(cards=[_CARDS[c] for c in move.cards]))
+
+
+def combination_to_pb(combo: Combination) -> moves_pb2.Combination:
+    """The wire combination of an engine one (CombinationType values equal `Kind` values)."""
+    return moves_pb2.Combination(
+        type=moves_pb2.CombinationType.ValueType(combo.kind),
+        length=combo.length,
+        top=_CARDS[combo.top],
+        cards=cards_to_pb(combo.cards),
+    )
+
+
+def kind_from_pb(value: int, field: str) -> Kind | None:
+    """The engine Kind of a CombinationType; None for UNSPECIFIED; FieldError if unknown."""
+    if value == 0:
+        return None
+    try:
+        return Kind(value)
+    except ValueError:
+        raise FieldError(INVALID_ARGUMENT, field, f"{value} is not a CombinationType") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Rules
+
+
+def rules_from_pb(spec: rules_pb2.RuleSetSpec, field: str = "rules") -> RuleSet:
+    """The rule set of a RuleSetSpec; SetupError (field paths under `field`) if it can't exist."""
+    variant = spec.variant or "southern"
+    try:
+        rules = build_rules(variant, dict(spec.options))
+    except SetupError as exc:
+        raise SetupError(
+            exc.code, exc.message, f"{field}.{exc.field}" if exc.field else field
+        ) from None
+    check_amounts(rules, field)
+    return rules
+
+
+def check_amounts(rules: RuleSet, field: str = "rules") -> None:
+    """Refuse rules whose chip amounts could overflow the wire's int64 (AMOUNT_TOO_LARGE)."""
+    for spec in OPTIONS:
+        if (
+            spec.type is OptionType.STAKES
+            and getattr(rules, spec.name) * rules.stake > MAX_OPTION_CHIPS
+        ):
+            raise SetupError(
+                "AMOUNT_TOO_LARGE",
+                f"option {spec.name!r} times the stake exceeds {MAX_OPTION_CHIPS} chips",
+                f"{field}.options.{spec.name}",
+            )
+
+
+def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSetSpec:
+    """The RuleSetSpec that rebuilds `rules`."""
+    return rules_pb2.RuleSetSpec(variant=rules.variant, options=dict(rules.overrides))
+
+
+def option_to_pb(spec: OptionSpec) -> rules_pb2.RuleOption:
+    """DescribeRules' description of one option."""
+    return rules_pb2.RuleOption(
+        name=spec.name,
+        type=_OPTION_TYPES[spec.type],
+        default_value=format_option_value(spec.default),
+        choices=list(spec.choices),
+        minimum=spec.minimum,
+        maximum=spec.maximum,
+        description=spec.description,
+    )
+
+
+def variants_to_pb() -> list[rules_pb2.Variant]:
+    """Every preset with every option's value and its overrides of the Southern defaults."""
+    variants = []
+    for name in PRESETS:
+        rules = build_rules(name)
+        values = rules.option_values()
+        variants.append(
+            rules_pb2.Variant(
+                name=name,
+                description=PRESET_DESCRIPTIONS.get(name, ""),
+                option_values=[
+                    rules_pb2.OptionValue(name=k, value=format_option_value(v))
+                    for k, v in values.items()
+                ],
+                overrides=[
+                    rules_pb2.OptionValue(name=k, value=format_option_value(v))
+                    for k, v in values.items()
+                    if v != _SOUTHERN_VALUES[k]
+                ],
+            )
+        )
+    return variants
+
+
+_OPTION_TYPES: Final = {
+    OptionType.BOOL: rules_pb2.OPTION_TYPE_BOOL,
+    OptionType.INT: rules_pb2.OPTION_TYPE_INT,
+    OptionType.STAKES: rules_pb2.OPTION_TYPE_STAKES,
+    OptionType.CHOICE: rules_pb2.OPTION_TYPE_CHOICE,
+}
+_SOUTHERN_VALUES: Final = build_rules("southern").option_values()
+
+
+@lru_cache(maxsize=512)
+def _cached_rules(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
+    """Rules of a decoded state, memoised: a state names the same few rule sets again and again."""
+    return build_rules(variant, dict(overrides))
+
+
+# --------------------------------------------------------------------------------------------
+# State <-> token payload
+
+
+def encode_state(state: GameState, game_id: bytes) -> bytes:
+    """The deterministic serialisation of an engine state (the payload of a state token)."""
+    table = state.table
+    match = state.match
+    msg = state_pb2.GameState(
+        game_id=game_id,
+        variant=state.rules.variant,
+        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in state.rules.overrides],
+        hands=state.hands,
+        dealt=state.dealt,
+        to_act=state.to_act,
+        must_include=state.must_include,
+        table=0 if table is None else table.cards,
+        table_seat=state.table_seat,
+        passed=state.passed,
+        chain=[state_pb2.ChainLinkState(seat=s, cards=c) for s, c in state.chain],
+        chain_victim_out=state.chain_victim_out,
+        places=state.places,
+        frozen=state.frozen,
+        unplayed=state.unplayed,
+        chop_payments=[
+            state_pb2.ChopPaymentState(payer=p.payer, payee=p.payee, amount=p.amount, cards=p.cards)
+            for p in state.chop_payments
+        ],
+        first_game=state.first_game,
+        steal_open=state.steal_open,
+        instant_winner=state.instant_winner,
+        instant_pattern=state.instant_pattern,
+        compensation_seat=state.compensation_seat,
+        winning_play=state.winning_play,
+        move_count=state.move_count,
+        match=state_pb2.MatchState(
+            game_number=match.game_number,
+            totals=match.totals,
+            seed=None if match.seed < 0 else match.seed,
+            dealer=match.dealer,
+        ),
+    )
+    return msg.SerializeToString(deterministic=True)
+
+
+@lru_cache(maxsize=1024)
+def decode_state(payload: bytes) -> tuple[GameState, bytes]:
+    """The engine state and game id of a token payload; StateDecodeError if it is not one.
+
+    Memoised on the payload: states are immutable values, and the same token is typically
+    decoded several times in a row (every seat's GetView, ValidateMove then ApplyMove).
+    """
+    msg = state_pb2.GameState()
+    try:
+        msg.ParseFromString(payload)
+    except DecodeError:
+        raise StateDecodeError("the state does not parse") from None
+    try:
+        rules = _cached_rules(msg.variant, tuple((o.name, o.value) for o in msg.overrides))
+    except SetupError as exc:
+        raise StateDecodeError(f"the state's rules can't be built: {exc.message}") from None
+    hands = tuple(msg.hands[:])
+    dealt = tuple(msg.dealt[:])
+    places = tuple(msg.places[:])
+    match = msg.match
+    totals = tuple(match.totals[:])
+    chain = tuple((link.seat, link.cards) for link in msg.chain)
+    to_act, table_seat, dealer = msg.to_act, msg.table_seat, match.dealer
+    instant_winner, compensation_seat = msg.instant_winner, msg.compensation_seat
+    # Cheap consistency checks, so the engine never indexes out of range on a state.
+    players = len(hands)
+    if not 2 <= players <= MAX_PLAYERS or not len(dealt) == len(places) == len(totals) == players:
+        raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
+    if max(hands) > FULL_MASK or max(dealt) > FULL_MASK or msg.table > FULL_MASK:
+        raise StateDecodeError("the state holds a card that does not exist")
+    if (
+        min(to_act, table_seat, dealer, instant_winner, compensation_seat) < -1
+        or max(to_act, table_seat, dealer, instant_winner, compensation_seat) >= players
+        or (chain and not all(0 <= seat < players for seat, _ in chain))
+        or not -1 <= msg.must_include < CARD_COUNT
+    ):
+        raise StateDecodeError("the state names a seat or card that is not at the table")
+    table: Combination | None = None
+    if msg.table:
+        table = classify(msg.table, rules)
+        if table is None:
+            raise StateDecodeError("the state's table is not a combination")
+    state = GameState(
+        rules=rules,
+        hands=hands,
+        dealt=dealt,
+        to_act=to_act,
+        must_include=msg.must_include,
+        table=table,
+        table_seat=table_seat,
+        passed=msg.passed,
+        chain=chain,
+        chain_victim_out=msg.chain_victim_out,
+        places=places,
+        frozen=msg.frozen,
+        unplayed=msg.unplayed,
+        chop_payments=tuple(
+            ChopPayment(p.payer, p.payee, p.amount, p.cards) for p in msg.chop_payments
+        ),
+        first_game=msg.first_game,
+        steal_open=msg.steal_open,
+        instant_winner=instant_winner,
+        instant_pattern=msg.instant_pattern,
+        compensation_seat=compensation_seat,
+        winning_play=msg.winning_play,
+        move_count=msg.move_count,
+        match=Match(
+            match.game_number, totals, match.seed if match.HasField("seed") else -1, dealer
+        ),
+    )
+    return state, msg.game_id
+
+
+def new_game_id() -> bytes:
+    """A fresh random game id (seat tokens are bound to it)."""
+    import os
+
+    return os.urandom(GAME_ID_BYTES)
+
+
+# --------------------------------------------------------------------------------------------
+# Events
+
+
+def events_to_pb(events: Iterable[ev.Event]) -> list[events_pb2.Event]:
+    """Wire events of engine events, in order. They carry public information only."""
+    return [_event_to_pb(e) for e in events]
+
+
+def _event_to_pb(event: ev.Event) -> events_pb2.Event:
+    match event:
+        case ev.GameStarted():
+            return events_pb2.Event(
+                game_started=events_pb2.GameStarted(
+                    game_number=event.game_number,
+                    leader=event.leader,
+                    must_include=_CARDS[event.must_include] if event.must_include >= 0 else None,
+                    first_game=event.first_game,
+                    dealer=event.dealer,
+                )
+            )
+        case ev.Played():
+            combo = moves_pb2.Combination(
+                type=moves_pb2.CombinationType.ValueType(event.kind),
+                length=event.length,
+                top=_CARDS[event.cards.bit_length() - 1],
+                cards=cards_to_pb(event.cards),
+            )
+            return events_pb2.Event(
+                played=events_pb2.Played(
+                    seat=event.seat,
+                    combination=combo,
+                    chop=event.chop,
+                    out_of_turn=event.out_of_turn,
+                    steal=event.steal,
+                    cards_left=event.cards_left,
+                )
+            )
+        case ev.Passed():
+            # `held_beat` stays inside the engine: it would tell the table about a hand.
+            return events_pb2.Event(passed=events_pb2.Passed(seat=event.seat))
+        case ev.ChopSettled():
+            return events_pb2.Event(
+                chop_settled=events_pb2.ChopSettled(
+                    payer=event.payer,
+                    payee=event.payee,
+                    amount=event.amount,
+                    cards=cards_to_pb(event.cards),
+                    links=event.links,
+                )
+            )
+        case ev.RoundWon():
+            return events_pb2.Event(
+                round_won=events_pb2.RoundWon(seat=event.seat, leader=event.leader)
+            )
+        case ev.PlayerFinished():
+            return events_pb2.Event(
+                player_finished=events_pb2.PlayerFinished(
+                    seat=event.seat, place=event.place, ranked_last=event.ranked_last
+                )
+            )
+        case ev.PlayersFrozen():
+            return events_pb2.Event(
+                players_frozen=events_pb2.PlayersFrozen(seats=event.seats, places=event.places)
+            )
+        case ev.InstantWin():
+            return events_pb2.Event(
+                instant_win=events_pb2.InstantWin(seat=event.seat, pattern=event.pattern)
+            )
+        case ev.TurnPassed():
+            return events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=event.seat))
+        case ev.GameOver():
+            return events_pb2.Event(game_over=events_pb2.GameOver(places=event.places))
+    raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
+
+
+# --------------------------------------------------------------------------------------------
+# Settlement
+
+
+_TRANSFER_REASONS: Final = {
+    TransferReason.PLACE: settlement_pb2.TRANSFER_REASON_PLACE,
+    TransferReason.CHOP: settlement_pb2.TRANSFER_REASON_CHOP,
+    TransferReason.ROTTEN: settlement_pb2.TRANSFER_REASON_ROTTEN,
+    TransferReason.FROZEN: settlement_pb2.TRANSFER_REASON_FROZEN,
+    TransferReason.INSTANT_WIN: settlement_pb2.TRANSFER_REASON_INSTANT_WIN,
+    TransferReason.BLIND_THREE: settlement_pb2.TRANSFER_REASON_BLIND_THREE,
+    TransferReason.ROTTEN_THREE: settlement_pb2.TRANSFER_REASON_ROTTEN_THREE,
+    TransferReason.COMPENSATION: settlement_pb2.TRANSFER_REASON_COMPENSATION,
+    TransferReason.CARD_COUNT: settlement_pb2.TRANSFER_REASON_CARD_COUNT,
+}
+
+
+def settlement_to_pb(settlement: Settlement) -> settlement_pb2.Settlement:
+    """The wire settlement of a finished game."""
+    return settlement_pb2.Settlement(
+        transfers=[
+            settlement_pb2.Transfer(
+                payer=t.payer,
+                payee=t.payee,
+                amount=t.amount,
+                reason=_TRANSFER_REASONS[t.reason],
+                cards=cards_to_pb(t.cards),
+            )
+            for t in settlement.transfers
+        ],
+        net=settlement.net,
+        places=settlement.places,
+        rotten=[
+            settlement_pb2.RottenPart(
+                seat=r.seat, label=r.label, cards=cards_to_pb(r.cards), amount=r.amount
+            )
+            for r in settlement.rotten
+        ],
+        zero_sum=settlement.zero_sum,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Views
+
+
+def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
+    """The wire view of an engine view. Cards of a hand come from `seat_view.hand` only (the
+    engine's view holds the viewer's own hand, none for a spectator); `state` supplies only
+    public facts the engine view does not carry (rules, dealer, who has played)."""
+    table = seat_view.table
+    seats = [
+        game_pb2.SeatStatus(
+            seat=s,
+            cards_left=seat_view.hand_counts[s],
+            place=seat_view.places[s],
+            passed=bool(seat_view.passed >> s & 1),
+            frozen=bool(seat_view.frozen >> s & 1),
+            has_played=not state.unplayed >> s & 1,
+            match_total=seat_view.totals[s],
+        )
+        for s in range(len(seat_view.hand_counts))
+    ]
+    return game_pb2.TableView(
+        seat=seat_view.seat if seat_view.seat >= 0 else None,
+        hand=cards_to_pb(seat_view.hand) if seat_view.seat >= 0 else (),
+        players=len(seat_view.hand_counts),
+        rules=rules_to_pb(state.rules),
+        seats=seats,
+        table=None if table is None else combination_to_pb(table),
+        table_seat=seat_view.table_seat
+        if table is not None and seat_view.table_seat >= 0
+        else None,
+        to_act=None if seat_view.over else seat_view.to_act,
+        must_include=_CARDS[seat_view.must_include] if seat_view.must_include >= 0 else None,
+        finished=seat_view.over,
+        first_game=seat_view.first_game,
+        game_number=seat_view.game_number,
+        dealer=state.match.dealer,
+        played=cards_to_pb(seat_view.played),
+        steal_open=state.steal_open,
+        move_count=state.move_count,
+    )
+
+
+def to_act_or_none(state: GameState) -> int | None:
+    """The seat to act, None once the game is over (wire: unset)."""
+    return None if state.to_act < 0 else state.to_act

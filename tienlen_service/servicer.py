@@ -1,0 +1,571 @@
+"""The gRPC servicer of `tienlen.v1.TienLenEngine`: one thin method per RPC.
+
+Each method decodes (the state token via `TokenCodec.decode`, then `codec`), calls the engine,
+and encodes the answer. It decides no rule. Every domain error is turned into a rich status in
+one place, `_rpc`: a gRPC code plus exactly one `ErrorInfo` (domain ``tienlen.v1``, reason = a
+stable code) and, for malformed input, a `BadRequest` naming the field:
+
+===========================  ======================  ===========================================
+error                        gRPC code               ErrorInfo.reason
+===========================  ======================  ===========================================
+IllegalMove                  FAILED_PRECONDITION     the engine's Reason (NOT_YOUR_TURN, ...)
+GAME_NOT_OVER, MATCH_OVER    FAILED_PRECONDITION     (NextGame on a game still being played ...)
+CardParseError / bad card    INVALID_ARGUMENT        INVALID_CARD (+ BadRequest)
+other malformed field        INVALID_ARGUMENT        INVALID_ARGUMENT (+ BadRequest)
+SetupError                   INVALID_ARGUMENT        its code: UNKNOWN_VARIANT, ... (+ BadRequest)
+TokenError                   INVALID_ARGUMENT        TOKEN_* (+ BadRequest on state_token)
+seat token missing/wrong     PERMISSION_DENIED       SEAT_TOKEN_INVALID
+unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
+===========================  ======================  ===========================================
+
+Every RPC is a pure function of its request (the service keeps no state between calls).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import struct
+from collections import Counter
+from typing import TYPE_CHECKING, Final, NoReturn, TypeVar
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from tienlen.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
+from tienlen_service import bots, codec
+from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.rules import events as ev
+from tienlen_service.rules import game as engine
+from tienlen_service.rules.beating import Beat, beat
+from tienlen_service.rules.errors import CardParseError, IllegalMove, Reason, SetupError
+from tienlen_service.rules.options import OPTIONS
+from tienlen_service.rules.settlement import settle
+from tienlen_service.rules.view import SPECTATOR, view
+from tienlen_service.tokens import TokenError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from tienlen_service.observability import Metrics
+    from tienlen_service.rules.combinations import Combination
+    from tienlen_service.rules.events import Event
+    from tienlen_service.rules.ruleset import RuleSet
+    from tienlen_service.rules.state import GameState
+    from tienlen_service.tokens import TokenCodec
+
+SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
+DOMAIN: Final = "tienlen.v1"
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 1000
+
+SEAT_TOKEN_INVALID: Final = "SEAT_TOKEN_INVALID"  # noqa: S105 - a reason code, not a secret
+UNKNOWN_BOT: Final = "UNKNOWN_BOT"
+DEFAULT_BOT: Final = "greedy"
+TOKEN_MALFORMED: Final = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
+
+#: SetupError codes that describe the game's progress, not the request's shape.
+_PRECONDITION_CODES: Final = frozenset({"GAME_NOT_OVER", "MATCH_OVER"})
+
+#: Engine field names (SetupError.field) -> request field paths.
+_FIELD_PATHS: Final = {"hands": "explicit.hands", "state": "state_token", "deal": "deal"}
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+Self_ = TypeVar("Self_", bound="TienLenServicer")
+
+
+class _SeatTokenError(Exception):
+    """The seat token of a call made for a seat is missing or wrong."""
+
+
+def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
+    """Register the servicer on a grpc server."""
+    service_pb2_grpc.add_TienLenEngineServicer_to_server(servicer, server)
+
+
+# --------------------------------------------------------------------------------------------
+# Error mapping: the one place a domain error becomes a status.
+
+
+def _status(
+    code: grpc.StatusCode,
+    reason: str,
+    message: str,
+    metadata: dict[str, str] | None = None,
+    violations: Sequence[tuple[str, str]] = (),
+) -> status_pb2.Status:
+    details = []
+    info = any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {}))
+    details.append(info)
+    if violations:
+        bad = any_pb2.Any()
+        bad.Pack(
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+                    for f, d in violations
+                ]
+            )
+        )
+        details.append(bad)
+    return status_pb2.Status(code=_CODES[code], message=message, details=details)
+
+
+_CODES: Final = {
+    grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
+}
+
+
+def _field_path(field: str) -> str:
+    """Request field path of an engine SetupError field (``hands[2]`` -> ``explicit.hands[2]``)."""
+    head, sep, rest = field.partition("[")
+    return _FIELD_PATHS.get(head, head) + sep + rest if field else ""
+
+
+def _error_status(exc: Exception, seat: int | None) -> status_pb2.Status | None:
+    """The status of a domain error, or None for an exception that is not one (a bug)."""
+    seat_meta = {} if seat is None else {"seat": str(seat)}
+    match exc:
+        case IllegalMove():
+            return _status(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                str(exc.reason),
+                exc.message,
+                seat_meta,
+            )
+        case FieldError():
+            return _status(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                exc.reason,
+                str(exc),
+                {"field": exc.field},
+                [(exc.field, exc.description)],
+            )
+        case CardParseError():
+            return _status(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                codec.INVALID_CARD,
+                str(exc),
+                {},
+                [("cards", str(exc))],
+            )
+        case SetupError():
+            path = _field_path(exc.field)
+            code = (
+                grpc.StatusCode.FAILED_PRECONDITION
+                if exc.code in _PRECONDITION_CODES
+                else grpc.StatusCode.INVALID_ARGUMENT
+            )
+            violations = (
+                [(path, exc.message)] if path and code is grpc.StatusCode.INVALID_ARGUMENT else []
+            )
+            return _status(code, exc.code, exc.message, {"field": path} if path else {}, violations)
+        case TokenError():
+            return _status(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                str(exc.reason),
+                exc.message,
+                {"field": "state_token"},
+                [("state_token", exc.message)],
+            )
+        case StateDecodeError():
+            message = f"the state token holds no game this server can read: {exc}"
+            return _status(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                TOKEN_MALFORMED,
+                message,
+                {"field": "state_token"},
+                [("state_token", message)],
+            )
+        case _SeatTokenError():
+            return _status(
+                grpc.StatusCode.PERMISSION_DENIED, SEAT_TOKEN_INVALID, str(exc), seat_meta
+            )
+    return None
+
+
+def _rpc(
+    method: Callable[[Self_, Req, grpc.ServicerContext], Resp],
+) -> Callable[[Self_, Req, grpc.ServicerContext], Resp]:
+    """Run an RPC body; turn a domain error into its rich status (and count it)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Self_, request: Req, context: grpc.ServicerContext) -> Resp:
+        try:
+            return method(self, request, context)
+        except (
+            IllegalMove,
+            FieldError,
+            CardParseError,
+            SetupError,
+            TokenError,
+            StateDecodeError,
+            _SeatTokenError,
+        ) as exc:
+            seat = getattr(request, "seat", None)
+            self._count_error(exc, method.__name__)
+            status = _error_status(exc, seat if isinstance(seat, int) else None)
+            if status is None:  # pragma: no cover - every caught type has a status
+                raise
+            _abort(context, status)
+
+    return wrapper
+
+
+def _abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn:
+    context.abort_with_status(rpc_status.to_status(status))
+    raise AssertionError("abort_with_status returned")  # pragma: no cover - it raises
+
+
+# --------------------------------------------------------------------------------------------
+# The servicer
+
+
+class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
+    """`tienlen.v1.TienLenEngine`: decode, call the engine, encode. Holds no game state.
+
+    `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
+    events; `require_seat_tokens` makes every call made for a seat carry that seat's token.
+    """
+
+    def __init__(
+        self, *, tokens: TokenCodec, metrics: Metrics, require_seat_tokens: bool = False
+    ) -> None:
+        self._tokens = tokens
+        self._metrics = metrics
+        self._require_seat_tokens = require_seat_tokens
+
+    # --- RPCs ---------------------------------------------------------------------------------
+
+    @_rpc
+    def NewGame(  # noqa: N802 - the RPC's name
+        self, request: service_pb2.NewGameRequest, context: grpc.ServicerContext
+    ) -> service_pb2.NewGameResponse:
+        """Deal the first game of a match."""
+        del context
+        rules = codec.rules_from_pb(request.rules)
+        seed, hands = _deal(request)
+        players = request.players or (
+            len(hands) if hands is not None else (3 if rules.deal_all_cards else 4)
+        )
+        state, events = engine.new_game(
+            rules,
+            players,
+            seed=seed,
+            hands=hands,
+            first_game=request.first_game if request.HasField("first_game") else True,
+            leader=request.leader if request.HasField("leader") else None,
+            dealer=request.dealer,
+        )
+        game_id = codec.new_game_id()
+        return service_pb2.NewGameResponse(
+            game=self._update(state, game_id, events),
+            seat_tokens=[self._tokens.seat_token(game_id, seat) for seat in range(state.players)],
+        )
+
+    @_rpc
+    def ApplyMove(  # noqa: N802
+        self, request: service_pb2.ApplyMoveRequest, context: grpc.ServicerContext
+    ) -> service_pb2.ApplyMoveResponse:
+        """Apply a seat's move."""
+        del context
+        state, game_id = self._seat_state(request.state_token, request.seat, request.seat_token)
+        move = codec.move_from_pb(request.move, request.seat)
+        new_state, events = engine.apply(state, move)
+        return service_pb2.ApplyMoveResponse(
+            game=self._update(new_state, game_id, events, applied=True)
+        )
+
+    @_rpc
+    def ValidateMove(  # noqa: N802
+        self, request: service_pb2.ValidateMoveRequest, context: grpc.ServicerContext
+    ) -> service_pb2.ValidateMoveResponse:
+        """Dry run: is the move legal, and what does it form."""
+        del context
+        state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
+        move = codec.move_from_pb(request.move, request.seat)
+        try:
+            combo = engine.validate(state, move)
+        except IllegalMove as exc:
+            return service_pb2.ValidateMoveResponse(
+                legal=False, reason=str(exc.reason), message=exc.message
+            )
+        if combo is None:
+            return service_pb2.ValidateMoveResponse(legal=True)
+        return service_pb2.ValidateMoveResponse(
+            legal=True, combination=codec.combination_to_pb(combo), chop=_chops(state, combo)
+        )
+
+    @_rpc
+    def ListLegalMoves(  # noqa: N802
+        self, request: service_pb2.ListLegalMovesRequest, context: grpc.ServicerContext
+    ) -> service_pb2.ListLegalMovesResponse:
+        """A page of a seat's legal moves, with counts per group."""
+        del context
+        state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
+        if request.page_size < 0:
+            raise FieldError(codec.INVALID_ARGUMENT, "page_size", "must not be negative")
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        kind = codec.kind_from_pb(request.filter.type, "filter.type")
+        length = request.filter.length
+        if length < 0:
+            raise FieldError(codec.INVALID_ARGUMENT, "filter.length", "must not be negative")
+        filtered = kind is not None or length > 0
+        plays, can_pass = engine.legal_plays(state, request.seat)
+        plays = sorted(plays, key=lambda c: (c.kind, c.length, c.top, c.cards))
+        groups = Counter((c.kind, c.length) for c in plays)
+        matching = [
+            c
+            for c in plays
+            if (kind is None or c.kind == kind) and (not length or c.length == length)
+        ]
+        total = len(matching) + (1 if can_pass and not filtered else 0)
+        fingerprint = _page_fingerprint(request)
+        offset = _page_offset(request.page_token, fingerprint, total)
+        moves: list[service_pb2.LegalMove] = []
+        index = offset
+        end = min(offset + size, total)
+        while index < end:
+            if can_pass and not filtered:
+                if index == 0:
+                    moves.append(
+                        service_pb2.LegalMove(move=moves_pb2.Move(pass_turn=moves_pb2.Pass()))
+                    )
+                    index += 1
+                    continue
+                combo = matching[index - 1]
+            else:
+                combo = matching[index]
+            moves.append(
+                service_pb2.LegalMove(
+                    move=moves_pb2.Move(play=moves_pb2.Play(cards=codec.cards_to_pb(combo.cards))),
+                    combination=codec.combination_to_pb(combo),
+                    chop=_chops(state, combo),
+                )
+            )
+            index += 1
+        return service_pb2.ListLegalMovesResponse(
+            moves=moves,
+            total_size=total,
+            next_page_token=_page_token(end, fingerprint) if end < total else "",
+            group_counts=[
+                service_pb2.MoveGroupCount(
+                    group=service_pb2.MoveGroup(
+                        type=moves_pb2.CombinationType.ValueType(k), length=n
+                    ),
+                    count=count,
+                )
+                for (k, n), count in sorted(groups.items())
+            ],
+            can_pass=can_pass,
+        )
+
+    @_rpc
+    def GetView(  # noqa: N802
+        self, request: service_pb2.GetViewRequest, context: grpc.ServicerContext
+    ) -> service_pb2.GetViewResponse:
+        """A seat's view (its own hand) or a spectator's (no hands)."""
+        del context
+        if not request.HasField("seat"):
+            state, _ = self._decode(request.state_token)
+            return service_pb2.GetViewResponse(view=_view(state, SPECTATOR))
+        state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
+        return service_pb2.GetViewResponse(view=_view(state, request.seat))
+
+    @_rpc
+    def NextGame(  # noqa: N802
+        self, request: service_pb2.NextGameRequest, context: grpc.ServicerContext
+    ) -> service_pb2.NextGameResponse:
+        """The next game of the match (same game id: the seat tokens stay valid)."""
+        del context
+        state, game_id = self._decode(request.state_token)
+        seed, hands = _deal(request)
+        new_state, events = engine.next_game(state, seed=seed, hands=hands)
+        return service_pb2.NextGameResponse(game=self._update(new_state, game_id, events))
+
+    @_rpc
+    def DescribeRules(  # noqa: N802
+        self, request: service_pb2.DescribeRulesRequest, context: grpc.ServicerContext
+    ) -> service_pb2.DescribeRulesResponse:
+        """Every preset and every option."""
+        del request, context
+        return _describe_rules()
+
+    @_rpc
+    def SuggestMove(  # noqa: N802
+        self, request: service_pb2.SuggestMoveRequest, context: grpc.ServicerContext
+    ) -> service_pb2.SuggestMoveResponse:
+        """A bot's suggestion for a seat (not applied)."""
+        del context
+        state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
+        name = request.bot or DEFAULT_BOT
+        if name not in bots.BOTS:
+            # Names only: bot parameters (playouts, time budgets) are not for callers to set.
+            raise FieldError(
+                UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {', '.join(sorted(bots.BOTS))}"
+            )
+        if state.over:
+            raise IllegalMove(Reason.GAME_OVER, "the game is over")
+        move = bots.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
+        if move is None:
+            return service_pb2.SuggestMoveResponse(bot=name)
+        combo = engine.validate(state, move)
+        return service_pb2.SuggestMoveResponse(
+            move=codec.move_to_pb(move),
+            combination=None if combo is None else codec.combination_to_pb(combo),
+            bot=name,
+        )
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def _decode(self, token: bytes) -> tuple[GameState, bytes]:
+        """Verify a state token and rebuild its state; TokenError / StateDecodeError if not."""
+        return codec.decode_state(self._tokens.decode(token))
+
+    def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
+        """Decode the state of a call made for `seat`: the seat must be at the table and, when
+        seat tokens are required, `seat_token` must be that seat's token in this game."""
+        state, game_id = self._decode(token)
+        if not 0 <= seat < state.players:
+            raise IllegalMove(
+                Reason.INVALID_SEAT, f"seat {seat} is not at this table of {state.players}"
+            )
+        if self._require_seat_tokens:
+            if not seat_token:
+                raise _SeatTokenError(f"a seat token for seat {seat} is required")
+            if not self._tokens.check_seat_token(game_id, seat, seat_token):
+                raise _SeatTokenError(f"the seat token is not seat {seat}'s token in this game")
+        return state, game_id
+
+    def _update(
+        self, state: GameState, game_id: bytes, events: Sequence[Event], *, applied: bool = False
+    ) -> game_pb2.GameUpdate:
+        """The GameUpdate of a step, and the step's domain metrics."""
+        self._count_events(state.rules, events, applied=applied)
+        over = state.over
+        return game_pb2.GameUpdate(
+            state_token=self._tokens.encode(codec.encode_state(state, game_id)),
+            events=codec.events_to_pb(events),
+            view=_view(state, SPECTATOR),
+            to_act=codec.to_act_or_none(state),
+            finished=over,
+            settlement=codec.settlement_to_pb(settle(state)) if over else None,
+        )
+
+    def _count_events(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
+        m = self._metrics
+        variant = rules.variant
+        if applied:
+            m.moves_applied.labels(variant=variant).inc()
+        for event in events:
+            if isinstance(event, ev.GameStarted):
+                m.games_started.labels(variant=variant).inc()
+            elif isinstance(event, ev.Played) and event.chop:
+                m.chops.labels(variant=variant).inc()
+            elif isinstance(event, ev.InstantWin):
+                m.instant_wins.labels(variant=variant).inc()
+            elif isinstance(event, ev.GameOver):
+                m.games_finished.labels(variant=variant).inc()
+
+    def _count_error(self, exc: Exception, rpc: str) -> None:
+        if isinstance(exc, IllegalMove) and rpc == "ApplyMove":
+            self._metrics.moves_rejected.labels(reason=str(exc.reason)).inc()
+        elif isinstance(exc, TokenError):
+            self._metrics.tokens_rejected.labels(reason=str(exc.reason)).inc()
+        elif isinstance(exc, StateDecodeError):
+            self._metrics.tokens_rejected.labels(reason=TOKEN_MALFORMED).inc()
+        elif isinstance(exc, _SeatTokenError):
+            self._metrics.tokens_rejected.labels(reason=SEAT_TOKEN_INVALID).inc()
+
+
+# --------------------------------------------------------------------------------------------
+# Small pure helpers
+
+
+def _deal(
+    request: service_pb2.NewGameRequest | service_pb2.NextGameRequest,
+) -> tuple[int | None, tuple[int, ...] | None]:
+    """The seed or explicit hands of a request's `deal` oneof (None, None: random)."""
+    which = request.WhichOneof("deal")
+    if which == "seed":
+        return request.seed, None
+    if which == "explicit":
+        return None, tuple(
+            codec.hand_from_pb(hand.cards, f"explicit.hands[{i}].cards")
+            for i, hand in enumerate(request.explicit.hands)
+        )
+    return None, None
+
+
+def _view(state: GameState, seat: int) -> game_pb2.TableView:
+    return codec.view_to_pb(view(state, seat), state)
+
+
+def _chops(state: GameState, combo: Combination) -> bool:
+    """Whether a legal play chops the table."""
+    table = state.table
+    return table is not None and beat(combo, table, state.rules)[0] == Beat.CHOPS
+
+
+def _page_fingerprint(request: service_pb2.ListLegalMovesRequest) -> bytes:
+    """What a page token is bound to: the state, the seat and the filter."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(struct.pack(">iii", request.seat, request.filter.type, request.filter.length))
+    digest.update(request.state_token)
+    return digest.digest()
+
+
+def _page_token(offset: int, fingerprint: bytes) -> str:
+    return (
+        base64.urlsafe_b64encode(struct.pack(">I", offset) + fingerprint)
+        .rstrip(b"=")
+        .decode("ascii")
+    )
+
+
+def _page_offset(token: str, fingerprint: bytes, total: int) -> int:
+    """The offset a page token points at; FieldError when it is not a token of this listing."""
+    if not token:
+        return 0
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except ValueError:
+        raw = b""
+    if len(raw) != 12 or raw[4:] != fingerprint:
+        raise FieldError(
+            codec.INVALID_ARGUMENT,
+            "page_token",
+            "not a page token of this listing (same state, seat and filter)",
+        )
+    offset: int = struct.unpack(">I", raw[:4])[0]
+    if offset > total:
+        raise FieldError(
+            codec.INVALID_ARGUMENT, "page_token", "the page token points past the last move"
+        )
+    return offset
+
+
+@functools.cache
+def _describe_rules() -> service_pb2.DescribeRulesResponse:
+    """Built once: the presets, options and bots are fixed for the life of the process."""
+    return service_pb2.DescribeRulesResponse(
+        variants=codec.variants_to_pb(),
+        options=[codec.option_to_pb(spec) for spec in OPTIONS],
+        bots=sorted(bots.BOTS),
+    )
+
+
+def _suggestion_seed(request: service_pb2.SuggestMoveRequest) -> int:
+    """The bot's random seed, derived from the request: the same request gets the same
+    suggestion on every replica (a pure function)."""
+    digest = hashlib.blake2b(request.state_token, digest_size=8, person=b"tienlen-suggest")
+    digest.update(struct.pack(">i", request.seat))
+    digest.update(request.bot.encode())
+    return int.from_bytes(digest.digest(), "big")
