@@ -1,0 +1,4 @@
+// The Tiến Lên engine client for Node.js: the thin client and the golden-conversation runner.
+export * from "./client.js";
+export * as conversation from "./conversation.js";
+export { startServer, type RunningServer } from "./server.js";
