@@ -9,7 +9,6 @@ player who passed while they alone could beat pays the winner what every frozen 
 
 from __future__ import annotations
 
-import pytest
 from conftest import deal, of_type, refusal, rules, run, run_events, settled, start, transfers
 
 from tienlen_service.rules.errors import Reason

@@ -1,0 +1,113 @@
+# Tiến Lên engine service.
+#
+#   make run    set everything up (venv, install, generated code) and run the service
+#   make test   set everything up and run every check and test (what CI runs: .ci/run)
+#
+# Everything lands in .venv/ (override with VENV=...). Steps are stamped, so a second
+# `make test` does not reinstall: the install re-runs when a pyproject.toml changes, the
+# generated code when a .proto or the generator changes, the Node packages when the lock
+# file changes.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-builtin-rules
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+NODE_DIR := clients/node
+
+INSTALLED := $(VENV)/.installed
+GENERATED := tienlen/v1/service_pb2.py
+NODE_STAMP := $(NODE_DIR)/node_modules/.installed
+
+PROTOS := $(wildcard protos/tienlen/v1/*.proto)
+CLIENT_PYPROJECT := $(wildcard clients/python/pyproject.toml)
+MYPY_TARGETS := tienlen_service $(wildcard clients/python/tienlen_client) scripts
+# Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k tokens -x"`.
+PYTEST_ARGS ?=
+# Arguments of the service for `make run`, e.g. `make run ARGS="--seal --port 6000"`.
+ARGS ?=
+
+.PHONY: help venv gen gen-check run test lint format-check typecheck pytest test-node buf \
+        node-deps apt-deps demo bench clean
+
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
+
+# --- set-up -------------------------------------------------------------------------------
+
+$(INSTALLED): pyproject.toml $(CLIENT_PYPROJECT)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	if [ -n "$(CLIENT_PYPROJECT)" ]; then \
+	  $(PY) -m pip install --quiet --disable-pip-version-check -e clients/python; fi
+	touch $@
+
+venv: $(INSTALLED) ## create .venv and install the service, the client and the dev tools
+
+$(GENERATED): $(PROTOS) scripts/gen_protos.py $(INSTALLED)
+	$(PY) scripts/gen_protos.py
+	touch $@
+
+gen: $(GENERATED) ## generate the protobuf/gRPC code (tienlen/v1/, not committed)
+
+gen-check: $(GENERATED) ## fail if the generated code is not what protos/ generates now
+	$(PY) scripts/gen_protos.py --check
+
+# --- running ------------------------------------------------------------------------------
+
+run: $(GENERATED) ## run the service on :50051 (metrics on :9464); Ctrl-C drains and stops
+	$(PY) -m tienlen_service $(ARGS)
+
+demo: $(GENERATED) ## four bots play a full game against a running service (make run first)
+	$(PY) scripts/demo.py $(ARGS)
+
+bench: $(GENERATED) ## benchmarks (bench/); prints medians and ratios, asserts nothing
+	set -e; for script in bench/bench_*.py; do echo "== $$script"; $(PY) "$$script"; done
+
+# --- checks -------------------------------------------------------------------------------
+
+test: apt-deps lint typecheck gen-check pytest test-node buf ## every check and test (CI)
+
+lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
+	$(BIN)/ruff check .
+
+format-check: $(INSTALLED) ## ruff format --check (not part of `test` yet: see README)
+	$(BIN)/ruff format --check .
+
+typecheck: $(GENERATED) ## mypy --strict
+	$(BIN)/mypy $(MYPY_TARGETS)
+
+pytest: $(GENERATED) ## the Python tests, without the long statistical runs (-m "not slow")
+	rc=0; $(PY) -m pytest -m "not slow" $(PYTEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
+	exit $$rc
+
+$(NODE_STAMP): $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+node-deps: $(NODE_STAMP) ## install the Node client's packages from its lock file
+
+# The Node runner of the golden conversations starts `python -m tienlen_service` itself: the
+# venv comes first on PATH, and TIENLEN_PYTHON names its interpreter.
+test-node: $(NODE_STAMP) $(GENERATED) ## the Node.js client's tests (golden conversations)
+	cd $(NODE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" TIENLEN_PYTHON="$(CURDIR)/$(PY)" npm test
+
+buf: $(NODE_STAMP) ## the contract gate: buf lint + buf breaking (the buf CLI from npm)
+	cd $(NODE_DIR) && npm run gate
+
+# nginx is the L7 balancer of the cluster test (tests/cluster). Installed only when missing
+# and only as root (CI and the sessions here run as root); otherwise the test says so.
+apt-deps: ## install Debian packages the tests need (nginx), if missing and root
+	if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "apt-deps: nginx is missing and we are not root" >&2; exit 0; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx
+
+clean: ## remove the venv, the generated code and the caches
+	rm -rf $(VENV) $(NODE_DIR)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	find tienlen/v1 -name '*_pb2*' -delete

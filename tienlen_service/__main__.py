@@ -1,0 +1,101 @@
+"""``python -m tienlen_service`` / ``tienlen-service``: run the server until SIGTERM or SIGINT.
+
+On the signal: health NOT_SERVING, stop accepting calls, let the calls in flight finish
+(``--grace`` seconds at most), exit 0. A second SIGINT (Ctrl-C twice) stops at once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+from tienlen_service.config import parse_config
+from tienlen_service.observability import configure_logging, get_logger
+from tienlen_service.server import Server, version
+from tienlen_service.tokens import KeyConfigError, KeyRing
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from tienlen_service.server import Registrar
+
+EXIT_STARTUP_FAILED = 1
+
+
+class _SignalWaiter:
+    """Catches SIGTERM and SIGINT from its creation on; `wait()` blocks until one arrives.
+
+    Installed before the server starts, so that a signal sent as soon as the port answers
+    is never met by Python's default action (death without a drain). The handlers do
+    nothing but let the C-level wakeup fd write the signal number into a pipe: no lock is
+    taken inside a signal handler (an `Event.set()` there can deadlock).
+    """
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self) -> None:
+        self._read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self._write_fd, False)
+        signal.set_wakeup_fd(self._write_fd)
+        for signum in self.SIGNALS:
+            signal.signal(signum, lambda _signum, _frame: None)
+
+    def wait(self) -> int:
+        """The number of the first SIGTERM or SIGINT (blocking until there is one)."""
+        while True:
+            data = os.read(self._read_fd, 1)
+            if data and data[0] in self.SIGNALS:
+                return data[0]
+
+    def close(self) -> None:
+        """Back to the default handlers: a second Ctrl-C interrupts the drain, as usual."""
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.set_wakeup_fd(-1)
+        os.close(self._read_fd)
+        os.close(self._write_fd)
+
+
+def main(argv: Sequence[str] | None = None, *, register: Registrar | None = None) -> int:
+    """Run the service; the exit status is 0 after a clean drain.
+
+    `register` replaces the engine with other services (the runtime tests use it).
+    """
+    config, ns = parse_config(argv)
+    if ns.version:
+        print(version())  # noqa: T201 - the command's output
+        return 0
+    if ns.generate_key is not None:
+        try:
+            print(KeyRing.new_spec_entry(ns.generate_key))  # noqa: T201
+        except KeyConfigError as exc:
+            print(f"tienlen-service: {exc}", file=sys.stderr)  # noqa: T201
+            return 2
+        return 0
+
+    configure_logging(config.log_level, config.log_format)
+    log = get_logger("tienlen")
+    signals = _SignalWaiter()
+    try:
+        try:
+            server = Server(config, register=register)
+            server.start()
+        except (KeyConfigError, OSError, ValueError) as exc:
+            log.error("startup_failed", error=str(exc))  # noqa: TRY400 - the message is the point
+            return EXIT_STARTUP_FAILED
+        signum = signals.wait()
+    finally:
+        signals.close()
+    log.info(
+        "shutdown_requested",
+        signal=signal.Signals(signum).name,
+        drain_delay_s=config.drain_delay,
+        grace_s=config.grace,
+    )
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+"""The server's settings: command-line flags, each with an environment variable behind it.
+
+Precedence: a flag on the command line, else its ``TIENLEN_*`` variable, else the default.
+`OPTIONS` is the single list of settings: it builds the parser and the README's table is
+checked against it (tests/service/test_server_runtime.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+LOG_LEVELS: Final = ("debug", "info", "warning", "error")
+LOG_FORMATS: Final = ("json", "console")
+_TRUE: Final = frozenset({"1", "true", "yes", "on"})
+_FALSE: Final = frozenset({"0", "false", "no", "off", ""})
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything the server needs to start; built by `parse_config` or directly in tests.
+
+    `metrics_port`: None turns the exporter off; 0 picks a free port (from code — on the
+    command line 0 means off, as is usual for an exporter port). `port` 0 picks a free port.
+    """
+
+    host: str = "0.0.0.0"  # noqa: S104 - a service in a container listens on every address
+    port: int = 50051
+    metrics_host: str | None = None
+    metrics_port: int | None = 9464
+    keys: str | None = field(default=None, repr=False)
+    keys_file: str | None = None
+    deployment: str = "tienlen"
+    seal: bool = False
+    require_sealed: bool = False
+    require_seat_tokens: bool = False
+    workers: int = 4
+    max_concurrent_rpcs: int = 256
+    max_request_bytes: int = 16384
+    max_connection_age: float = 300.0
+    max_connection_age_grace: float = 30.0
+    keepalive_time: float = 60.0
+    keepalive_timeout: float = 20.0
+    min_ping_interval: float = 10.0
+    reuse_port: bool = False
+    drain_delay: float = 0.0
+    grace: float = 10.0
+    log_level: str = "info"
+    log_format: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_client_ca: str | None = None
+
+    def __post_init__(self) -> None:
+        problems = list(_problems(self))
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def tls(self) -> bool:
+        """Whether the gRPC port serves TLS."""
+        return self.tls_cert is not None
+
+
+def _problems(c: Config) -> Sequence[str]:
+    out: list[str] = []
+    if not 0 <= c.port <= 65535:
+        out.append(f"port {c.port} is not 0..65535")
+    if c.metrics_port is not None and not 0 <= c.metrics_port <= 65535:
+        out.append(f"metrics port {c.metrics_port} is not 0..65535")
+    if c.keys is not None and c.keys_file is not None:
+        out.append("give the keys either inline (--keys) or in a file (--keys-file), not both")
+    if c.workers < 1:
+        out.append("workers must be at least 1")
+    if c.max_concurrent_rpcs < 1:
+        out.append("max concurrent RPCs must be at least 1")
+    if c.max_request_bytes < 256:
+        out.append("max request bytes must be at least 256")
+    durations = (
+        "max_connection_age",
+        "max_connection_age_grace",
+        "keepalive_time",
+        "keepalive_timeout",
+        "min_ping_interval",
+        "drain_delay",
+        "grace",
+    )
+    out.extend(
+        f"{name.replace('_', ' ')} must not be negative"
+        for name in durations
+        if getattr(c, name) < 0
+    )
+    if c.log_level not in LOG_LEVELS:
+        out.append(f"log level {c.log_level!r} is not one of {', '.join(LOG_LEVELS)}")
+    if c.log_format is not None and c.log_format not in LOG_FORMATS:
+        out.append(f"log format {c.log_format!r} is not one of {', '.join(LOG_FORMATS)}")
+    if (c.tls_cert is None) != (c.tls_key is None):
+        out.append("TLS needs both --tls-cert and --tls-key")
+    if c.tls_client_ca is not None and c.tls_cert is None:
+        out.append("mutual TLS (--tls-client-ca) needs --tls-cert and --tls-key too")
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The settings as data
+
+
+def _bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not a boolean (1/0, true/false, yes/no, on/off)")
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (0..65535)")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value >= 0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One setting: its flag, its environment variable, its default (as shown) and meaning."""
+
+    flag: str
+    env: str
+    dest: str
+    parse: Callable[[str], object]
+    default: str
+    help: str
+    choices: tuple[str, ...] | None = None
+    boolean: bool = False
+
+
+OPTIONS: Final[tuple[Option, ...]] = (
+    Option("--host", "TIENLEN_HOST", "host", str, "0.0.0.0", "address the gRPC port binds to"),  # noqa: S104
+    Option("--port", "TIENLEN_PORT", "port", _port, "50051", "gRPC port; 0 picks a free port (logged)"),
+    Option("--metrics-host", "TIENLEN_METRICS_HOST", "metrics_host", str, "(--host)", "address of the Prometheus /metrics endpoint"),
+    Option("--metrics-port", "TIENLEN_METRICS_PORT", "metrics_port", _port, "9464", "Prometheus /metrics port; 0 turns it off"),
+    Option("--keys", "TIENLEN_KEYS", "keys", str, "(none)", "token keys kid:base64url[,kid:base64url...]; the first signs, all verify"),
+    Option("--keys-file", "TIENLEN_KEYS_FILE", "keys_file", str, "(none)", "file of token keys, one kid:base64url per line (# comments)"),
+    Option("--deployment", "TIENLEN_DEPLOYMENT", "deployment", str, "tienlen", "deployment id bound into every token; other deployments' tokens are refused"),
+    Option("--seal", "TIENLEN_SEAL", "seal", _bool, "off", "encrypt state tokens (AES-GCM) so holders can't read the hands", boolean=True),
+    Option("--require-sealed", "TIENLEN_REQUIRE_SEALED", "require_sealed", _bool, "off", "refuse unsealed state tokens (turn on after --seal has run longer than a game lasts)", boolean=True),
+    Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "ApplyMove must carry the acting seat's token", boolean=True),
+    Option("--workers", "TIENLEN_WORKERS", "workers", _positive_int, "4", "threads handling calls"),
+    Option("--max-concurrent-rpcs", "TIENLEN_MAX_CONCURRENT_RPCS", "max_concurrent_rpcs", _positive_int, "256", "calls admitted at once; more are refused with RESOURCE_EXHAUSTED"),
+    Option("--max-request-bytes", "TIENLEN_MAX_REQUEST_BYTES", "max_request_bytes", _positive_int, "16384", "largest request message; larger is refused with RESOURCE_EXHAUSTED"),
+    Option("--max-connection-age", "TIENLEN_MAX_CONNECTION_AGE", "max_connection_age", _seconds, "300", "seconds before a connection is asked to go away (clients re-balance); 0 = never"),
+    Option("--max-connection-age-grace", "TIENLEN_MAX_CONNECTION_AGE_GRACE", "max_connection_age_grace", _seconds, "30", "seconds a connection past its age gets to finish its calls"),
+    Option("--keepalive-time", "TIENLEN_KEEPALIVE_TIME", "keepalive_time", _seconds, "60", "seconds between the server's keepalive pings on an idle connection"),
+    Option("--keepalive-timeout", "TIENLEN_KEEPALIVE_TIMEOUT", "keepalive_timeout", _seconds, "20", "seconds to wait for a ping's answer before closing the connection"),
+    Option("--min-ping-interval", "TIENLEN_MIN_PING_INTERVAL", "min_ping_interval", _seconds, "10", "shortest interval between client pings the server tolerates"),
+    Option("--reuse-port", "TIENLEN_REUSE_PORT", "reuse_port", _bool, "off", "SO_REUSEPORT: several processes share one port (the kernel balances connections)", boolean=True),
+    Option("--drain-delay", "TIENLEN_DRAIN_DELAY", "drain_delay", _seconds, "0", "seconds between NOT_SERVING and closing the port, for health-checking balancers to move away (Kubernetes: use a preStop sleep instead)"),
+    Option("--grace", "TIENLEN_SHUTDOWN_GRACE", "grace", _seconds, "10", "seconds in-flight calls get to finish after SIGTERM"),
+    Option("--log-level", "TIENLEN_LOG_LEVEL", "log_level", str, "info", "log level", choices=LOG_LEVELS),
+    Option("--log-format", "TIENLEN_LOG_FORMAT", "log_format", str, "json, or console on a terminal", "log line format", choices=LOG_FORMATS),
+    Option("--tls-cert", "TIENLEN_TLS_CERT", "tls_cert", str, "(none)", "PEM certificate chain: serve gRPC over TLS"),
+    Option("--tls-key", "TIENLEN_TLS_KEY", "tls_key", str, "(none)", "PEM private key of --tls-cert"),
+    Option("--tls-client-ca", "TIENLEN_TLS_CLIENT_CA", "tls_client_ca", str, "(none)", "PEM CA bundle: require client certificates signed by it (mutual TLS)"),
+)  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser of `python -m tienlen_service` (without environment defaults)."""
+    parser = argparse.ArgumentParser(
+        prog="tienlen-service",
+        description="Stateless gRPC rules engine for Tiến Lên. Every flag has an environment "
+        "variable (shown in brackets); a flag given on the command line wins.",
+    )
+    for opt in OPTIONS:
+        help_text = f"{opt.help} [{opt.env}; default: {opt.default}]"
+        if opt.boolean:
+            parser.add_argument(
+                opt.flag,
+                dest=opt.dest,
+                action=argparse.BooleanOptionalAction,
+                default=None,
+                help=help_text,
+            )
+        else:
+            parser.add_argument(
+                opt.flag,
+                dest=opt.dest,
+                type=opt.parse,
+                choices=opt.choices,
+                default=None,
+                metavar=opt.dest.upper(),
+                help=help_text,
+            )
+    parser.add_argument(
+        "--generate-key",
+        metavar="KID",
+        help="print a new key entry KID:base64url (32 random bytes) for --keys, and exit",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def parse_config(
+    argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
+) -> tuple[Config, argparse.Namespace]:
+    """Read flags, then environment variables; returns the config and the parsed namespace.
+
+    Errors (a bad flag, a bad variable, an impossible combination) exit with status 2 and a
+    message, as argparse does.
+    """
+    environ = os.environ if env is None else env
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    values: dict[str, object] = {}
+    for opt in OPTIONS:
+        given = getattr(ns, opt.dest)
+        if given is None and opt.env in environ:
+            text = environ[opt.env]
+            shown = "(hidden)" if opt.dest == "keys" else repr(text)  # never echo a secret
+            try:
+                given = opt.parse(text)
+            except (argparse.ArgumentTypeError, ValueError) as exc:
+                parser.error(f"{opt.env}={shown}: {exc}")
+            if opt.choices is not None and given not in opt.choices:
+                parser.error(f"{opt.env}={shown}: choose from {', '.join(opt.choices)}")
+        if given is not None:
+            values[opt.dest] = given
+    # On the command line and in the environment, metrics port 0 means "no exporter".
+    if values.get("metrics_port") == 0:
+        values["metrics_port"] = None
+    # An empty variable means "not set" for the optional paths and key settings.
+    for name in ("keys", "keys_file", "tls_cert", "tls_key", "tls_client_ca", "metrics_host"):
+        if values.get(name) == "":
+            del values[name]
+    try:
+        config = Config(**values)  # type: ignore[arg-type]
+    except ValueError as exc:
+        parser.error(str(exc))
+    return config, ns

@@ -1,0 +1,644 @@
+"""Metrics, logs and the server interceptor that feeds both, once per call.
+
+Metrics follow the names of the standard gRPC server metrics (as go-grpc-prometheus and
+py-grpc-prometheus export them) so that existing dashboards and alerts work unchanged, plus a
+few domain counters prefixed ``tienlen_``. Labels never hold a game, a player, a card or a token.
+
+Logs are structlog: one canonical line per call (``rpc``, ``code``, ``duration_ms``,
+``request_id``) in JSON when stdout is not a terminal, readable colours when it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, TextIO
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import grpc
+import structlog
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    make_wsgi_app,
+)
+from prometheus_client.exposition import ThreadingWSGIServer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from structlog.typing import Processor
+
+    _Handler = grpc.RpcMethodHandler[Any, Any]
+    _ServerInterceptor = grpc.ServerInterceptor[Any, Any]
+else:
+    _ServerInterceptor = grpc.ServerInterceptor
+
+REQUEST_ID_HEADER: Final = "x-request-id"
+MALFORMED_REQUEST: Final = "MALFORMED_REQUEST"
+"""`ErrorInfo.reason` of a request whose bytes don't parse as the RPC's request message."""
+ERROR_DOMAIN: Final = "tienlen.v1"
+
+# Sub-millisecond engine calls up to slow, queued ones: the default Prometheus buckets start
+# at 5 ms, which would put every healthy call of this service in the first bucket.
+HANDLING_BUCKETS: Final = (
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+)
+
+_REQUEST_ID_RE: Final = re.compile(r"[\x21-\x7e]{1,128}")
+"""A client's request id is kept only if it is 1-128 printable ASCII characters."""
+
+# Codes that mean the server (not the caller) has a problem: logged as errors.
+_SERVER_FAULTS: Final = frozenset(
+    {
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.DATA_LOSS,
+    }
+)
+# Probes call these every few seconds: log them at debug level only (they are still counted).
+_QUIET_SERVICES: Final = frozenset({"grpc.health.v1.Health"})
+
+
+class Metrics:
+    """The service's Prometheus metrics, registered in one `CollectorRegistry`.
+
+    A registry per server (not prometheus_client's global one) lets several servers live in
+    one process, as they do in the tests.
+    """
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        # The `*_created` series double the exposition for nothing Prometheus uses (it is a
+        # process-wide switch of prometheus_client; every server here wants it off).
+        disable_created_metrics()  # type: ignore[no-untyped-call]
+        self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        r = self.registry
+        # --- the standard gRPC server metrics -----------------------------------------------
+        rpc_labels = ("grpc_type", "grpc_service", "grpc_method")
+        self.grpc_started = Counter(
+            "grpc_server_started",
+            "RPCs started on the server.",
+            rpc_labels,
+            registry=r,
+        )
+        self.grpc_handled = Counter(
+            "grpc_server_handled",
+            "RPCs completed on the server, by status code.",
+            (*rpc_labels, "grpc_code"),
+            registry=r,
+        )
+        self.grpc_handling_seconds = Histogram(
+            "grpc_server_handling_seconds",
+            "Time from the start of an RPC to its status, in seconds.",
+            rpc_labels,
+            buckets=HANDLING_BUCKETS,
+            registry=r,
+        )
+        self.grpc_msg_received = Counter(
+            "grpc_server_msg_received",
+            "Request messages received on the server.",
+            rpc_labels,
+            registry=r,
+        )
+        self.grpc_msg_sent = Counter(
+            "grpc_server_msg_sent",
+            "Response messages sent by the server.",
+            rpc_labels,
+            registry=r,
+        )
+        self.in_flight = Gauge(
+            "tienlen_rpcs_in_flight",
+            "RPCs being handled right now (drops to 0 when a SIGTERM drain completes).",
+            registry=r,
+        )
+        # --- domain counters (exported with a _total suffix) ----------------------------------
+        self.games_started = Counter(
+            "tienlen_games_started", "Games dealt (NewGame and NextGame).", ("variant",), registry=r
+        )
+        self.moves_applied = Counter(
+            "tienlen_moves_applied", "Moves (plays and passes) applied.", ("variant",), registry=r
+        )
+        self.moves_rejected = Counter(
+            "tienlen_moves_rejected",
+            "Moves refused by the rules, by the engine's reason code.",
+            ("reason",),
+            registry=r,
+        )
+        self.games_finished = Counter(
+            "tienlen_games_finished", "Games played to their settlement.", ("variant",), registry=r
+        )
+        self.instant_wins = Counter(
+            "tienlen_instant_wins",
+            "Games ended at the deal by an instant win (tới trắng).",
+            ("variant",),
+            registry=r,
+        )
+        self.chops = Counter(
+            "tienlen_chops", "Chops (chặt) of a 2 or of a chop.", ("variant",), registry=r
+        )
+        self.tokens_rejected = Counter(
+            "tienlen_tokens_rejected",
+            "State or seat tokens refused, by reason code.",
+            ("reason",),
+            registry=r,
+        )
+        self.build_info = Gauge(
+            "tienlen_build_info",
+            "Always 1; the labels tell the running version.",
+            ("version",),
+            registry=r,
+        )
+
+    def initialize_methods(self, service: str, methods: dict[str, str]) -> None:
+        """Create the zero-valued series of every method (name -> grpc_type) of `service`.
+
+        So that ``rate()`` over a method that has not been called yet is 0, not "no data".
+        """
+        for method, grpc_type in methods.items():
+            labels = (grpc_type, service, method)
+            self.grpc_started.labels(*labels)
+            self.grpc_handling_seconds.labels(*labels)
+            self.grpc_handled.labels(*labels, grpc.StatusCode.OK.name)
+
+
+# --------------------------------------------------------------------------------------------
+# Logging
+
+
+def configure_logging(
+    level: str = "info", log_format: str | None = None, stream: TextIO | None = None
+) -> None:
+    """Configure structlog (and the standard library's logging, which grpc uses) once.
+
+    `log_format` is "json", "console", or None: JSON unless `stream` is a terminal.
+    """
+    out = stream if stream is not None else sys.stdout
+    if log_format is None:
+        log_format = "console" if out.isatty() else "json"
+    if log_format not in {"json", "console"}:
+        raise ValueError(f"unknown log format {log_format!r} (json or console)")
+    numeric_level = logging.getLevelNamesMapping().get(level.upper())
+    if numeric_level is None:
+        raise ValueError(f"unknown log level {level!r}")
+
+    shared: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: Processor
+    if log_format == "json":
+        shared.append(structlog.processors.dict_tracebacks)
+        renderer = structlog.processors.JSONRenderer()
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=out.isatty())
+
+    structlog.configure(
+        processors=[*shared, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
+        logger_factory=structlog.WriteLoggerFactory(file=out),
+        cache_logger_on_first_use=True,
+    )
+
+    # grpc (and anything else on the standard library) logs through the same renderer to the
+    # same stream, so every line of the process has one shape.
+    handler = _LogHandler(out)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+            foreign_pre_chain=[
+                structlog.stdlib.add_logger_name,
+                *shared,
+                structlog.stdlib.ExtraAdder(),
+            ],
+        )
+    )
+    _remove_log_handlers()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(numeric_level)
+
+
+class _LogHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """The handler `configure_logging` installs (so that it can find and replace its own)."""
+
+
+def _remove_log_handlers() -> None:
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, _LogHandler):
+            root.removeHandler(handler)
+
+
+def reset_logging() -> None:
+    """Undo `configure_logging` (tests that capture logs restore the defaults with it)."""
+    structlog.reset_defaults()
+    _remove_log_handlers()
+
+
+def get_logger(name: str = "tienlen") -> Any:
+    """A structlog logger; it takes the configuration in force when it first logs."""
+    return structlog.get_logger(name)
+
+
+# --------------------------------------------------------------------------------------------
+# The interceptor
+
+
+def _status_code(context: grpc.ServicerContext, default: grpc.StatusCode) -> grpc.StatusCode:
+    # grpcio's server context records the code given to set_code / abort / abort_with_status
+    # (abort raises a bare Exception after recording it); None means nothing was set.
+    code: grpc.StatusCode | None = context.code()  # type: ignore[attr-defined]
+    if code is not None:
+        return code
+    if default is not grpc.StatusCode.OK and not context.is_active():
+        # The handler failed because the client went away (cancelled, or its deadline
+        # passed): not a server fault.
+        return grpc.StatusCode.CANCELLED
+    return default
+
+
+def _request_id(metadata: Any) -> str:
+    for key, value in metadata or ():
+        if key == REQUEST_ID_HEADER and isinstance(value, str) and _REQUEST_ID_RE.fullmatch(value):
+            return value
+    return uuid.uuid4().hex
+
+
+class _Malformed:
+    """Marks a request whose bytes didn't parse (see `ObservabilityInterceptor`)."""
+
+    __slots__ = ()
+
+
+_MALFORMED: Final = _Malformed()
+
+
+def _malformed_status() -> grpc.Status:
+    from google.rpc import code_pb2, error_details_pb2, status_pb2
+    from grpc_status import rpc_status
+
+    info = error_details_pb2.ErrorInfo(reason=MALFORMED_REQUEST, domain=ERROR_DOMAIN)
+    status = status_pb2.Status(
+        code=code_pb2.INVALID_ARGUMENT,
+        message="the request bytes are not a valid message of this RPC",
+    )
+    status.details.add().Pack(info)
+    result: grpc.Status = rpc_status.to_status(status)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class _MethodInfo:
+    """What the interceptor precomputes once per method (labels, metric children)."""
+
+    rpc: str
+    grpc_type: str
+    service: str
+    method: str
+    quiet: bool
+    started: Any
+    handling: Any
+    received: Any
+    sent: Any
+    handled: dict[grpc.StatusCode, Any]
+
+
+class _Call:
+    """One call being observed: started on creation, finished once."""
+
+    __slots__ = ("_done", "_info", "_interceptor", "_start")
+
+    def __init__(self, interceptor: ObservabilityInterceptor, info: _MethodInfo) -> None:
+        self._interceptor = interceptor
+        self._info = info
+        self._done = False
+        self._start = time.perf_counter()
+        info.started.inc()
+        interceptor.metrics.in_flight.inc()
+
+    def finish(self, code: grpc.StatusCode) -> None:
+        if self._done:
+            return
+        self._done = True
+        elapsed = time.perf_counter() - self._start
+        info = self._info
+        metrics = self._interceptor.metrics
+        metrics.in_flight.dec()
+        info.handling.observe(elapsed)
+        handled = info.handled.get(code)
+        if handled is None:
+            handled = metrics.grpc_handled.labels(
+                info.grpc_type, info.service, info.method, code.name
+            )
+            info.handled[code] = handled
+        handled.inc()
+        if not self._interceptor.log_calls:
+            return
+        log = self._interceptor.log
+        fields = {"code": code.name, "duration_ms": round(elapsed * 1000.0, 3)}
+        if code in _SERVER_FAULTS:
+            log.error("rpc", **fields)
+        elif info.quiet:
+            log.debug("rpc", **fields)
+        else:
+            log.info("rpc", **fields)
+
+
+class ObservabilityInterceptor(_ServerInterceptor):
+    """Counts, times and logs every call, unary or streaming; one log line per call.
+
+    The status code is the one the client sees: the servicer's `set_code`, or the code given to
+    `context.abort` / `abort_with_status` (which raise inside the handler: we record and
+    re-raise), or UNKNOWN for any other exception, exactly as grpcio itself decides.
+
+    It also guards the request deserializer: bytes that don't parse as the request message
+    would make grpcio answer INTERNAL ("Exception deserializing request!"), wrongly blaming
+    the server; they get INVALID_ARGUMENT with `ErrorInfo.reason` MALFORMED_REQUEST instead.
+    """
+
+    def __init__(self, metrics: Metrics, *, log_calls: bool = True) -> None:
+        self.metrics = metrics
+        self.log_calls = log_calls
+        self.log = get_logger("tienlen.rpc")
+        self._cache: dict[str, tuple[_Handler, _Handler]] = {}
+        self._lock = threading.Lock()
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], _Handler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> _Handler | None:
+        """Wrap the method's handler (once per method; the wrapped one is cached)."""
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        method: str = handler_call_details.method
+        cached = self._cache.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(method, handler)
+        with self._lock:
+            self._cache[method] = (handler, wrapped)
+        return wrapped
+
+    # -- building wrapped handlers (once per method) -----------------------------------------
+
+    def _method_info(self, method: str, grpc_type: str) -> _MethodInfo:
+        service, _, name = method.lstrip("/").rpartition("/")
+        labels = (grpc_type, service, name)
+        m = self.metrics
+        return _MethodInfo(
+            rpc=method.lstrip("/"),
+            grpc_type=grpc_type,
+            service=service,
+            method=name,
+            quiet=service in _QUIET_SERVICES,
+            started=m.grpc_started.labels(*labels),
+            handling=m.grpc_handling_seconds.labels(*labels),
+            received=m.grpc_msg_received.labels(*labels),
+            sent=m.grpc_msg_sent.labels(*labels),
+            handled={},
+        )
+
+    def _begin(self, info: _MethodInfo, context: grpc.ServicerContext) -> _Call:
+        # Thread-pool threads are reused: clear whatever the previous call bound.
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(
+            request_id=_request_id(context.invocation_metadata()), rpc=info.rpc
+        )
+        return _Call(self, info)
+
+    def _wrap(self, method: str, handler: _Handler) -> _Handler:
+        deserializer = handler.request_deserializer
+        serializer = handler.response_serializer
+        if handler.unary_unary is not None:
+            info = self._method_info(method, "unary")
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary_unary(info, handler.unary_unary),
+                request_deserializer=_guard(deserializer),
+                response_serializer=serializer,
+            )
+        if handler.unary_stream is not None:
+            behavior = handler.unary_stream
+            if getattr(behavior, "experimental_non_blocking", False):
+                # Callback-style streams (the health service's Watch) live as long as the
+                # client wants; they are left as they are.
+                return handler
+            info = self._method_info(method, "server_stream")
+            return grpc.unary_stream_rpc_method_handler(
+                self._unary_stream(info, behavior),
+                request_deserializer=_guard(deserializer),
+                response_serializer=serializer,
+            )
+        if handler.stream_unary is not None:
+            info = self._method_info(method, "client_stream")
+            return grpc.stream_unary_rpc_method_handler(
+                self._stream_unary(info, handler.stream_unary),
+                request_deserializer=deserializer,
+                response_serializer=serializer,
+            )
+        if handler.stream_stream is not None:
+            info = self._method_info(method, "bidi_stream")
+            return grpc.stream_stream_rpc_method_handler(
+                self._stream_stream(info, handler.stream_stream),
+                request_deserializer=deserializer,
+                response_serializer=serializer,
+            )
+        return handler
+
+    def _unary_unary(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+            call = self._begin(info, context)
+            code = grpc.StatusCode.UNKNOWN
+            try:
+                if request is _MALFORMED:
+                    context.abort_with_status(_malformed_status())
+                info.received.inc()
+                response = behavior(request, context)
+                info.sent.inc()
+                code = _status_code(context, grpc.StatusCode.OK)
+            except BaseException:
+                code = _status_code(context, grpc.StatusCode.UNKNOWN)
+                raise
+            finally:
+                call.finish(code)
+            return response
+
+        return wrapper
+
+    def _unary_stream(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            call = self._begin(info, context)
+            try:
+                if request is _MALFORMED:
+                    context.abort_with_status(_malformed_status())
+                info.received.inc()
+                responses = behavior(request, context)
+            except BaseException:
+                call.finish(_status_code(context, grpc.StatusCode.UNKNOWN))
+                raise
+            return self._observe_stream(info, call, context, responses)
+
+        return wrapper
+
+    def _stream_unary(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+            call = self._begin(info, context)
+            code = grpc.StatusCode.UNKNOWN
+            try:
+                response = behavior(_count(requests, info.received), context)
+                info.sent.inc()
+                code = _status_code(context, grpc.StatusCode.OK)
+            except BaseException:
+                code = _status_code(context, grpc.StatusCode.UNKNOWN)
+                raise
+            finally:
+                call.finish(code)
+            return response
+
+        return wrapper
+
+    def _stream_stream(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            call = self._begin(info, context)
+            try:
+                responses = behavior(_count(requests, info.received), context)
+            except BaseException:
+                call.finish(_status_code(context, grpc.StatusCode.UNKNOWN))
+                raise
+            return self._observe_stream(info, call, context, responses)
+
+        return wrapper
+
+    @staticmethod
+    def _observe_stream(
+        info: _MethodInfo, call: _Call, context: grpc.ServicerContext, responses: Any
+    ) -> Iterator[Any]:
+        code = grpc.StatusCode.UNKNOWN
+        try:
+            for response in responses:
+                info.sent.inc()
+                yield response
+            code = _status_code(context, grpc.StatusCode.OK)
+        except GeneratorExit:
+            # grpcio stopped pulling: the client went away (or the deadline passed).
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except BaseException:
+            code = _status_code(context, grpc.StatusCode.UNKNOWN)
+            raise
+        finally:
+            call.finish(code)
+
+
+def _count(requests: Iterator[Any], counter: Any) -> Iterator[Any]:
+    for request in requests:
+        counter.inc()
+        yield request
+
+
+def _guard(
+    deserializer: Callable[[bytes], Any] | None,
+) -> Callable[[bytes], Any] | None:
+    if deserializer is None:
+        return None
+
+    def guarded(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception:  # noqa: BLE001 - any parse failure is the caller's malformed input
+            return _MALFORMED
+
+    return guarded
+
+
+# --------------------------------------------------------------------------------------------
+# The /metrics endpoint
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """No access log line per scrape."""
+
+    def log_message(self, *_args: Any) -> None:
+        """Log nothing."""
+
+
+class MetricsServer:
+    """The Prometheus exporter (prometheus_client's WSGI app) on its own thread, stoppable.
+
+    The same parts as prometheus_client's `start_http_server`, but the serving loop polls its
+    stop flag every 0.1 s instead of 0.5 s, so that stopping a server (every test does it)
+    doesn't wait half a second.
+    """
+
+    POLL_INTERVAL: Final = 0.1
+
+    def __init__(self, port: int, registry: CollectorRegistry, host: str) -> None:
+        family, address = _best_family(host, port)
+        server_class = type(
+            "_MetricsWSGIServer", (ThreadingWSGIServer,), {"address_family": family}
+        )
+        self._httpd: WSGIServer = make_server(
+            address, port, make_wsgi_app(registry), server_class, handler_class=_QuietHandler
+        )
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": self.POLL_INTERVAL},
+            name="tienlen-metrics",
+            daemon=True,
+        )
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        """The bound port (useful when 0 was asked for)."""
+        port: int = self._httpd.server_address[1]
+        return port
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+def _best_family(host: str, port: int) -> tuple[socket.AddressFamily, str]:
+    # An IPv6 host ("::") needs an AF_INET6 socket; HTTPServer defaults to AF_INET.
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, _, _, _, sockaddr = infos[0]
+    return family, str(sockaddr[0])
+
+
+def start_metrics_server(
+    port: int,
+    registry: CollectorRegistry,
+    host: str = "0.0.0.0",  # noqa: S104 - an exporter listens on every address by default
+) -> MetricsServer:
+    """Serve `registry` at ``http://host:port/metrics`` (port 0: any free port)."""
+    return MetricsServer(port, registry, host)

@@ -1,0 +1,299 @@
+"""The gRPC server: the engine servicer wired with health, reflection, metrics, logs and limits.
+
+`Server` is a small class around `grpc.server` (in the shape of MLServer's): build it from a
+`Config`, `start()`, `wait()`, `stop(grace)`. Shutdown is the Kubernetes-friendly sequence:
+health goes NOT_SERVING (so probes and health-checking clients move away), the port stops
+accepting calls, the calls in flight get `grace` seconds to finish, then the process exits 0.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent import futures
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias
+
+import grpc
+from google.protobuf import descriptor_pool
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from tienlen_service.observability import (
+    Metrics,
+    MetricsServer,
+    ObservabilityInterceptor,
+    get_logger,
+    start_metrics_server,
+)
+from tienlen_service.tokens import KeyRing, TokenCodec
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from tienlen_service.config import Config
+
+    Registrar: TypeAlias = Callable[[grpc.Server, TokenCodec, Metrics, Config], Sequence[str]]
+    """Registers services on a grpc server; returns their full names (health, reflection)."""
+
+HEALTH_SERVICE: Final = "grpc.health.v1.Health"
+
+
+def version() -> str:
+    """The installed package version (or "0+unknown" when running from a bare checkout)."""
+    try:
+        return metadata.version("tienlen-service")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def register_engine(
+    server: grpc.Server, tokens: TokenCodec, metrics: Metrics, config: Config
+) -> Sequence[str]:
+    """Register the Tiến Lên engine servicer (the contract engineer's `servicer` module)."""
+    from tienlen_service import servicer
+
+    engine = servicer.TienLenServicer(
+        tokens=tokens, metrics=metrics, require_seat_tokens=config.require_seat_tokens
+    )
+    servicer.add_to_server(engine, server)
+    return (servicer.SERVICE_NAME,)
+
+
+def load_keyring(config: Config) -> KeyRing:
+    """The key ring from --keys or --keys-file; a generated one (logged loudly) without either."""
+    if config.keys is not None:
+        return KeyRing.from_spec(config.keys)
+    if config.keys_file is not None:
+        return KeyRing.from_file(config.keys_file)
+    return KeyRing.generate()
+
+
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)
+
+
+def grpc_options(config: Config) -> list[tuple[str, Any]]:
+    """The channel arguments that carry the limits and keepalive settings of `config`."""
+    options: list[tuple[str, Any]] = [
+        ("grpc.max_receive_message_length", config.max_request_bytes),
+        ("grpc.keepalive_time_ms", _ms(config.keepalive_time)),
+        ("grpc.keepalive_timeout_ms", _ms(config.keepalive_timeout)),
+        ("grpc.http2.min_recv_ping_interval_without_data_ms", _ms(config.min_ping_interval)),
+        ("grpc.http2.min_ping_interval_without_data_ms", _ms(config.min_ping_interval)),
+        # Without SO_REUSEPORT a second server on a taken port fails loudly instead of silently
+        # sharing it; with --reuse-port several processes share one port on purpose.
+        ("grpc.so_reuseport", 1 if config.reuse_port else 0),
+    ]
+    if config.max_connection_age > 0:
+        options += [
+            ("grpc.max_connection_age_ms", _ms(config.max_connection_age)),
+            ("grpc.max_connection_age_grace_ms", _ms(config.max_connection_age_grace)),
+        ]
+    return options
+
+
+def _server_credentials(config: Config) -> grpc.ServerCredentials:
+    assert config.tls_cert is not None  # checked by Config
+    assert config.tls_key is not None
+    cert = Path(config.tls_cert).read_bytes()
+    key = Path(config.tls_key).read_bytes()
+    client_ca = Path(config.tls_client_ca).read_bytes() if config.tls_client_ca else None
+    return grpc.ssl_server_credentials(
+        [(key, cert)], root_certificates=client_ca, require_client_auth=client_ca is not None
+    )
+
+
+def _method_types(service: str) -> dict[str, str]:
+    """Method name -> grpc_type of a service known to the protobuf descriptor pool."""
+    try:
+        desc = descriptor_pool.Default().FindServiceByName(service)
+    except KeyError:
+        return {}
+    kinds = {
+        (False, False): "unary",
+        (False, True): "server_stream",
+        (True, False): "client_stream",
+        (True, True): "bidi_stream",
+    }
+    return {m.name: kinds[m.client_streaming, m.server_streaming] for m in desc.methods}
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    grpc_port: int
+    metrics: MetricsServer | None
+
+
+class Server:
+    """The running service: one gRPC port, one /metrics port, health and reflection.
+
+    `register` adds the services (default: the engine servicer); tests pass their own.
+    `keyring` overrides the configured keys (tests share one ring between servers).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        keyring: KeyRing | None = None,
+        metrics: Metrics | None = None,
+        register: Registrar | None = None,
+    ) -> None:
+        self.config = config
+        self.log = get_logger("tienlen.server")
+        self.keyring = keyring if keyring is not None else load_keyring(config)
+        self.tokens = TokenCodec(
+            self.keyring,
+            seal=config.seal,
+            deployment=config.deployment,
+            require_sealed=config.require_sealed,
+        )
+        self.metrics = metrics if metrics is not None else Metrics()
+        self.metrics.build_info.labels(version()).set(1)
+        self._register = register if register is not None else register_engine
+        self._executor = futures.ThreadPoolExecutor(
+            max_workers=config.workers, thread_name_prefix="tienlen-rpc"
+        )
+        # Health Watch streams run on their own small pool, never on the call workers.
+        self._health_executor = futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="tienlen-health"
+        )
+        self.health = health.HealthServicer(
+            experimental_non_blocking=True, experimental_thread_pool=self._health_executor
+        )
+        self._grpc = grpc.server(
+            self._executor,
+            interceptors=[ObservabilityInterceptor(self.metrics)],
+            options=grpc_options(config),
+            maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+        )
+        self.service_names: tuple[str, ...] = ()
+        self._bound: _Bound | None = None
+        self._stop_lock = threading.Lock()
+        self._stopped = False
+
+    @property
+    def port(self) -> int:
+        """The bound gRPC port (after `start()`)."""
+        if self._bound is None:
+            raise RuntimeError("the server is not started")
+        return self._bound.grpc_port
+
+    @property
+    def metrics_port(self) -> int | None:
+        """The bound /metrics port, or None when the exporter is off."""
+        if self._bound is None:
+            raise RuntimeError("the server is not started")
+        return None if self._bound.metrics is None else self._bound.metrics.port
+
+    @property
+    def address(self) -> str:
+        """host:port to dial (the configured host, or loopback for a wildcard host)."""
+        host = self.config.host
+        if host in {"0.0.0.0", "::", "[::]", ""}:  # noqa: S104 - comparing, not binding
+            host = "127.0.0.1"
+        return _address(host, self.port)
+
+    def start(self) -> None:
+        """Register the services, bind the ports and start serving (SERVING on health)."""
+        config = self.config
+        names = tuple(self._register(self._grpc, self.tokens, self.metrics, config))
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self._grpc)
+        self.service_names = (*names, HEALTH_SERVICE, reflection.SERVICE_NAME)
+        reflection.enable_server_reflection(self.service_names, self._grpc)
+        for name in names:
+            self.metrics.initialize_methods(name, _method_types(name))
+            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+
+        address = _address(config.host, config.port)
+        try:
+            if config.tls:
+                port = self._grpc.add_secure_port(address, _server_credentials(config))
+            else:
+                port = self._grpc.add_insecure_port(address)
+        except RuntimeError as exc:  # grpcio's "Failed to bind to address"
+            raise OSError(f"could not bind the gRPC port {address}: {exc}") from exc
+        if port == 0:
+            raise OSError(f"could not bind the gRPC port {address}")
+        metrics_server = None
+        if config.metrics_port is not None:
+            metrics_server = start_metrics_server(
+                config.metrics_port, self.metrics.registry, config.metrics_host or config.host
+            )
+        self._bound = _Bound(port, metrics_server)
+        self._grpc.start()
+        for name in ("", *names):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+        if self.keyring.generated:
+            self.log.warning(
+                "generated_key",
+                message="no --keys/--keys-file: using a random key made at start-up; tokens "
+                "will not survive a restart nor work on another replica. Never in production.",
+                kid=self.keyring.signing_kid,
+            )
+        self.log.info(
+            "serving",
+            address=address,
+            port=port,
+            metrics_port=self.metrics_port,
+            tls=config.tls,
+            mutual_tls=config.tls_client_ca is not None,
+            services=list(self.service_names),
+            key_ids=list(self.keyring.kids),
+            deployment=config.deployment,
+            seal=config.seal,
+            require_sealed=config.require_sealed,
+            require_seat_tokens=config.require_seat_tokens,
+            workers=config.workers,
+            max_concurrent_rpcs=config.max_concurrent_rpcs,
+            max_request_bytes=config.max_request_bytes,
+            version=version(),
+        )
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the server has stopped (True) or `timeout` seconds pass (False)."""
+        timed_out: bool = self._grpc.wait_for_termination(timeout)
+        return not timed_out
+
+    def stop(self, grace: float | None = None, drain_delay: float | None = None) -> None:
+        """Drain and stop: NOT_SERVING, refuse new calls, give in-flight calls `grace` seconds.
+
+        NOT_SERVING comes `drain_delay` seconds before the port closes. Both default to the
+        configured ones. Safe to call more than once.
+        """
+        with self._stop_lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        grace = self.config.grace if grace is None else grace
+        self.health.enter_graceful_shutdown()
+        if drain_delay is None:
+            drain_delay = self.config.drain_delay
+        if drain_delay > 0:
+            # Still serving, but NOT_SERVING on health: balancers and health-checking clients
+            # move away before the port closes (calls that reach grpcio's queue but not yet a
+            # worker when the port closes would be cancelled).
+            self.log.info("not_serving", drain_delay_s=drain_delay)
+            threading.Event().wait(drain_delay)
+        self.log.info("draining", grace_s=grace)
+        self._grpc.stop(grace).wait()
+        if self._bound is not None and self._bound.metrics is not None:
+            self._bound.metrics.stop()
+        self._health_executor.shutdown(wait=False, cancel_futures=True)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self.log.info("stopped")
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop(0, 0)

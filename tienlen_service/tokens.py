@@ -1,0 +1,429 @@
+"""State tokens and seat tokens: the game state travels to the client signed, and optionally sealed.
+
+The service keeps no state between calls, so the client carries it: every response returns the
+serialised game state as an opaque *state token*, and the next request hands it back. The
+token must therefore be tamper-proof (HMAC-SHA256 under a server key) and, when sealing is on,
+unreadable (AES-GCM), so a player holding it can't read the other hands.
+
+Wire layout of a state token (all lengths in bytes)::
+
+    offset  size  field
+    0       1     version (1)
+    1       1     flags: bit 0 = sealed; the other bits must be 0
+    2       1     n = length of the key id (1..32)
+    3       n     key id, ASCII [A-Za-z0-9._-] — in the clear, so the verifier picks the key
+    3+n     1     m = length of the deployment id (1..64)
+    4+n     m     deployment id, ASCII — in the clear, and covered by the tag
+    ...           body: the payload, or (sealed) a 12-byte random nonce + AES-GCM(payload)
+    end-32  32    HMAC-SHA256 over everything before it
+
+Why the deployment id is in the clear *and* under the MAC: two deployments may (wrongly) share
+key material; a token of one must not be accepted by the other. Because the tag covers the
+deployment id, a token names its deployment truthfully once its tag verifies, so the refusal
+can say exactly why (TOKEN_WRONG_DEPLOYMENT) instead of a vague bad signature — and a forger
+can't move a token between deployments.
+
+Keys: each configured key (32 random bytes recommended, 16 at least) is never used directly;
+three sub-keys are derived from it with HKDF-SHA256 — one per purpose (``info`` = "tienlen
+mac", "tienlen seal", "tienlen seat") — so a MAC, a ciphertext and a seat token can never be
+confused for one another. The first key of the ring signs; every key verifies, which is how
+keys are rotated without breaking the games in progress.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Final
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+VERSION: Final = 1
+FLAG_SEALED: Final = 0x01
+_KNOWN_FLAGS: Final = FLAG_SEALED
+TAG_BYTES: Final = 32
+NONCE_BYTES: Final = 12
+GCM_TAG_BYTES: Final = 16
+MIN_KEY_BYTES: Final = 16
+GENERATED_KEY_BYTES: Final = 32
+SEAT_TAG_BYTES: Final = 16
+"""Seat tokens carry 128 bits of HMAC: enough against guessing, short enough to paste."""
+MAX_SEAT: Final = 0xFFFF
+
+_KID_RE: Final = re.compile(r"[A-Za-z0-9._-]{1,32}")
+_DEPLOYMENT_RE: Final = re.compile(r"[A-Za-z0-9._:/-]{1,64}")
+_SEAT_TOKEN_RE: Final = re.compile(r"[A-Za-z0-9_-]{22}")
+
+_INFO_MAC: Final = b"tienlen mac"
+_INFO_SEAL: Final = b"tienlen seal"
+_INFO_SEAT: Final = b"tienlen seat"
+
+
+class TokenReason(StrEnum):
+    """Why a state token was refused; stable codes, returned in `ErrorInfo.reason`."""
+
+    TOKEN_MALFORMED = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
+    """Not a token of this service: empty, truncated, unknown version or flags, bad lengths."""
+    TOKEN_UNKNOWN_KEY = "TOKEN_UNKNOWN_KEY"  # noqa: S105 - a reason code, not a secret
+    """Signed by a key id this server doesn't have (retired, or another system's)."""
+    TOKEN_BAD_SIGNATURE = "TOKEN_BAD_SIGNATURE"  # noqa: S105 - a reason code, not a secret
+    """The tag doesn't verify: the token was altered or forged."""
+    TOKEN_WRONG_DEPLOYMENT = "TOKEN_WRONG_DEPLOYMENT"  # noqa: S105 - a reason code, not a secret
+    """A genuine token, but made by another deployment (which shares key material with us)."""
+    TOKEN_UNSEALED_REQUIRED = "TOKEN_UNSEALED_REQUIRED"  # noqa: S105 - a reason code, not a secret
+    """An unsealed token where this server requires sealed ones."""
+
+
+class TokenError(Exception):
+    """A state token that is refused; `reason` is a `TokenReason`, `message` a sentence.
+
+    The message never contains token bytes or key material.
+    """
+
+    def __init__(self, reason: TokenReason, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message
+
+
+class KeyConfigError(ValueError):
+    """A key specification that can't be used (the message never repeats key material)."""
+
+
+def _derive(material: bytes, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(material)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class _Key:
+    kid: str
+    kid_bytes: bytes
+    mac_key: bytes
+    seat_key: bytes
+    aead: AESGCM
+
+    @classmethod
+    def derive(cls, kid: str, material: bytes) -> _Key:
+        return cls(
+            kid=kid,
+            kid_bytes=kid.encode("ascii"),
+            mac_key=_derive(material, _INFO_MAC),
+            seat_key=_derive(material, _INFO_SEAT),
+            aead=AESGCM(_derive(material, _INFO_SEAL)),
+        )
+
+
+def _decode_material(kid: str, text: str) -> bytes:
+    """Key material is base64url (padding optional); standard base64 is accepted too."""
+    cleaned = text.strip()
+    padded = cleaned + "=" * (-len(cleaned) % 4)
+    try:
+        material = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        raise KeyConfigError(f"key {kid!r}: the key material is not base64url") from None
+    if len(material) < MIN_KEY_BYTES:
+        raise KeyConfigError(
+            f"key {kid!r}: {len(material)} bytes of key material; at least {MIN_KEY_BYTES} "
+            f"(32 recommended) are required"
+        )
+    return material
+
+
+class KeyRing:
+    """The configured keys, in order: the first signs, every one verifies.
+
+    Specification text: ``kid1:base64url,kid2:base64url`` (commas or new lines between keys,
+    ``#`` starts a comment in a file). Key ids are 1–32 characters of ``[A-Za-z0-9._-]``.
+    """
+
+    __slots__ = ("_by_kid", "_keys", "generated")
+
+    def __init__(self, keys: Iterable[tuple[str, bytes]], *, generated: bool = False) -> None:
+        derived: list[_Key] = []
+        seen: set[str] = set()
+        for kid, material in keys:
+            if not _KID_RE.fullmatch(kid):
+                raise KeyConfigError(
+                    f"key id {kid!r}: use 1-32 characters of letters, digits, '.', '_', '-'"
+                )
+            if kid in seen:
+                raise KeyConfigError(f"key id {kid!r} appears twice")
+            if len(material) < MIN_KEY_BYTES:
+                raise KeyConfigError(
+                    f"key {kid!r}: at least {MIN_KEY_BYTES} bytes of key material are required"
+                )
+            seen.add(kid)
+            derived.append(_Key.derive(kid, material))
+        if not derived:
+            raise KeyConfigError("no keys: give at least one kid:base64url key")
+        self._keys: tuple[_Key, ...] = tuple(derived)
+        self._by_kid: dict[bytes, _Key] = {k.kid_bytes: k for k in derived}
+        self.generated = generated
+        """True for a ring made by `generate()`: fine on a laptop, never in production."""
+
+    @classmethod
+    def from_spec(cls, spec: str) -> KeyRing:
+        """Parse ``kid1:base64url,kid2:base64url`` (the first key signs)."""
+        entries: list[tuple[str, bytes]] = []
+        for raw_line in spec.splitlines():
+            line = raw_line.split("#", 1)[0]
+            for raw_entry in line.split(","):
+                entry = raw_entry.strip()
+                if not entry:
+                    continue
+                kid, sep, text = entry.partition(":")
+                kid = kid.strip()
+                if not sep or not kid:
+                    raise KeyConfigError(
+                        "each key is written kid:base64url (a key id, a colon, the key)"
+                    )
+                entries.append((kid, _decode_material(kid, text)))
+        return cls(entries)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str] | Path) -> KeyRing:
+        """Read a key specification from a file (one ``kid:base64url`` per line, ``#`` comments)."""
+        try:
+            with open(path, encoding="utf-8") as handle:  # noqa: PTH123 - str or Path alike
+                text = handle.read()
+        except OSError as exc:
+            raise KeyConfigError(
+                f"can't read the keys file {os.fspath(path)!r}: {exc.strerror}"
+            ) from None
+        return cls.from_spec(text)
+
+    @classmethod
+    def generate(cls) -> KeyRing:
+        """Make a ring of one fresh random key, for local use.
+
+        Tokens die with the process and other replicas can't read them.
+        """
+        kid = "local-" + secrets.token_hex(4)
+        return cls([(kid, secrets.token_bytes(GENERATED_KEY_BYTES))], generated=True)
+
+    @staticmethod
+    def new_spec_entry(kid: str) -> str:
+        """Make a ``kid:base64url`` entry of 32 fresh random bytes (for operators making keys)."""
+        if not _KID_RE.fullmatch(kid):
+            raise KeyConfigError(
+                f"key id {kid!r}: use 1-32 characters of letters, digits, '.', '_', '-'"
+            )
+        return (
+            f"{kid}:{base64.urlsafe_b64encode(secrets.token_bytes(GENERATED_KEY_BYTES)).decode()}"
+        )
+
+    @property
+    def signing_kid(self) -> str:
+        """The key id that signs new tokens."""
+        return self._keys[0].kid
+
+    @property
+    def kids(self) -> tuple[str, ...]:
+        """Every key id, the signing one first."""
+        return tuple(k.kid for k in self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"KeyRing(kids={self.kids!r}, generated={self.generated})"
+
+    def _signing(self) -> _Key:
+        return self._keys[0]
+
+    def _lookup(self, kid: bytes) -> _Key | None:
+        return self._by_kid.get(kid)
+
+    def _all(self) -> tuple[_Key, ...]:
+        return self._keys
+
+
+class TokenCodec:
+    """Signs (and optionally seals) state payloads into tokens, and verifies them back.
+
+    `seal`: new tokens are encrypted with AES-GCM. `require_sealed`: unsealed tokens are
+    refused (TOKEN_UNSEALED_REQUIRED); off by default, so that turning sealing on doesn't break
+    the games in progress — turn it on once the unsealed tokens have aged out.
+    `deployment`: the id bound into every tag; a token of another deployment is refused.
+    """
+
+    __slots__ = (
+        "_dep_header",
+        "_deployment",
+        "_keyring",
+        "_require_sealed",
+        "_seal",
+        "_seat_prefix",
+    )
+
+    def __init__(
+        self,
+        keyring: KeyRing,
+        *,
+        seal: bool,
+        deployment: str = "tienlen",
+        require_sealed: bool = False,
+    ) -> None:
+        if not _DEPLOYMENT_RE.fullmatch(deployment):
+            raise KeyConfigError(
+                f"deployment id {deployment!r}: use 1-64 characters of letters, digits, '._:/-'"
+            )
+        self._keyring = keyring
+        self._seal = seal
+        self._require_sealed = require_sealed
+        self._deployment = deployment
+        dep = deployment.encode("ascii")
+        self._dep_header = bytes([len(dep)]) + dep
+        self._seat_prefix = b"tienlen seat token\x00" + self._dep_header
+
+    @property
+    def keyring(self) -> KeyRing:
+        """The key ring (for start-up logs: key ids only)."""
+        return self._keyring
+
+    @property
+    def deployment(self) -> str:
+        """The deployment id bound into every token."""
+        return self._deployment
+
+    @property
+    def seal(self) -> bool:
+        """Whether new tokens are sealed."""
+        return self._seal
+
+    @property
+    def require_sealed(self) -> bool:
+        """Whether unsealed tokens are refused."""
+        return self._require_sealed
+
+    def encode(self, payload: bytes) -> bytes:
+        """Sign (and, when sealing, encrypt) `payload` under the signing key."""
+        key = self._keyring._signing()  # noqa: SLF001 - the ring and the codec are one unit
+        flags = FLAG_SEALED if self._seal else 0
+        header = bytes((VERSION, flags, len(key.kid_bytes))) + key.kid_bytes + self._dep_header
+        if self._seal:
+            nonce = os.urandom(NONCE_BYTES)
+            # The header (version, flags, key id, deployment) is the associated data: the
+            # ciphertext can't be moved under another header even before the HMAC is checked.
+            body = nonce + key.aead.encrypt(nonce, bytes(payload), header)
+        else:
+            body = bytes(payload)
+        prefix = header + body
+        return prefix + hmac.digest(key.mac_key, prefix, hashlib.sha256)
+
+    def decode(self, token: bytes) -> bytes:
+        """Verify `token` and return its payload; raise `TokenError` (and nothing else)."""
+        try:
+            data = token if type(token) is bytes else bytes(token)
+        except (TypeError, ValueError):
+            raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is not bytes") from None
+        size = len(data)
+        if size == 0:
+            raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is empty")
+        if data[0] != VERSION:
+            raise TokenError(
+                TokenReason.TOKEN_MALFORMED, "the state token has an unknown format version"
+            )
+        # Smallest possible token: version, flags, kid length, 1-byte kid, deployment length,
+        # 1-byte deployment, tag.
+        if size < 5 + 1 + TAG_BYTES:
+            raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is truncated")
+        flags = data[1]
+        if flags & ~_KNOWN_FLAGS:
+            raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token has unknown flags")
+        kid_len = data[2]
+        dep_at = 3 + kid_len
+        if kid_len == 0 or dep_at >= size - TAG_BYTES:
+            raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is truncated")
+        dep_len = data[dep_at]
+        body_at = dep_at + 1 + dep_len
+        tag_at = size - TAG_BYTES
+        if dep_len == 0 or body_at > tag_at:
+            raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is truncated")
+        sealed = bool(flags & FLAG_SEALED)
+        if sealed and tag_at - body_at < NONCE_BYTES + GCM_TAG_BYTES:
+            raise TokenError(TokenReason.TOKEN_MALFORMED, "the sealed state token is truncated")
+
+        key = self._keyring._lookup(data[3:dep_at])  # noqa: SLF001
+        if key is None:
+            raise TokenError(
+                TokenReason.TOKEN_UNKNOWN_KEY,
+                "the state token was signed by a key this server does not have",
+            )
+        prefix = data[:tag_at]
+        expected = hmac.digest(key.mac_key, prefix, hashlib.sha256)
+        if not hmac.compare_digest(expected, data[tag_at:]):
+            raise TokenError(
+                TokenReason.TOKEN_BAD_SIGNATURE,
+                "the state token's signature does not verify (altered or forged)",
+            )
+        if data[dep_at:body_at] != self._dep_header:
+            raise TokenError(
+                TokenReason.TOKEN_WRONG_DEPLOYMENT,
+                "the state token was made by another deployment",
+            )
+        if not sealed:
+            if self._require_sealed:
+                raise TokenError(
+                    TokenReason.TOKEN_UNSEALED_REQUIRED,
+                    "this server accepts sealed state tokens only",
+                )
+            return data[body_at:tag_at]
+        nonce = data[body_at : body_at + NONCE_BYTES]
+        try:
+            return key.aead.decrypt(nonce, data[body_at + NONCE_BYTES : tag_at], data[:body_at])
+        except InvalidTag:
+            # Unreachable unless the key ring itself is inconsistent: the HMAC already proved
+            # the bytes are ours. Still a refusal, never a crash.
+            raise TokenError(
+                TokenReason.TOKEN_BAD_SIGNATURE, "the sealed state token does not decrypt"
+            ) from None
+
+    def _seat_tag(self, key: _Key, game_id: bytes, seat: int) -> bytes:
+        message = self._seat_prefix + seat.to_bytes(2, "big") + game_id
+        return hmac.digest(key.seat_key, message, hashlib.sha256)[:SEAT_TAG_BYTES]
+
+    def seat_token(self, game_id: bytes, seat: int) -> str:
+        """Mint the capability token that lets its holder act for `seat` in game `game_id`.
+
+        Base64url of a 128-bit HMAC under the signing key over (deployment, seat, game id).
+        """
+        if not 0 <= seat <= MAX_SEAT:
+            raise ValueError(f"seat {seat} is out of range")
+        tag = self._seat_tag(self._keyring._signing(), bytes(game_id), seat)  # noqa: SLF001
+        return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
+
+    def check_seat_token(self, game_id: bytes, seat: int, token: str) -> bool:
+        """Whether `token` is the seat token of `seat` in `game_id` under any configured key.
+
+        Never raises; compares in constant time and tries every key (so tokens minted before
+        a rotation keep working while their key is still configured).
+        """
+        if not isinstance(token, str) or not _SEAT_TOKEN_RE.fullmatch(token):
+            return False
+        if not isinstance(seat, int) or not 0 <= seat <= MAX_SEAT:
+            return False
+        try:
+            given = base64.urlsafe_b64decode(token + "==")
+            gid = bytes(game_id)
+        except (binascii.Error, ValueError, TypeError):
+            return False
+        ok = False
+        for key in self._keyring._all():  # noqa: SLF001
+            # No early exit: the time taken doesn't tell which key (if any) matched.
+            ok |= hmac.compare_digest(self._seat_tag(key, gid, seat), given)
+        return ok
