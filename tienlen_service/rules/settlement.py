@@ -132,7 +132,7 @@ def _places(state: GameState, ledger: _Ledger) -> Settlement:
         for seat in _others(state, winner):
             if seat not in frozen:
                 ledger.pay(seat, winner, rules.blind_three_stakes, TransferReason.BLIND_THREE)
-    elif not (frozen and len(frozen) == state.players - 2):
+    else:
         _place_transfers(state, ledger, frozen)
     if not frozen:
         _rotten_last(state, ledger, winner)
@@ -162,10 +162,14 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
 
 
 def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> None:
-    """Places (source 03): 4 players last→1st L, 3rd→2nd; 3 players last→1st L, 2nd→1st;
-    2 players last→1st L. A frozen player pays its frozen amount instead."""
+    """Places (source 003): 4 players last→1st L, 3rd→2nd; 3 players last→1st L, 2nd→1st;
+    2 players last→1st L. A frozen player pays its frozen amount instead, and the one player
+    left alone with frozen players (no other opponent played) neither pays nor receives."""
     rules = state.rules
     n = state.players
+    winner = state.winner
+    unfrozen = [s for s in range(n) if s != winner and s not in frozen]
+    alone = unfrozen[0] if frozen and len(unfrozen) == 1 and state.hands[unfrozen[0]] else -1
     table = {
         4: ((4, 1, rules.place_last_to_first), (3, 2, rules.place_third_to_second)),
         3: ((3, 1, rules.place_last_to_first), (2, 1, rules.place_second_to_first)),
@@ -173,7 +177,7 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
     }[n]
     for payer_place, payee_place, stakes in table:
         payer, payee = _seat_at(state, payer_place), _seat_at(state, payee_place)
-        if payer >= 0 and payee >= 0 and payer not in frozen:
+        if payer >= 0 and payee >= 0 and payer not in frozen and alone not in (payer, payee):
             ledger.pay(payer, payee, stakes, TransferReason.PLACE)
 
 

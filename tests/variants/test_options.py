@@ -1,0 +1,780 @@
+"""Every rule option by name (RULES §2-§10, `options.OPTIONS`): set on its own over the Southern
+defaults, each changes exactly what its description says, shown on a game where the default
+plays differently. Then the refusals: an unknown preset or option, a bad value, an impossible
+table (`dau` with 4 players) and a stake that would make a fraction of a chip are `SetupError`s
+with a stable code and the field at fault.
+
+Each option test is registered with `@covers(name)`; `test_every_option_is_tested_by_name`
+fails when an option is added without a test here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import TypeVar
+
+import pytest
+
+from tienlen_service.rules.cards import TWOS
+from tienlen_service.rules.combinations import Kind
+from tienlen_service.rules.errors import SetupError
+from tienlen_service.rules.events import InstantWin, Played, PlayerFinished, PlayersFrozen
+from tienlen_service.rules.game import new_game, next_game
+from tienlen_service.rules.options import OPTIONS, OPTIONS_BY_NAME, PRESET_DESCRIPTIONS, PRESETS
+from tienlen_service.rules.ruleset import build_rules
+
+from .conftest import (
+    Beat,
+    Reason,
+    Table,
+    TransferReason,
+    cards,
+    combo,
+    deal,
+    later,
+    reasons,
+    relation,
+    rules,
+    transfers,
+)
+
+F = TypeVar("F", bound=Callable[..., object])
+TESTED: set[str] = set()
+
+THREE_PAIRS = "3S 3C 4S 4C 5S 5C"
+FOUR_PAIRS = "9S 9C 10S 10C JS JC QS QC"
+SOUTH = rules("southern")
+
+
+def covers(*names: str) -> Callable[[F], F]:
+    """Register the options a test proves."""
+
+    def mark(test: F) -> F:
+        unknown = set(names) - set(OPTIONS_BY_NAME)
+        assert not unknown, f"no such option: {unknown}"
+        TESTED.update(names)
+        return test
+
+    return mark
+
+
+def setup_error(
+    variant: str = "southern",
+    options: Mapping[str, object] | None = None,
+    players: int | None = None,
+) -> SetupError:
+    """The SetupError raised building this rule set (and dealing to `players`, if given)."""
+    if players is None:
+        with pytest.raises(SetupError) as info:
+            build_rules(variant, options)
+        return info.value
+    ruleset = build_rules(variant, options)
+    with pytest.raises(SetupError) as info:
+        new_game(ruleset, players, seed=1)
+    return info.value
+
+
+# --------------------------------------------------------------------------- presets
+
+
+def test_the_six_presets_are_named_and_described() -> None:
+    assert set(PRESETS) == {"southern", "northern", "hue", "da_nang", "dau", "dem_la"}
+    assert set(PRESET_DESCRIPTIONS) == set(PRESETS)
+    for name in PRESETS:
+        assert rules(name).variant == name
+
+
+def test_the_southern_preset_is_every_default() -> None:
+    assert rules("southern").option_values() == {o.name: o.default for o in OPTIONS}
+
+
+@pytest.mark.parametrize("variant", sorted(PRESETS))
+def test_a_preset_option_can_be_overridden_by_name(variant: str) -> None:
+    ruleset = rules(variant, stake=500)
+    assert ruleset.stake == 500
+    assert ruleset.variant == variant
+    base = rules(variant).option_values()
+    assert ruleset.option_values() == base | {"stake": 500}
+
+
+def test_every_option_is_tested_by_name() -> None:
+    assert sorted(set(OPTIONS_BY_NAME) - TESTED) == []
+
+
+# --------------------------------------------------------------------------- the deal
+
+
+@covers("cards_per_hand")
+def test_option_cards_per_hand_deals_that_many_cards() -> None:
+    state, _ = new_game(rules(cards_per_hand=9), 4, seed=3)
+    assert [h.bit_count() for h in state.hands] == [9, 9, 9, 9]
+    state, _ = new_game(SOUTH, 4, seed=3)
+    assert [h.bit_count() for h in state.hands] == [13, 13, 13, 13]
+
+
+@covers("deal_all_cards")
+def test_option_deal_all_cards_deals_17_17_18_to_three_players() -> None:
+    state, _ = new_game(rules(deal_all_cards=True), 3, seed=5, dealer=2)
+    assert [h.bit_count() for h in state.hands] == [17, 17, 18]
+    error = setup_error(options={"deal_all_cards": True}, players=4)
+    assert (error.code, error.field) == ("INVALID_PLAYER_COUNT", "players")
+
+
+@covers("four_twos")
+def test_option_four_twos_redeal_instead_of_instant_win() -> None:
+    hands = ("2S 2C 2D 2H 9D", "3S 5D")
+    win = deal("southern", *hands)
+    assert win.of(InstantWin) == [InstantWin(0, "four_twos")]
+    with pytest.raises(SetupError) as info:
+        deal("southern", *hands, options={"four_twos": "redeal"})
+    assert (info.value.code, info.value.field) == ("REDEAL_REQUIRED", "hands")
+
+
+@covers("four_twos")
+def test_option_four_twos_redeal_makes_a_seeded_deal_without_four_twos() -> None:
+    seed = next(
+        s for s in range(2000) if new_game(SOUTH, 4, seed=s)[0].instant_pattern == "four_twos"
+    )
+    redealt, _ = new_game(rules(four_twos="redeal"), 4, seed=seed)
+    assert all(hand & TWOS != TWOS for hand in redealt.hands)
+    assert redealt.instant_pattern != "four_twos"
+
+
+@covers("four_threes_lay_down_twos")
+def test_option_four_threes_lay_down_twos_removes_every_2() -> None:
+    hands = ("3S 3C 3D 3H 2S 9D", "2H 2D 8C")
+    on = later("southern", *hands, options={"four_threes_lay_down_twos": True})
+    assert on.state.hands == (cards("3S 3C 3D 3H 9D"), cards("8C"))
+    off = later("southern", *hands)
+    assert off.state.hands == (cards(hands[0]), cards(hands[1]))
+
+
+# --------------------------------------------------------------------------- combinations
+
+
+@covers("same_colour_pairs")
+def test_option_same_colour_pairs() -> None:
+    on = rules(same_colour_pairs=True)
+    assert combo("5S 5D", on) is None
+    assert combo("5S 5C", on) is not None
+    assert combo("5S 5D", SOUTH) is not None
+
+
+@covers("consecutive_pairs")
+def test_option_consecutive_pairs() -> None:
+    assert combo(THREE_PAIRS, rules(consecutive_pairs=False)) is None
+    found = combo(THREE_PAIRS, SOUTH)
+    assert found is not None
+    assert found.kind == Kind.CONSECUTIVE_PAIRS
+
+
+@covers("consecutive_triples")
+def test_option_consecutive_triples() -> None:
+    triples = "4S 4C 4D 5S 5C 5D 6S 6C 6D"
+    found = combo(triples, rules(consecutive_triples=True))
+    assert found is not None
+    assert found.kind == Kind.CONSECUTIVE_TRIPLES
+    assert combo(triples, SOUTH) is None
+
+
+@covers("single_suit_straights")
+def test_option_single_suit_straights() -> None:
+    on = rules(single_suit_straights=True)
+    assert combo("4C 5D 6C", on) is None
+    assert combo("4C 5C 6C", on) is not None
+    assert combo("4C 5D 6C", SOUTH) is not None
+
+
+@covers("follow_suit")
+def test_option_follow_suit() -> None:
+    on = rules(follow_suit=True)
+    assert relation("6H", "4D", on) == Beat.NO
+    assert relation("6D", "4D", on) == Beat.BEATS
+    assert relation("6H", "4D", SOUTH) == Beat.BEATS
+    t = later("southern", "4D 9S", "6H 6D", options={"follow_suit": True})
+    t.play(0, "4D")
+    assert t.legal(1) == {"6D"}
+
+
+# --------------------------------------------------------------------------- chops
+
+
+@covers("chop_table")
+@pytest.mark.parametrize(
+    ("table", "bomb", "target", "chops"),
+    [
+        ("southern", THREE_PAIRS, "2H", True),
+        ("southern", "9S 9C 9D 9H", "2S 2C", True),
+        ("hue", THREE_PAIRS, "2H", False),
+        ("hue", "9S 9C 9D 9H", "2S 2C", False),
+        ("hue", "9S 9C 9D 9H", "2H", True),
+        ("da_nang", FOUR_PAIRS, "2H", False),
+        ("da_nang", FOUR_PAIRS, "AS AC AD AH", True),
+        ("northern", "9S 9C 9D 9H", THREE_PAIRS, False),
+        ("northern", "9S 9C 9D 9H", "2S 2C", True),
+        ("dau", FOUR_PAIRS, "2H", True),
+        ("dau", "9S 9C 9D 9H", "2H", False),
+        ("none", "9S 9C 9D 9H", "2H", False),
+        ("none", FOUR_PAIRS, "2H", False),
+    ],
+)
+def test_option_chop_table_selects_the_regional_table(
+    table: str, bomb: str, target: str, chops: bool
+) -> None:
+    assert (relation(bomb, target, rules(chop_table=table)) == Beat.CHOPS) is chops
+
+
+@covers("suited_straight_chops")
+def test_option_suited_straight_chops() -> None:
+    on = rules(suited_straight_chops=True)
+    assert relation("5D 6D 7D 8D 9D", "2H", on) == Beat.CHOPS
+    assert relation("6C 7C 8C 9C 10C JC", "2S 2C", on) == Beat.CHOPS
+    assert relation("5D 6D 7D 8D 9S", "2H", on) == Beat.NO  # not one suit
+    assert relation("5D 6D 7D 8D 9D", "2H", SOUTH) == Beat.NO
+
+
+@covers("out_of_turn_chops")
+def test_option_out_of_turn_chops() -> None:
+    hands = ("8D 2H 4H", f"{FOUR_PAIRS} 3H", "JD 3D")
+    for allowed in (True, False):
+        t = later("southern", *hands, options={"out_of_turn_chops": allowed})
+        t.play(0, "8D").passes(1).play(2, "JD").play(0, "2H")
+        assert t.to_act == 2
+        assert t.can_play(1, FOUR_PAIRS) is allowed
+    t = later("southern", "2H 4H", f"{FOUR_PAIRS} 3H", options={"out_of_turn_chops": False})
+    t.play(0, "2H").play(1, FOUR_PAIRS)  # in turn it still chops
+    assert t.of(Played)[-1].chop
+
+
+def _chop_of_a_last_two(value: str) -> Table:
+    """Seat 0 goes out on ♥2; seat 1 chops it with a four of a kind."""
+    t = later(
+        "southern",
+        "4D AD 2H",
+        "6D 9S 9C 9D 9H 3S",
+        "7D 4S 6S",
+        options={"chop_on_last_card": value},
+    )
+    t.play(0, "4D").play(1, "6D").play(2, "7D").play(0, "AD").passes(1, 2).play(0, "2H")
+    t.play(1, "9S 9C 9D 9H").passes(2).play(1, "3S")
+    assert t.over
+    return t
+
+
+@covers("chop_on_last_card")
+@pytest.mark.parametrize(
+    ("value", "chops", "zero_sum"),
+    [("void", [], True), ("paid", [(0, 1, 100)], True), ("chopper_only", [(-1, 1, 100)], False)],
+)
+def test_option_chop_on_last_card(
+    value: str, chops: list[tuple[int, int, int]], zero_sum: bool
+) -> None:
+    s = _chop_of_a_last_two(value).settle()
+    assert transfers(s, TransferReason.CHOP) == chops
+    assert s.zero_sum is zero_sum
+    assert (sum(s.net) == 0) is zero_sum
+
+
+# --------------------------------------------------------------------------- leading
+
+
+@covers("starting_card")
+def test_option_starting_card() -> None:
+    hands = ("3S 5S", "3C 6S")
+    assert deal("southern", *hands).to_act == 0
+    club = deal("southern", *hands, options={"starting_card": "3C"})
+    assert club.to_act == 1
+    assert club.refused(1, "6S") == Reason.MUST_INCLUDE_STARTING_CARD
+
+
+@covers("starting_card_every_game")
+def test_option_starting_card_every_game() -> None:
+    for every_game, leader in ((True, 1), (False, 0)):
+        first = deal("southern", "3S", "8S", options={"starting_card_every_game": every_game})
+        first.play(0, "3S")
+        assert first.state.winner == 0
+        assert first.next_game("4D 5D", "3S 6D").to_act == leader
+
+
+@covers("first_game_leader")
+def test_option_first_game_leader_random() -> None:
+    on = rules(first_game_leader="random")
+    leaders = {
+        new_game(on, 4, hands=[cards("3S"), cards("4S"), cards("5S"), cards("6S")], seed=s)[
+            0
+        ].to_act
+        for s in range(30)
+    }
+    assert leaders == {0, 1, 2, 3}
+    state, _ = new_game(on, 2, hands=[cards("3S 9D"), cards("4S")], seed=4)
+    assert state.must_include == -1
+    south = new_game(SOUTH, 2, hands=[cards("4S"), cards("3S 9D")])[0]
+    assert (south.to_act, south.must_include) == (1, 0)
+
+
+@covers("pass_lockout")
+def test_option_pass_lockout() -> None:
+    hands = ("4S 7S 3D", "8S 9D", "5S 10D")
+    locked = later("southern", *hands)
+    locked.play(0, "4S").passes(1).play(2, "5S").play(0, "7S")
+    assert locked.to_act == 2
+    assert locked.refused(1, "8S") == Reason.LOCKED_OUT_OF_ROUND
+    free = later("southern", *hands, options={"pass_lockout": False})
+    free.play(0, "4S").passes(1).play(2, "5S").play(0, "7S")
+    assert free.to_act == 1  # back in the round after passing
+    free.play(1, "8S")
+
+
+@covers("lead_stealing")
+def test_option_lead_stealing() -> None:
+    hands = ("9S 10S", f"{THREE_PAIRS} JS", "QS KS")
+    on = later("southern", *hands, options={"lead_stealing": True})
+    on.play(1, THREE_PAIRS)
+    assert on.of(Played)[-1].steal
+    off = later("southern", *hands)
+    assert off.refused(1, THREE_PAIRS) == Reason.NOT_YOUR_TURN
+
+
+# --------------------------------------------------------------------------- finishing
+
+
+@covers("finish_on_two")
+@pytest.mark.parametrize(("value", "place"), [("allowed", 1), ("ranks_last", 3)])
+def test_option_finish_on_two(value: str, place: int) -> None:
+    t = later("southern", "5D AD 2H", "6D 3C 4C", "7D 8S 9H", options={"finish_on_two": value})
+    t.play(0, "5D").play(1, "6D").play(2, "7D").play(0, "AD").passes(1, 2).play(0, "2H")
+    assert t.of(PlayerFinished)[-1] == PlayerFinished(0, place, ranked_last=place == 3)
+
+
+@covers("finish_on_four_of_a_kind")
+@pytest.mark.parametrize(("value", "place"), [("allowed", 1), ("ranks_last", 3)])
+def test_option_finish_on_four_of_a_kind(value: str, place: int) -> None:
+    t = later(
+        "southern",
+        "5D AD JS JC JD JH",
+        "6D 3C 4C",
+        "7D 8S 9H",
+        options={"finish_on_four_of_a_kind": value},
+    )
+    t.play(0, "5D").play(1, "6D").play(2, "7D").play(0, "AD").passes(1, 2).play(0, "JS JC JD JH")
+    assert t.of(PlayerFinished)[-1] == PlayerFinished(0, place, ranked_last=place == 3)
+
+
+# --------------------------------------------------------------------------- instant wins
+
+
+@covers("instant_wins")
+@pytest.mark.parametrize(
+    ("name", "hand", "pattern"),
+    [
+        ("none", "2S 2C 2D 2H 9D", ""),
+        ("standard", "2S 2C 2D 2H 9D", "four_twos"),
+        ("standard", "4D 4C 4S 5D 5C 5S 6H 6D 6S 9H", ""),  # 3 consecutive triples: not standard
+        ("extended", "4D 4C 4S 5D 5C 5S 6H 6D 6S 9H", "three_consecutive_triples"),
+        ("standard", "3S 3C 4S 4C 5S 5C 6S 6C 9H", "three_consecutive_pairs_with_start"),
+        ("extended", "3S 3C 4S 4C 5S 5C 6S 6C 9H", "three_consecutive_pairs_with_start"),
+        ("dau", "3S 3C 4S 4C 5S 5C 6S 6C 9H", "four_consecutive_pairs_with_start"),
+        ("dau", "2S 2C 2D 2H 9D", ""),
+        ("dem_la", "2S 2C 2D 2H 9D", "four_twos"),
+        ("dem_la", "3S 4S 5S 6S 7S 8S 9C 10C JC QC KC 2S", ""),  # 12 of one colour
+        ("standard", "3S 4S 5S 6S 7S 8S 9C 10C JC QC KC 2S", "twelve_of_one_colour"),
+    ],
+)
+def test_option_instant_wins_selects_the_list(name: str, hand: str, pattern: str) -> None:
+    t = deal("southern", hand, "KH", options={"instant_wins": name})
+    assert t.state.instant_pattern == pattern
+
+
+@covers("first_game_instant_wins")
+def test_option_first_game_instant_wins() -> None:
+    four_threes = ("3S 3C 3D 3H 9D", "KH")
+    assert deal("southern", *four_threes).of(InstantWin) == [InstantWin(0, "four_threes")]
+    off = deal("southern", *four_threes, options={"first_game_instant_wins": False})
+    assert not off.of(InstantWin)
+    four_twos = ("2S 2C 2D 2H 9D", "3S")
+    assert deal("southern", *four_twos, options={"first_game_instant_wins": False}).of(InstantWin)
+
+
+@covers("count_pigs")
+def test_option_count_pigs() -> None:
+    hands = ("2S 2C 2D 2H 9D", "3S 3H", "JS JC JD JH 4D")
+    plain = deal("southern", *hands).settle()
+    assert sorted(transfers(plain)) == [(1, 0, 200), (2, 0, 200)]
+    counted = deal("southern", *hands, options={"count_pigs": True}).settle()
+    assert sorted(transfers(counted, TransferReason.ROTTEN)) == [(2, 0, 200)]  # the four: 2 stakes
+    assert sorted(transfers(counted, TransferReason.INSTANT_WIN)) == [(1, 0, 200), (2, 0, 200)]
+
+
+@covers("instant_win_stakes")
+def test_option_instant_win_stakes() -> None:
+    s = deal("southern", "2S 2C 2D 2H 9D", "3S", options={"instant_win_stakes": 3}).settle()
+    assert transfers(s) == [(1, 0, 300)]
+
+
+# --------------------------------------------------------------------------- cóng
+
+
+def _frozen_game(**options: object) -> Table:
+    """Seat 0 goes out before seat 1 has played (2 players)."""
+    t = later("southern", "9S", "4D 2H", options=options)
+    t.play(0, "9S")
+    return t
+
+
+@covers("freezing")
+def test_option_freezing() -> None:
+    on = _frozen_game()
+    assert on.of(PlayersFrozen) == [PlayersFrozen((1,), (2,))]
+    assert TransferReason.FROZEN in reasons(on.settle())
+    off = later("southern", "9S", "4D 2H", "5D 6D", options={"freezing": False})
+    off.play(0, "9S")
+    assert not off.of(PlayersFrozen)
+    assert not off.over
+
+
+@covers("freeze_multiplier")
+def test_option_freeze_multiplier() -> None:
+    assert transfers(_frozen_game().settle(), TransferReason.FROZEN) == [(1, 0, 400)]  # 2 × L
+    assert transfers(_frozen_game(freeze_multiplier=4).settle(), TransferReason.FROZEN) == [
+        (1, 0, 800)
+    ]
+    # The frozen player's 2s are counted as for thối, whatever the multiplier.
+    assert transfers(_frozen_game(freeze_multiplier=4).settle(), TransferReason.ROTTEN) == [
+        (1, 0, 100)
+    ]
+
+
+@covers("freeze_exempt_unplayed")
+def test_option_freeze_exempt_unplayed() -> None:
+    hands = ("3S 9S", "4S 10S", "5S 10C", "6S 7S")
+    for exempt, frozen in ((0, True), (2, True), (1, False)):
+        t = later("southern", *hands, options={"freeze_exempt_unplayed": exempt})
+        t.play(0, "3S").play(1, "4S").play(2, "5S").passes(3).play(0, "9S")  # only seat 3 unplayed
+        assert bool(t.of(PlayersFrozen)) is frozen, exempt
+
+
+@covers("compensation")
+@pytest.mark.parametrize("on", [True, False])
+def test_option_compensation(on: bool) -> None:
+    # Seat 1 passes on the ♠8 holding ♠10, the only beat; seat 0 goes out and both are frozen.
+    t = later("southern", "8S 9S", "10S 4D", "5D 6D", options={"compensation": on})
+    t.play(0, "8S").passes(1, 2).play(0, "9S")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((1, 2), (2, 3))]
+    s = t.settle()
+    if on:  # đền bài: seat 1 pays for both, seat 2 pays nothing and seat 1 leads the next game
+        assert transfers(s) == [(1, 0, 400), (1, 0, 400)]
+        assert reasons(s) == {TransferReason.COMPENSATION}
+        assert s.next_leader == 1
+        assert t.next_game("4S 5S", "6S 7S", "8S 9S").to_act == 1
+    else:
+        assert sorted(transfers(s)) == [(1, 0, 400), (2, 0, 400)]
+        assert reasons(s) == {TransferReason.FROZEN}
+        assert s.next_leader == -1
+
+
+# --------------------------------------------------------------------------- specials
+
+
+def _spade_three_win(**options: object) -> Table:
+    """Seat 0 goes out with ♠3 as its very last card, after everyone has played."""
+    t = later("southern", "4S 2H 3S", "5S 9S", "6S 10S", "7S 8S", options=options)
+    t.play(0, "4S").play(1, "5S").play(2, "6S").play(3, "7S").play(0, "2H").passes(1, 2, 3)
+    t.play(0, "3S").passes(1, 2, 3).play(1, "9S").passes(2, 3).play(2, "10S")
+    assert t.places == (1, 2, 3, 4)
+    return t
+
+
+@covers("blind_three_stakes")
+def test_option_blind_three_stakes() -> None:
+    s = _spade_three_win(blind_three_stakes=3).settle()
+    assert sorted(transfers(s)) == [(1, 0, 300), (2, 0, 300), (3, 0, 300)]
+    assert sorted(transfers(_spade_three_win().settle())) == [(2, 1, 100), (3, 0, 200)]
+
+
+@covers("rotten_three_stakes")
+def test_option_rotten_three_stakes() -> None:
+    for stakes, expected in ((3, [(1, 0, 300)]), (0, [])):
+        t = later("southern", "4D 9S", "3S 5D", options={"rotten_three_stakes": stakes})
+        t.play(0, "4D").play(1, "5D").play(0, "9S")
+        assert transfers(t.settle(), TransferReason.ROTTEN_THREE) == expected
+
+
+# --------------------------------------------------------------------------- settlement
+
+
+@covers("scoring")
+def test_option_scoring_points() -> None:
+    # Points (sources 000/001/002): ♠2 1, ♣2 2, ♦2 3, ♥2 4, any bomb 4, each point a stake.
+    t = later("southern", "2H 3H", "JS JC JD JH 4C", options={"scoring": "points"})
+    t.play(0, "2H").play(1, "JS JC JD JH").passes(0).play(1, "4C")
+    assert transfers(t.settle(), TransferReason.CHOP) == [(0, 1, 400)]
+
+
+@covers("scoring")
+def test_option_scoring_card_count() -> None:
+    t = later("southern", "4D 9S", "5D 6C 7C", "6D 8D", options={"scoring": "card_count"})
+    t.play(0, "4D").play(1, "5D").play(2, "6D").play(0, "9S")
+    assert t.over  # the game ends at the first finish
+    assert sorted(transfers(t.settle())) == [(1, 0, 200), (2, 0, 100)]
+
+
+@covers("stake")
+def test_option_stake() -> None:
+    t = later("southern", "4D 9S", "5D 6C", options={"stake": 50})
+    t.play(0, "4D").play(1, "5D").play(0, "9S")
+    assert transfers(t.settle()) == [(1, 0, 100)]  # L = 2 stakes of 50 chips
+
+
+def _three_player_places(**options: object) -> Table:
+    t = later("southern", "4C AC 9S", "5C 7C 8S", "6C 3D", options=options)
+    t.play(0, "4C").play(1, "5C").play(2, "6C").play(0, "AC").passes(1, 2)
+    t.play(0, "9S").passes(1, 2).play(1, "7C").passes(2).play(1, "8S")
+    assert t.places == (1, 2, 3)
+    return t
+
+
+@covers("place_last_to_first", "place_second_to_first")
+def test_option_place_amounts_for_three_players() -> None:
+    assert sorted(transfers(_three_player_places().settle())) == [(1, 0, 100), (2, 0, 200)]
+    s = _three_player_places(place_last_to_first=3, place_second_to_first="1/2").settle()
+    assert sorted(transfers(s)) == [(1, 0, 50), (2, 0, 300)]
+
+
+@covers("place_third_to_second")
+def test_option_place_third_to_second() -> None:
+    def four_player_game(**options: object) -> Table:
+        t = later("southern", "4C AC 9S", "5C 7C 8S", "6C 3D 10D", "7D JD", options=options)
+        t.play(0, "4C").play(1, "5C").play(2, "6C").play(3, "7D").play(0, "AC").passes(1, 2, 3)
+        t.play(0, "9S").passes(1, 2, 3).play(1, "7C").passes(2, 3).play(1, "8S").passes(2, 3)
+        t.play(2, "3D").play(3, "JD")
+        assert t.places == (1, 2, 4, 3)
+        return t
+
+    assert sorted(transfers(four_player_game().settle())) == [(2, 0, 200), (3, 1, 100)]
+    assert sorted(transfers(four_player_game(place_third_to_second=2).settle())) == [
+        (2, 0, 200),
+        (3, 1, 200),
+    ]
+
+
+@covers("penalty_two_spades", "penalty_two_clubs", "penalty_two_diamonds", "penalty_two_hearts")
+@pytest.mark.parametrize(
+    ("option", "two", "default_chips"),
+    [
+        ("penalty_two_spades", "2S", 50),
+        ("penalty_two_clubs", "2C", 50),
+        ("penalty_two_diamonds", "2D", 100),
+        ("penalty_two_hearts", "2H", 100),
+    ],
+)
+def test_option_penalty_of_each_two(option: str, two: str, default_chips: int) -> None:
+    for options, chips in (({}, default_chips), ({option: 3}, 300)):
+        t = later("southern", f"{two} 3H", "JS JC JD JH 4C", options=options)
+        t.play(0, two).play(1, "JS JC JD JH").passes(0).play(1, "4C")
+        assert transfers(t.settle(), TransferReason.CHOP) == [(0, 1, chips)]
+
+
+@covers("penalty_three_pairs", "penalty_four_of_a_kind")
+@pytest.mark.parametrize(
+    ("led", "chop", "option", "default_chips"),
+    [
+        (THREE_PAIRS, "JS JC JD JH", "penalty_three_pairs", 150),
+        ("6S 6C 6D 6H", "JS JC JD JH", "penalty_four_of_a_kind", 200),
+    ],
+)
+def test_option_penalty_of_a_chopped_bomb(
+    led: str, chop: str, option: str, default_chips: int
+) -> None:
+    for options, chips in (({}, default_chips), ({option: 4}, 400)):
+        t = later("southern", f"{led} KH", f"{chop} AD", options=options)
+        t.play(0, led).play(1, chop).passes(0).play(1, "AD")
+        assert transfers(t.settle(), TransferReason.CHOP) == [(0, 1, chips)]
+
+
+def _left_holding(variant: str, last_hand: str, **options: object) -> Table:
+    """3 players; seat 0 goes out first, seat 1 second, seat 2 is left holding `last_hand`."""
+    t = later(variant, "4C AC 9S", "5C 7C 8S", f"6C {last_hand}", options=options)
+    t.play(0, "4C").play(1, "5C").play(2, "6C").play(0, "AC").passes(1, 2)
+    t.play(0, "9S").passes(1, 2).play(1, "7C").passes(2).play(1, "8S")
+    assert t.places == (1, 2, 3)
+    return t
+
+
+@covers("penalty_four_pairs")
+def test_option_penalty_four_pairs() -> None:
+    four_pairs = "3S 3D 4S 4D 5S 5D 6S 6D"
+    assert transfers(_left_holding("southern", four_pairs).settle(), TransferReason.ROTTEN) == [
+        (2, 1, 250)
+    ]
+    s = _left_holding("southern", four_pairs, penalty_four_pairs=5).settle()
+    assert transfers(s, TransferReason.ROTTEN) == [(2, 1, 500)]
+
+
+@covers("penalty_five_pairs", "penalty_six_pairs", "penalty_three_triples")
+@pytest.mark.parametrize(
+    ("last_hand", "option", "default_chips"),
+    [
+        ("10S 10D JS JD QS QD KS KD AS AD", "penalty_five_pairs", 200),
+        ("3S 3D 4S 4D 5S 5D 6S 6D 7S 7D 8D 8H", "penalty_six_pairs", 300),
+        ("3S 3D 3H 4S 4D 4H 5S 5D 5H", "penalty_three_triples", 250),
+    ],
+)
+def test_option_penalty_of_dau_bombs(last_hand: str, option: str, default_chips: int) -> None:
+    # Under Đấu (where these bombs are valued) a last hand rots at the option's value.
+    def rotten(**options: object) -> int:
+        s = _left_holding("dau", last_hand, **options).settle()
+        return sum(a for _, _, a in transfers(s, TransferReason.ROTTEN))
+
+    assert rotten() == default_chips
+    assert rotten(**{option: 6}) == 600
+
+
+@covers("rotten_two_flat")
+def test_option_rotten_two_flat() -> None:
+    assert sorted(
+        transfers(_left_holding("southern", "2S 2H").settle(), TransferReason.ROTTEN)
+    ) == [
+        (2, 1, 50),
+        (2, 1, 100),
+    ]
+    flat = _left_holding("southern", "2S 2H", rotten_two_flat=13).settle()
+    assert transfers(flat, TransferReason.ROTTEN) == [(2, 1, 1300)]
+
+
+@covers("match_bankroll")
+def test_option_match_bankroll_ends_the_match_below_zero() -> None:
+    # RULES §9 (Northern option): a player whose total drops below 0 loses the match.
+    game = later("southern", "4D 9S", "5D 6C", options={"match_bankroll": 100})
+    game.play(0, "4D").play(1, "5D").play(0, "9S")  # seat 1 loses 200 chips
+    with pytest.raises(SetupError) as info:
+        next_game(game.state, hands=[cards("3S"), cards("4S")])
+    assert info.value.code == "MATCH_OVER"
+    rich = later("southern", "4D 9S", "5D 6C", options={"match_bankroll": 200})
+    rich.play(0, "4D").play(1, "5D").play(0, "9S")
+    state, _ = next_game(rich.state, hands=[cards("3S"), cards("4S")])
+    assert state.match.totals == (200, -200)
+
+
+# --------------------------------------------------------------------------- option values
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        ("freezing", "false", False),
+        ("freezing", "off", False),
+        ("freezing", "1", True),
+        ("penalty_two_hearts", "3/2", Fraction(3, 2)),
+        ("penalty_two_hearts", "1.5", Fraction(3, 2)),
+        ("stake", "250", 250),
+        ("chop_table", "HUE", "hue"),
+    ],
+)
+def test_option_values_may_be_given_as_text(name: str, text: str, value: object) -> None:
+    assert getattr(build_rules("southern", {name: text}), name) == value
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def test_an_unknown_preset_is_refused_naming_it() -> None:
+    error = setup_error("western")
+    assert (error.code, error.field) == ("UNKNOWN_VARIANT", "variant")
+    assert "western" in error.message
+
+
+def test_an_unknown_option_is_refused_naming_it() -> None:
+    error = setup_error(options={"jokers_wild": True})
+    assert (error.code, error.field) == ("UNKNOWN_OPTION", "options.jokers_wild")
+    assert "jokers_wild" in error.message
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("freezing", "maybe"),
+        ("cards_per_hand", 0),
+        ("cards_per_hand", 14),
+        ("cards_per_hand", "many"),
+        ("stake", 0),
+        ("stake", True),
+        ("penalty_two_hearts", "-1"),
+        ("penalty_two_hearts", "a lot"),
+        ("chop_table", "western"),
+        ("starting_card", "3D"),
+        ("scoring", "chips"),
+        ("freeze_exempt_unplayed", 4),
+    ],
+)
+def test_a_bad_option_value_is_refused_naming_the_option(name: str, value: object) -> None:
+    error = setup_error(options={name: value})
+    assert (error.code, error.field) == ("INVALID_OPTION_VALUE", f"options.{name}")
+    assert name in error.message
+
+
+@pytest.mark.parametrize("variant", ["northern", "hue", "da_nang", "dem_la"])
+def test_a_bad_option_value_is_refused_under_every_preset(variant: str) -> None:
+    error = setup_error(variant, {"scoring": "chips"})
+    assert (error.code, error.field) == ("INVALID_OPTION_VALUE", "options.scoring")
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_dau_with_other_than_three_players_is_refused(players: int) -> None:
+    error = setup_error("dau", players=players)
+    assert (error.code, error.field) == ("INVALID_PLAYER_COUNT", "players")
+    assert "3" in error.message
+
+
+def test_dau_with_three_players_is_accepted() -> None:
+    state, _ = new_game(rules("dau"), 3, seed=1)
+    assert sum(h.bit_count() for h in state.hands) == 52
+
+
+def test_the_dau_chop_table_without_consecutive_pairs_is_refused() -> None:
+    error = setup_error("dau", {"consecutive_pairs": False})
+    assert (error.code, error.field) == ("INCOMPATIBLE_OPTIONS", "options.consecutive_pairs")
+
+
+@pytest.mark.parametrize(
+    ("variant", "stake", "options"),
+    [
+        ("southern", 1, {}),  # a black 2 is ½ stake
+        ("southern", 3, {}),
+        ("dau", 1, {}),  # 4 consecutive pairs 1½ stakes
+        ("hue", 100, {"penalty_two_hearts": "1/3"}),
+        (
+            "southern",
+            2,
+            {"place_last_to_first": "1/2", "freeze_multiplier": "5/2"},
+        ),  # frozen: 5/4 stakes
+    ],
+)
+def test_a_stake_that_makes_a_fraction_of_a_chip_is_refused(
+    variant: str, stake: int, options: dict[str, object]
+) -> None:
+    error = setup_error(variant, {"stake": stake, **options})
+    assert (error.code, error.field) == ("FRACTIONAL_AMOUNT", "options.stake")
+
+
+@pytest.mark.parametrize(
+    ("variant", "stake"), [("southern", 2), ("dau", 2), ("dem_la", 1), ("northern", 2)]
+)
+def test_a_stake_that_makes_whole_chips_is_accepted(variant: str, stake: int) -> None:
+    assert rules(variant, stake=stake).stake == stake
+
+
+def test_a_card_count_frozen_payment_that_is_a_fraction_of_a_chip_is_refused_at_setup() -> None:
+    # dem_la, stake 2, frozen ×5/4: every option value is whole chips alone and ×5/4, but a
+    # frozen loser holding 1 card owes 1 × 5/4 stakes = 2½ chips (accepted until a47dcf2, when
+    # such a game failed only at settlement).
+    options = {
+        "stake": 2,
+        "freeze_multiplier": "5/4",
+        "instant_win_stakes": 12,
+        "place_third_to_second": 2,
+        "place_second_to_first": 2,
+    }
+    with pytest.raises(SetupError) as info:
+        build_rules("dem_la", options)
+    assert (info.value.code, info.value.field) == ("FRACTIONAL_AMOUNT", "options.stake")
