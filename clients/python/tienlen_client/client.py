@@ -34,10 +34,13 @@ DEFAULT_ATTEMPTS: Final = 4
 _Resp = TypeVar("_Resp")
 
 
-def service_config(max_attempts: int = DEFAULT_ATTEMPTS) -> str:
+def service_config(max_attempts: int = DEFAULT_ATTEMPTS, *, health_check: bool = False) -> str:
     """The gRPC service config: round_robin over every resolved address, and retries of the
-    transient codes for every method (safe: every RPC is pure)."""
-    config = {
+    transient codes for every method (safe: every RPC is pure). CANCELLED is retried too: a
+    replica that gets SIGTERM cancels the calls grpcio had queued but not started. With
+    `health_check`, round_robin skips replicas whose health service says NOT_SERVING, so a
+    draining replica gets no new calls."""
+    config: dict[str, object] = {
         "loadBalancingConfig": [{"round_robin": {}}],
         "methodConfig": [
             {
@@ -47,11 +50,13 @@ def service_config(max_attempts: int = DEFAULT_ATTEMPTS) -> str:
                     "initialBackoff": "0.05s",
                     "maxBackoff": "1s",
                     "backoffMultiplier": 2,
-                    "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED"],
+                    "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "CANCELLED"],
                 },
             }
         ],
     }
+    if health_check:
+        config["healthCheckConfig"] = {"serviceName": SERVICE}
     return json.dumps(config)
 
 
@@ -94,7 +99,10 @@ class TienLenClient:
     `address`: ``"host:port"``, a target URI (``"dns:///tienlen:50051"``) or a list of IP
     ``host:port`` addresses. `credentials`: TLS channel credentials (default: plaintext).
     `timeout`: the default deadline of each call, in seconds. `max_attempts`: attempts per
-    call for the transient codes. `options`: extra channel arguments.
+    call for the transient codes. `health_check`: watch each replica's gRPC health and send
+    nothing to one that is draining (default: on for a list of several addresses; off for one
+    address, where the health watch would follow whichever replica a proxy picks).
+    `options`: extra channel arguments.
     """
 
     def __init__(
@@ -104,11 +112,14 @@ class TienLenClient:
         credentials: grpc.ChannelCredentials | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         max_attempts: int = DEFAULT_ATTEMPTS,
+        health_check: bool | None = None,
         options: Iterable[tuple[str, object]] = (),
     ) -> None:
         target = channel_target(address)
+        if health_check is None:
+            health_check = not isinstance(address, str) and len(address) > 1
         channel_options: list[tuple[str, object]] = [
-            ("grpc.service_config", service_config(max_attempts)),
+            ("grpc.service_config", service_config(max_attempts, health_check=health_check)),
             ("grpc.enable_retries", 1),
             *options,
         ]
