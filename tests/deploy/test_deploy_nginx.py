@@ -1,0 +1,121 @@
+"""deploy/nginx/nginx.conf renders into a configuration that nginx itself accepts.
+
+`nginx -t` parses the rendered file with the real nginx (CI installs Debian's nginx). The
+structural checks below hold whether or not nginx is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "deploy" / "nginx" / "nginx.conf"
+RENDER_SCRIPT = REPO / "deploy" / "nginx" / "render.py"
+
+
+def load_render() -> Callable[..., str]:
+    spec = importlib.util.spec_from_file_location("tienlen_nginx_render", RENDER_SCRIPT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    render: Callable[..., str] = module.render
+    return render
+
+
+def find_nginx() -> str | None:
+    found = shutil.which("nginx")
+    if found:
+        return found
+    return "/usr/sbin/nginx" if Path("/usr/sbin/nginx").is_file() else None
+
+
+def rendered(tmp_path: Path) -> str:
+    return load_render()(
+        listen="127.0.0.1:18080",
+        upstreams=["127.0.0.1:50051", "127.0.0.1:50052", "127.0.0.1:50053"],
+        runtime_dir=str(tmp_path),
+        workers="1",
+    )
+
+
+def directives(config: str) -> list[str]:
+    """The configuration without comments, one statement per item."""
+    lines = [line.split("#", 1)[0].strip() for line in config.splitlines()]
+    return [part.strip() for part in " ".join(lines).replace("{", ";").replace("}", ";").split(";")]
+
+
+def test_template_placeholders_are_only_the_documented_four() -> None:
+    text = TEMPLATE.read_text(encoding="utf-8")
+    code = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+    assert set(re.findall(r"\$\{(\w+)\}", code)) == {
+        "TIENLEN_NGINX_WORKERS",
+        "TIENLEN_NGINX_RUNTIME_DIR",
+        "TIENLEN_NGINX_LISTEN",
+        "TIENLEN_NGINX_UPSTREAM_SERVERS",
+    }
+    # envsubst would substitute inside comments too: no placeholder may appear there.
+    comments = "\n".join(line.split("#", 1)[1] for line in text.splitlines() if "#" in line)
+    assert not re.findall(r"\$\{?TIENLEN_", comments)
+
+
+def test_rendering_fills_every_placeholder_and_keeps_nginx_variables(tmp_path: Path) -> None:
+    config = rendered(tmp_path)
+    assert "TIENLEN_NGINX" not in "\n".join(directives(config))
+    assert "$remote_addr" in config
+    assert "$upstream_addr" in config
+    servers = re.findall(r"^\s*server (127\.0\.0\.1:\d+) ", config, re.MULTILINE)
+    assert servers == ["127.0.0.1:50051", "127.0.0.1:50052", "127.0.0.1:50053"]
+
+
+def test_rendering_refuses_an_empty_upstream(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="upstream"):
+        load_render()(listen="127.0.0.1:1", upstreams=[], runtime_dir=str(tmp_path))
+
+
+def test_config_is_an_l7_grpc_balancer(tmp_path: Path) -> None:
+    statements = directives(rendered(tmp_path))
+    assert "listen 127.0.0.1:18080 http2" in statements
+    assert "grpc_pass grpc://tienlen_engine" in statements
+    assert any(re.fullmatch(r"keepalive \d+", s) for s in statements), "upstream keepalive"
+    (next_upstream,) = [s for s in statements if s.startswith("grpc_next_upstream ")]
+    assert {"error", "timeout", "non_idempotent"} <= set(next_upstream.split()[1:])
+    (tries,) = [s for s in statements if s.startswith("grpc_next_upstream_tries ")]
+    assert int(tries.split()[1]) >= 2
+    for timeout in ("grpc_connect_timeout", "grpc_read_timeout", "grpc_send_timeout"):
+        assert any(s.startswith(timeout + " ") for s in statements), timeout
+    # No replica left -> gRPC UNAVAILABLE (14), which clients retry, not a bare HTTP 502.
+    assert "add_header grpc-status 14 always" in statements
+
+
+def test_nginx_accepts_the_rendered_config(tmp_path: Path) -> None:
+    nginx = find_nginx()
+    if nginx is None:
+        pytest.skip("nginx is not installed (CI installs it: apt-get install -y nginx)")
+    config_file = tmp_path / "nginx.conf"
+    config_file.write_text(rendered(tmp_path), encoding="utf-8")
+    result = subprocess.run(
+        [nginx, "-t", "-q", "-p", str(tmp_path), "-c", str(config_file), "-e", "stderr"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    # And nginx really parses it: a broken copy must fail.
+    config_file.write_text(rendered(tmp_path).replace("grpc_pass", "grpc_pas"), encoding="utf-8")
+    broken = subprocess.run(
+        [nginx, "-t", "-q", "-p", str(tmp_path), "-c", str(config_file), "-e", "stderr"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert broken.returncode != 0
