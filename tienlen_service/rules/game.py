@@ -106,7 +106,9 @@ def _first_leader(
         everything |= hand
     card = rules.start_card if everything >> rules.start_card & 1 else (everything & -everything).bit_length() - 1
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
-    return holder, card
+    # Góp 3 (Northern option): in later games the holder leads ("được ưu tiên đánh trước",
+    # source 000) without having to play the card; only a first game's lead must contain it.
+    return holder, card if first_game else -1
 
 
 def _instant_win(

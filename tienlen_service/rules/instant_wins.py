@@ -125,12 +125,14 @@ _EXTENDED_FIRST = (
 _DAU = (
     Pattern("four_consecutive_pairs_with_start", True, True, run_of(4, 2, with_start=True)),
     Pattern("three_consecutive_triples_with_start", True, True, run_of(3, 3, with_start=True)),
-    Pattern("seven_consecutive_pairs", False, False, run_of(7, 2)),
-    Pattern("eight_pairs", False, False, pairs_of_any_ranks(8)),
-    Pattern("four_consecutive_triples", False, False, run_of(4, 3)),
-    Pattern("five_triples", False, False, sets_of_any_ranks(5, 3)),
+    # Most specific first, so the pattern reported is the one a player would name (four fours
+    # are also eight pairs); the payment is the same whichever matches.
     Pattern("three_consecutive_fours", False, False, run_of(3, 4)),
     Pattern("four_fours", False, False, sets_of_any_ranks(4, 4)),
+    Pattern("four_consecutive_triples", False, False, run_of(4, 3)),
+    Pattern("five_triples", False, False, sets_of_any_ranks(5, 3)),
+    Pattern("seven_consecutive_pairs", False, False, run_of(7, 2)),
+    Pattern("eight_pairs", False, False, pairs_of_any_ranks(8)),
     Pattern("fifteen_of_one_colour", False, False, one_colour(15)),
     Pattern("same_suit_dragon", False, False, dragon(same_suit=True)),
 )
