@@ -71,6 +71,8 @@ _RUNS = _runs()
 def classify(cards: CardSet, rules: RuleSet) -> Combination | None:
     """The combination these cards form under `rules`, or None if they form none."""
     n = cards.bit_count()
+    if n == 0:
+        return None
     top = cards.bit_length() - 1
     if n == 1:
         return Combination(Kind.SINGLE, 1, top, cards)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tienlen_service.rules import movegen
 from tienlen_service.rules.beating import Beat, beat, is_out_of_turn_chop
-from tienlen_service.rules.cards import CardSet, card_name
+from tienlen_service.rules.cards import CardSet, card_name, cards_of
 from tienlen_service.rules.combinations import Combination, Kind, classify
 from tienlen_service.rules.deal import (
     RandBelow,
@@ -25,7 +26,8 @@ from tienlen_service.rules.finishing import finish
 from tienlen_service.rules.instant_wins import instant_win
 from tienlen_service.rules.rounds import after_play, close_chain, extend_chain, record_pass
 from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.state import GameState, Match, Move
+from tienlen_service.rules.settlement import settle
+from tienlen_service.rules.state import GameState, Match, Move, pass_turn, play
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -281,8 +283,6 @@ def next_game(
 ) -> tuple[GameState, tuple[Event, ...]]:
     """The next game of the match, RULES §9: led by the previous winner (or the player who
     compensated, *đền bài*); after an instant win, a first game again."""
-    from tienlen_service.rules.settlement import settle
-
     if state.to_act >= 0:
         raise SetupError("GAME_NOT_OVER", "the game is still being played", "state")
     settlement = settle(state)
@@ -309,8 +309,6 @@ def next_game(
 def legal_plays(state: GameState, seat: int) -> tuple[list[Combination], bool]:
     """Every legal play for the seat now (in turn, out-of-turn chops, steals) and whether it
     may pass. Agrees exactly with `validate` (property-tested)."""
-    from tienlen_service.rules import movegen
-
     if state.to_act < 0 or not 0 <= seat < state.players or state.places[seat]:
         return [], False
     hand, table, rules = state.hands[seat], state.table, state.rules
@@ -333,9 +331,6 @@ def legal_plays(state: GameState, seat: int) -> tuple[list[Combination], bool]:
 
 def legal_moves(state: GameState, seat: int) -> list[Move]:
     """Every legal move for the seat now, plays first then the pass if allowed."""
-    from tienlen_service.rules.cards import cards_of
-    from tienlen_service.rules.state import pass_turn, play
-
     plays, can_pass = legal_plays(state, seat)
     moves = [play(seat, tuple(cards_of(c.cards))) for c in plays]
     if can_pass:
