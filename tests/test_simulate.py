@@ -1,0 +1,243 @@
+"""The self-play simulator: a quick run reports, broken invariants stop the run with a
+replayable dump, and the invariant checks catch what they claim to."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tienlen_service import simulate
+from tienlen_service.rules import game
+from tienlen_service.rules.cards import parse_set
+from tienlen_service.rules.combinations import Combination
+from tienlen_service.rules.ruleset import build_rules
+from tienlen_service.rules.settlement import Settlement, Transfer, TransferReason
+from tienlen_service.rules.state import GameState
+
+SOUTHERN = build_rules("southern")
+
+
+def test_a_quick_run_reports_win_rates_lengths_and_special_cases(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = simulate.main(
+        [
+            "--games",
+            "40",
+            "--bots",
+            "greedy,random,random,random",
+            "--seed",
+            "3",
+            "--match-length",
+            "5",
+        ]
+    )
+    assert code == 0
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "40 games, variant southern" in out
+    assert "win rate" in out
+    assert "95% CI" in out
+    assert "average game length" in out
+    assert "games/s" in out
+    assert "transfers: place" in out
+    assert "40/40 games" in captured.err  # the progress line
+
+
+@pytest.mark.parametrize(
+    ("variant", "bots"),
+    [
+        ("dau", "greedy,random,random"),
+        ("hue", "random,random"),
+        ("dem_la", "greedy,greedy,random,random"),
+    ],
+)
+def test_every_preset_runs_clean(
+    variant: str, bots: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        simulate.main(["--games", "15", "--bots", bots, "--variant", variant, "--no-progress"]) == 0
+    )
+    assert f"15 games, variant {variant}" in capsys.readouterr().out
+
+
+def test_a_run_is_reproducible_from_its_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    args = [
+        "--games",
+        "12",
+        "--bots",
+        "random,random,random,random",
+        "--seed",
+        "9",
+        "--no-progress",
+    ]
+    simulate.main(args)
+    first = capsys.readouterr().out.splitlines()
+    simulate.main(args)
+    second = capsys.readouterr().out.splitlines()
+    timing = [i for i, line in enumerate(first) if "games/s" in line]
+    assert [line for i, line in enumerate(first) if i not in timing] == [
+        line for i, line in enumerate(second) if i not in timing
+    ]
+
+
+def test_options_reach_the_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        simulate.main(
+            [
+                "--games",
+                "10",
+                "--option",
+                "stake=10",
+                "--no-progress",
+                "--bots",
+                "greedy,greedy,greedy,greedy",
+            ]
+        )
+        == 0
+    )
+    assert "'stake': '10'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("variant", "failing_step"), [("southern", 25), ("dem_la", 25), ("hue", 300)]
+)
+def test_a_broken_invariant_stops_the_run_and_dumps_a_replayable_game(
+    variant: str,
+    failing_step: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Also in a later game of a match (Huế: lead stealing) and with a random first leader."""
+    real = simulate.check_turn
+    calls = {"n": 0}
+
+    def broken(state: GameState) -> tuple[list[Combination], bool]:
+        calls["n"] += 1
+        if calls["n"] == failing_step:
+            raise simulate.InvariantError("planted failure")
+        return real(state)
+
+    monkeypatch.setattr(simulate, "check_turn", broken)
+    code = simulate.main(
+        ["--games", "5", "--seed", "4", "--dump-dir", str(tmp_path), "--no-progress"]
+    )
+    assert code == 1
+    assert "planted failure" in capsys.readouterr().err
+    [dump] = list(tmp_path.glob("tienlen-failure-*.json"))
+    data = json.loads(dump.read_text(encoding="utf-8"))
+    assert data["seed"] == 4
+    assert data["game_number"] > 1 or failing_step < 100
+    assert data["error"] == "InvariantError: planted failure"
+    assert len(data["hands"]) == 4
+    assert data["moves"]
+    monkeypatch.undo()
+    assert simulate.main(["--replay", str(dump)]) == 0  # the engine itself was fine
+
+
+def test_replaying_an_illegal_move_reports_it(tmp_path: Path) -> None:
+    dump = tmp_path / "bad.json"
+    data = {
+        "variant": "southern",
+        "options": {},
+        "players": 2,
+        "hands": ["3S 4S", "5D 6D"],
+        "first_game": True,
+        "leader": 0,
+        "dealer": 0,
+        "totals": [0, 0],
+        "game_number": 1,
+        "moves": [{"seat": 0, "cards": "4S"}],  # the first lead must hold ♠3
+    }
+    dump.write_text(json.dumps(data), encoding="utf-8")
+    lines: list[str] = []
+    assert not simulate.replay(dump, lines.append)
+    assert "MUST_INCLUDE_STARTING_CARD" in lines[-1]
+
+
+def two_hands() -> GameState:
+    state, _ = game.new_game(
+        SOUTHERN,
+        2,
+        hands=[parse_set("3S 4S 9H"), parse_set("5D 6D 9C")],
+        first_game=False,
+        leader=0,
+    )
+    return state
+
+
+def test_the_card_check_catches_a_card_in_two_hands() -> None:
+    state = two_hands()
+    bad = state._replace(
+        hands=(state.hands[0] | parse_set("5D"), state.hands[1]),
+        dealt=(state.dealt[0] | parse_set("5D"), state.dealt[1]),
+    )
+    with pytest.raises(simulate.InvariantError, match="two hands"):
+        simulate.check_cards(bad, None, ())
+
+
+def test_the_card_check_catches_a_card_that_vanished() -> None:
+    state = two_hands()
+    after = state._replace(hands=(state.hands[0] & ~parse_set("9H"), state.hands[1]))
+    with pytest.raises(simulate.InvariantError, match="9H moved without being played"):
+        simulate.check_cards(after, state, ())
+
+
+def test_the_turn_check_needs_exactly_one_seat_to_act() -> None:
+    state = two_hands()
+    simulate.check_turn(state)
+    with pytest.raises(simulate.InvariantError, match="to act but cannot"):
+        simulate.check_turn(state._replace(to_act=5))
+    with pytest.raises(simulate.InvariantError, match="game over"):
+        simulate.check_turn(state._replace(to_act=-1))
+    simulate.check_turn(state._replace(to_act=-1, places=(2, 1)))
+    simulate.check_turn(state._replace(to_act=-1, places=(2, 1), instant_winner=1))  # tới trắng
+    simulate.check_turn(state._replace(to_act=-1, places=(1, 2), instant_winner=0))
+
+
+def test_the_settlement_check_needs_zero_sum_and_nets_from_transfers() -> None:
+    state = two_hands()
+    fine = Settlement(
+        (Transfer(1, 0, 200, TransferReason.PLACE, 0),), (200, -200), (1, 2), (), True, -1
+    )
+    simulate.check_settlement(state, fine)
+    wrong_net = fine._replace(net=(200, -100))
+    with pytest.raises(simulate.InvariantError, match="transfers' sums"):
+        simulate.check_settlement(state, wrong_net)
+    unpaid = Settlement(
+        (Transfer(-1, 0, 50, TransferReason.CHOP, 0),), (50, 0), (1, 2), (), False, -1
+    )
+    with pytest.raises(simulate.InvariantError, match="zero-sum rules"):
+        simulate.check_settlement(state, unpaid)
+    simulate.check_settlement(state._replace(rules=build_rules("hue")), unpaid)  # Huế: chopper_only
+
+
+def test_the_wilson_interval_brackets_the_rate() -> None:
+    lo, hi = simulate.wilson(25, 100)
+    assert lo < 0.25 < hi
+    assert (round(lo, 3), round(hi, 3)) == (0.175, 0.343)
+    assert simulate.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_the_simulator_agrees_with_the_service(
+    server_factory: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    running = server_factory()
+    code = simulate.main(
+        [
+            "--games",
+            "4",
+            "--match-length",
+            "2",
+            "--bots",
+            "greedy,random,greedy,random",
+            "--via-service",
+            running.address,
+            "--no-progress",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err

@@ -1,0 +1,65 @@
+"""Bots (*máy*): strategies that play a seat from what that seat may see.
+
+`make_bot("greedy")` or `make_bot("montecarlo:samples=32:max_candidates=4")` builds one by
+name; `suggest_move` asks a bot for a seat's move in a state (the `SuggestMove` RPC).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from tienlen_service.bots.base import Bot, Observation, observe
+from tienlen_service.bots.greedy import GreedyBot
+from tienlen_service.bots.montecarlo import MonteCarloBot
+from tienlen_service.bots.random_bot import RandomBot
+from tienlen_service.rules.state import GameState, Move
+
+__all__ = [
+    "BOTS",
+    "Bot",
+    "GreedyBot",
+    "MonteCarloBot",
+    "Observation",
+    "RandomBot",
+    "make_bot",
+    "observe",
+    "suggest_move",
+]
+
+BOTS: dict[str, Callable[..., Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "montecarlo": MonteCarloBot,
+}
+"""The registry: bot name -> factory taking the bot's keyword parameters."""
+
+
+def make_bot(spec: str) -> Bot:
+    """A bot from ``name`` or ``name:param=value:param=value`` (integer or float values; not
+    commas, which separate the seats' bots on the simulator's command line)."""
+    name, _, params = spec.partition(":")
+    factory = BOTS.get(name.strip())
+    if factory is None:
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
+    kwargs: dict[str, int | float] = {}
+    for item in filter(None, (p.strip() for p in params.split(":"))):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"bot parameter {item!r} is not key=value")
+        kwargs[key.strip()] = float(value) if "." in value else int(value)
+    try:
+        return factory(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"bot {name!r}: {exc}") from None
+
+
+def suggest_move(
+    state: GameState, seat: int, bot: str = "greedy", *, seed: int | None = None
+) -> Move | None:
+    """The move `bot` would make for `seat` now, or None when the seat has nothing to do."""
+    obs = observe(state, seat)
+    if not obs.plays and not (obs.in_turn and obs.can_pass):
+        return None
+    move = make_bot(bot).choose(obs, random.Random(seed))  # noqa: S311 - a game move, not a secret
+    return None if move.is_pass and not obs.in_turn else move
