@@ -277,10 +277,18 @@ def test_the_service_config_retries_only_transient_codes_and_balances() -> None:
     assert config["loadBalancingConfig"] == [{"round_robin": {}}]
     (method,) = config["methodConfig"]
     assert method["name"] == [{"service": SERVICE}]
+    # CANCELLED too: a replica given SIGTERM cancels the calls grpcio had queued but not started.
     assert set(method["retryPolicy"]["retryableStatusCodes"]) == {
         "UNAVAILABLE",
         "RESOURCE_EXHAUSTED",
+        "CANCELLED",
     }
+    assert "healthCheckConfig" not in config
+
+
+def test_the_service_config_watches_replica_health_when_asked() -> None:
+    config = json.loads(service_config(health_check=True))
+    assert config["healthCheckConfig"] == {"serviceName": SERVICE}
 
 
 def handled(metrics_url: str) -> float:
