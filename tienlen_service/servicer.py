@@ -16,7 +16,11 @@ SetupError                   INVALID_ARGUMENT        its code: UNKNOWN_VARIANT, 
 TokenError                   INVALID_ARGUMENT        TOKEN_* (+ BadRequest on state_token)
 seat token missing/wrong     PERMISSION_DENIED       SEAT_TOKEN_INVALID
 unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
+too many open PlayStreams    RESOURCE_EXHAUSTED      TOO_MANY_STREAMS
 ===========================  ======================  ===========================================
+
+PlayStream answers a refused move inside the stream instead (`PlayStreamError`: the code, the
+reason and the metadata of the status ApplyMove would have ended with) and goes on.
 
 Every RPC is a pure function of its request (the service keeps no state between calls).
 """
@@ -27,6 +31,7 @@ import base64
 import functools
 import hashlib
 import struct
+import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Final, NoReturn, TypeVar
 
@@ -48,7 +53,7 @@ from tienlen_service.rules.view import SPECTATOR, view
 from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from tienlen_service.observability import Metrics
     from tienlen_service.rules.combinations import Combination
@@ -65,6 +70,7 @@ MAX_PAGE_SIZE: Final = 1000
 SEAT_TOKEN_INVALID: Final = "SEAT_TOKEN_INVALID"  # noqa: S105 - a reason code, not a secret
 UNKNOWN_BOT: Final = "UNKNOWN_BOT"
 DEFAULT_BOT: Final = "greedy"
+TOO_MANY_STREAMS: Final = "TOO_MANY_STREAMS"
 TOKEN_MALFORMED: Final = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
 
 #: SetupError codes that describe the game's progress, not the request's shape.
@@ -80,6 +86,25 @@ Self_ = TypeVar("Self_", bound="TienLenServicer")
 
 class _SeatTokenError(Exception):
     """The seat token of a call made for a seat is missing or wrong."""
+
+
+#: The errors a request can cause (anything else is a bug and ends the call with UNKNOWN).
+_DOMAIN_ERRORS: Final = (
+    IllegalMove,
+    FieldError,
+    CardParseError,
+    SetupError,
+    TokenError,
+    StateDecodeError,
+    _SeatTokenError,
+)
+
+
+def stream_slots(workers: int) -> int:
+    """How many PlayStream calls a server with `workers` call threads serves at once: half of
+    them. On the sync server each open stream holds a worker thread for its whole life; the
+    other workers must stay free for unary calls and health checks. One worker: none."""
+    return workers // 2
 
 
 def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
@@ -120,6 +145,7 @@ _CODES: Final = {
     grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
     grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
 }
 
 
@@ -200,15 +226,7 @@ def _rpc(
     def wrapper(self: Self_, request: Req, context: grpc.ServicerContext) -> Resp:
         try:
             return method(self, request, context)
-        except (
-            IllegalMove,
-            FieldError,
-            CardParseError,
-            SetupError,
-            TokenError,
-            StateDecodeError,
-            _SeatTokenError,
-        ) as exc:
+        except _DOMAIN_ERRORS as exc:
             seat = getattr(request, "seat", None)
             self._count_error(exc, method.__name__)
             status = _error_status(exc, seat if isinstance(seat, int) else None)
@@ -232,15 +250,23 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     """`tienlen.v1.TienLenEngine`: decode, call the engine, encode. Holds no game state.
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
-    events; `require_seat_tokens` makes every call made for a seat carry that seat's token.
+    events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
+    `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`).
     """
 
     def __init__(
-        self, *, tokens: TokenCodec, metrics: Metrics, require_seat_tokens: bool = False
+        self,
+        *,
+        tokens: TokenCodec,
+        metrics: Metrics,
+        require_seat_tokens: bool = False,
+        max_streams: int = 1,
     ) -> None:
         self._tokens = tokens
         self._metrics = metrics
         self._require_seat_tokens = require_seat_tokens
+        self._max_streams = max_streams
+        self._streams = threading.BoundedSemaphore(max_streams)
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -276,12 +302,52 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> service_pb2.ApplyMoveResponse:
         """Apply a seat's move."""
         del context
+        return self._apply(request)
+
+    def PlayStream(  # noqa: N802
+        self,
+        request_iterator: Iterable[service_pb2.PlayStreamRequest],
+        context: grpc.ServicerContext,
+    ) -> Iterator[service_pb2.PlayStreamResponse]:
+        """ApplyMove per message, answered in order; a refused move is answered in-band."""
+        if not self._streams.acquire(blocking=False):
+            _abort(
+                context,
+                _status(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    TOO_MANY_STREAMS,
+                    f"this replica serves at most {self._max_streams} PlayStream calls at once;"
+                    " use ApplyMove, or another replica",
+                ),
+            )
+        try:
+            for request in request_iterator:
+                yield self._stream_step(request)
+        finally:
+            self._streams.release()
+
+    def _apply(self, request: service_pb2.ApplyMoveRequest) -> service_pb2.ApplyMoveResponse:
+        """ApplyMove's body (shared with PlayStream); raises the domain errors."""
         state, game_id = self._seat_state(request.state_token, request.seat, request.seat_token)
         move = codec.move_from_pb(request.move, request.seat)
         new_state, events = engine.apply(state, move)
         return service_pb2.ApplyMoveResponse(
             game=self._update(new_state, game_id, events, applied=True)
         )
+
+    def _stream_step(
+        self, request: service_pb2.PlayStreamRequest
+    ) -> service_pb2.PlayStreamResponse:
+        """One PlayStream message: applied, or the error ApplyMove would have ended with."""
+        try:
+            applied = self._apply(request.move)
+        except _DOMAIN_ERRORS as exc:
+            self._count_error(exc, "ApplyMove")
+            status = _error_status(exc, request.move.seat)
+            if status is None:  # pragma: no cover - every caught type has a status
+                raise
+            return service_pb2.PlayStreamResponse(tag=request.tag, error=_stream_error(status))
+        return service_pb2.PlayStreamResponse(tag=request.tag, applied=applied)
 
     @_rpc
     def ValidateMove(  # noqa: N802
@@ -502,6 +568,15 @@ def _deal(
             for i, hand in enumerate(request.explicit.hands)
         )
     return None, None
+
+
+def _stream_error(status: status_pb2.Status) -> service_pb2.PlayStreamError:
+    """The in-band form of an error status: its code, and its ErrorInfo's reason and metadata."""
+    info = error_details_pb2.ErrorInfo()
+    status.details[0].Unpack(info)
+    return service_pb2.PlayStreamError(
+        code=status.code, reason=info.reason, message=status.message, metadata=info.metadata
+    )
 
 
 def _view(state: GameState, seat: int) -> game_pb2.TableView:

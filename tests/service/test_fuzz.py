@@ -339,6 +339,12 @@ def test_fuzz_mutated_real_requests(fuzzer: Fuzzer, data: st.DataObject, method:
         "NextGame": service_pb2.NextGameRequest(state_token=token),
         "DescribeRules": service_pb2.DescribeRulesRequest(),
         "SuggestMove": service_pb2.SuggestMoveRequest(state_token=token, seat=0, bot="random"),
+        "PlayStream": service_pb2.PlayStreamRequest(
+            tag="fuzz",
+            move=service_pb2.ApplyMoveRequest(
+                state_token=token, seat=0, move=moves_pb2.Move(pass_turn=moves_pb2.Pass())
+            ),
+        ),
     }
     raw = bytearray(requests[method].SerializeToString())
     for _ in range(data.draw(st.integers(1, 4))):
