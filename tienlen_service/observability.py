@@ -377,9 +377,10 @@ class ObservabilityInterceptor(_ServerInterceptor):
     `context.abort` / `abort_with_status` (which raise inside the handler: we record and
     re-raise), or UNKNOWN for any other exception, exactly as grpcio itself decides.
 
-    It also guards the request deserializer: bytes that don't parse as the request message
-    would make grpcio answer INTERNAL ("Exception deserializing request!"), wrongly blaming
-    the server; they get INVALID_ARGUMENT with `ErrorInfo.reason` MALFORMED_REQUEST instead.
+    It also guards the request deserializer (of unary requests and of every message of a
+    client or bidi stream): bytes that don't parse as the request message would make grpcio
+    answer INTERNAL ("Exception deserializing request!"), wrongly blaming the server; they get
+    INVALID_ARGUMENT with `ErrorInfo.reason` MALFORMED_REQUEST instead.
     """
 
     def __init__(self, metrics: Metrics, *, log_calls: bool = True) -> None:
@@ -460,14 +461,14 @@ class ObservabilityInterceptor(_ServerInterceptor):
             info = self._method_info(method, "client_stream")
             return grpc.stream_unary_rpc_method_handler(
                 self._stream_unary(info, handler.stream_unary),
-                request_deserializer=deserializer,
+                request_deserializer=_guard(deserializer),
                 response_serializer=serializer,
             )
         if handler.stream_stream is not None:
             info = self._method_info(method, "bidi_stream")
             return grpc.stream_stream_rpc_method_handler(
                 self._stream_stream(info, handler.stream_stream),
-                request_deserializer=deserializer,
+                request_deserializer=_guard(deserializer),
                 response_serializer=serializer,
             )
         return handler
@@ -512,7 +513,7 @@ class ObservabilityInterceptor(_ServerInterceptor):
             call = self._begin(info, context)
             code = grpc.StatusCode.UNKNOWN
             try:
-                response = behavior(_count(requests, info.received), context)
+                response = behavior(_count(requests, info.received, context), context)
                 info.sent.inc()
                 code = _status_code(context, grpc.StatusCode.OK)
             except BaseException:
@@ -528,7 +529,7 @@ class ObservabilityInterceptor(_ServerInterceptor):
         def wrapper(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
             call = self._begin(info, context)
             try:
-                responses = behavior(_count(requests, info.received), context)
+                responses = behavior(_count(requests, info.received, context), context)
             except BaseException:
                 call.finish(_status_code(context, grpc.StatusCode.UNKNOWN))
                 raise
@@ -557,8 +558,12 @@ class ObservabilityInterceptor(_ServerInterceptor):
             call.finish(code)
 
 
-def _count(requests: Iterator[Any], counter: Any) -> Iterator[Any]:
+def _count(requests: Iterator[Any], counter: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+    """Count a stream's request messages; a message whose bytes don't parse ends the call
+    with INVALID_ARGUMENT / MALFORMED_REQUEST, as a unary request's would."""
     for request in requests:
+        if request is _MALFORMED:
+            context.abort_with_status(_malformed_status())
         counter.inc()
         yield request
 

@@ -55,7 +55,10 @@ def register_engine(
     from tienlen_service import servicer
 
     engine = servicer.TienLenServicer(
-        tokens=tokens, metrics=metrics, require_seat_tokens=config.require_seat_tokens
+        tokens=tokens,
+        metrics=metrics,
+        require_seat_tokens=config.require_seat_tokens,
+        max_streams=servicer.stream_slots(config.workers),
     )
     servicer.add_to_server(engine, server)
     return (servicer.SERVICE_NAME,)
