@@ -1,0 +1,89 @@
+"""The echo baseline: the service's RPCs answered with recorded bytes and no work.
+
+    python bench/echo_server.py --trace FILE [--bare | --aio] [service flags: --port 0 ...]
+
+It serves `tienlen.v1.TienLenEngine`'s methods (unary ones and the `PlayStream` stream) with
+raw-bytes handlers: each request is answered with the response recorded for it
+(`traffic.answers`), so requests and responses have exactly our sizes. Hosting:
+
+  (default)  the service's own `Server`: our interceptor (metrics + one log line per call),
+             health, reflection, the same thread pool and options — the service minus the
+             engine, codec and tokens
+  --bare     plain `grpc.server` with the same pool size and options, nothing else: the floor
+  --aio      grpc.aio with the same options (add --bare for no interceptor)
+  --busy-us N  spin N µs of pure Python in each unary call before answering: a stand-in
+             for a servicer's work, to tell its own cost from what the server model adds
+
+Started and stopped by bench/load.py; SIGTERM stops it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import grpc
+import hosting
+import traffic
+
+from tienlen_service.servicer import SERVICE_NAME
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+UNARY: Final = ("NewGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView")
+STREAM: Final = "PlayStream"
+
+
+def handlers(
+    answers: dict[str, dict[bytes, bytes]], busy_us: float = 0.0
+) -> list[grpc.GenericRpcHandler[Any, Any]]:
+    """Raw-bytes handlers answering each request with its recorded response (after `busy_us`
+    µs of pure-Python busy work per unary call, holding the GIL as a servicer would)."""
+    busy_ns = int(busy_us * 1000)
+    clock = time.perf_counter_ns
+
+    def unary(method: str) -> grpc.RpcMethodHandler[Any, Any]:
+        get = answers.get(method, {}).get
+
+        def answer(request: bytes, _context: grpc.ServicerContext) -> bytes:
+            if busy_ns:
+                end = clock() + busy_ns
+                while clock() < end:
+                    pass
+            return get(request, b"")
+
+        return grpc.unary_unary_rpc_method_handler(answer)
+
+    get_framed = answers.get(STREAM, {}).get
+
+    def stream(requests: Iterator[bytes], _context: grpc.ServicerContext) -> Iterator[bytes]:
+        for request in requests:
+            yield get_framed(request, b"")
+
+    methods = {name: unary(name) for name in UNARY}
+    methods[STREAM] = grpc.stream_stream_rpc_method_handler(stream)
+    return [grpc.method_handlers_generic_handler(SERVICE_NAME, methods)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    mine, rest = hosting.split_argv(
+        sys.argv[1:] if argv is None else argv, ["--trace", "--busy-us", "--bare!", "--aio!"]
+    )
+    if "--trace" not in mine:
+        sys.exit("echo_server: --trace FILE is required (written by bench/load.py)")
+    trace = Path(mine[mine.index("--trace") + 1])
+    answers = traffic.answers(traffic.load(trace))
+    busy = float(mine[mine.index("--busy-us") + 1]) if "--busy-us" in mine else 0.0
+    found = handlers(answers, busy)
+    if "--aio" in mine:
+        return hosting.serve_aio(rest, found, interceptor="--bare" not in mine)
+    if "--bare" in mine:
+        return hosting.serve_bare(rest, found)
+    return hosting.serve_service(rest, hosting.registrar([SERVICE_NAME], found))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
