@@ -32,7 +32,7 @@ PYTEST_ARGS ?=
 ARGS ?=
 
 .PHONY: help venv gen gen-check run test lint format-check typecheck pytest test-node buf \
-        node-deps apt-deps demo bench clean
+        node-deps apt-deps demo bench bench-load bench-memory clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -67,6 +67,12 @@ demo: $(GENERATED) ## four bots play a full game against a running service (make
 
 bench: $(GENERATED) ## benchmarks (bench/); prints medians and ratios, asserts nothing
 	set -e; for script in bench/bench_*.py; do echo "== $$script"; $(PY) "$$script"; done
+
+bench-load: $(GENERATED) ## the load figures of bench/README.md: ours vs gRPC echo baselines (~6 min)
+	$(PY) bench/load.py --seconds 10 --rounds 3 $(ARGS)
+
+bench-memory: $(GENERATED) ## a replica's RSS over a 5-minute load run
+	$(PY) bench/memory.py --minutes 5
 
 # --- checks -------------------------------------------------------------------------------
 
