@@ -11,7 +11,7 @@ from __future__ import annotations
 from tienlen_service.rules.cards import TWOS
 from tienlen_service.rules.combinations import Combination, Kind
 from tienlen_service.rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
-from tienlen_service.rules.rounds import close_chain
+from tienlen_service.rules.rounds import close_open_chain
 from tienlen_service.rules.state import GameState
 
 
@@ -87,8 +87,6 @@ def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
 
 def end_game(state: GameState, events: list[Event]) -> GameState:
     """Close any open chop chain and mark the game over."""
-    payments = state.chop_payments
-    if state.chain:
-        payments = close_chain(state.rules, state.chain, state.chain_victim_out, payments, events)
+    payments = close_open_chain(state, events)
     events.append(GameOver(state.places))
     return state._replace(to_act=-1, chain=(), chop_payments=payments)

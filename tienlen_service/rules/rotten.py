@@ -48,8 +48,7 @@ def twos_value(rules: RuleSet, twos: CardSet) -> Fraction:
         return Fraction(0)
     if rules.rotten_two_flat:
         return rules.rotten_two_flat
-    base = 4 * RANK_TWO
-    return sum((rules.two_values[s] for s in range(4) if twos >> (base + s) & 1), Fraction(0))
+    return rules.twos_penalty(twos)
 
 
 def rotten_split(rules: RuleSet, hand: CardSet) -> tuple[RottenPart, ...]:

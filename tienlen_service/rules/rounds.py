@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from tienlen_service.rules.cards import RANK_TWO, CardSet
+from tienlen_service.rules.cards import CardSet
 from tienlen_service.rules.combinations import chop_class, classify
 from tienlen_service.rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
 from tienlen_service.rules.movegen import has_beat
@@ -90,9 +90,7 @@ def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[E
     last = state.table_seat
     active = active_seats(state)
     leader = last if active >> last & 1 else next_seat(last, active, state.players)
-    payments = state.chop_payments
-    if state.chain:
-        payments = close_chain(state.rules, state.chain, state.chain_victim_out, payments, events)
+    payments = close_open_chain(state, events)
     events += [RoundWon(last, leader), TurnPassed(leader)]
     state = state._replace(
         to_act=leader,
@@ -123,8 +121,7 @@ def link_value(rules: RuleSet, cards: CardSet) -> Fraction:
         return Fraction(0)
     cls = chop_class(combo)
     if cls in {"2", "22", "222"}:
-        base = 4 * RANK_TWO
-        return sum((rules.two_values[s] for s in range(4) if cards >> (base + s) & 1), Fraction(0))
+        return rules.twos_penalty(cards)
     return rules.bomb_values.get(cls, Fraction(0))
 
 
@@ -154,3 +151,10 @@ def close_chain(
         payer = -1
     events.append(ChopSettled(payer, payee, amount, chopped, len(chain) - 1))
     return (*payments, ChopPayment(payer, payee, amount, chopped))
+
+
+def close_open_chain(state: GameState, events: list[Event]) -> tuple[ChopPayment, ...]:
+    """The chop payments once the round's chain, if one is open, has ended (round or game over)."""
+    if not state.chain:
+        return state.chop_payments
+    return close_chain(state.rules, state.chain, state.chain_victim_out, state.chop_payments, events)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from functools import lru_cache
 
-from tienlen_service.rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES
+from tienlen_service.rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
 from tienlen_service.rules.chop_tables import CHOP_TABLES, SUITED_STRAIGHT_CHOPS
 from tienlen_service.rules.errors import SetupError
 from tienlen_service.rules.options import (
@@ -111,6 +111,11 @@ class RuleSet:
     def option_values(self) -> dict[str, OptionValue]:
         """Every option's value by name, in `OPTIONS` order."""
         return {o.name: getattr(self, o.name) for o in OPTIONS}
+
+    def twos_penalty(self, cards: CardSet) -> Fraction:
+        """The penalty value of the 2s among `cards`, each by its suit (♠♣ ½, ♦♥ 1 by default)."""
+        twos = cards >> (4 * RANK_TWO)
+        return sum((self.two_values[s] for s in range(4) if twos >> s & 1), Fraction(0))
 
     def amount(self, stakes: Fraction) -> int:
         """Chips for a number of stakes; exact, because `build_rules` checked the stake."""

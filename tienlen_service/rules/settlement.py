@@ -77,6 +77,12 @@ class _Ledger:
         if amount:
             self.transfers.append(Transfer(payer, payee, amount, reason, cards))
 
+    def add_chops(self, state: GameState) -> None:
+        """The chop chains settled during the game (already in chips)."""
+        self.transfers.extend(
+            Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards) for p in state.chop_payments
+        )
+
     def pay_rotten(self, payer: int, payee: int, hand: CardSet, multiplier: Fraction = Fraction(1)) -> Fraction:
         """Charge the hand's 2s and bombs (largest split), one transfer per part."""
         total = Fraction(0)
@@ -124,8 +130,7 @@ def _places(state: GameState, ledger: _Ledger) -> Settlement:
             if rules.count_pigs:
                 ledger.pay_rotten(seat, winner, state.hands[seat])
         return ledger.settlement(state)
-    for p in state.chop_payments:
-        ledger.transfers.append(Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards))
+    ledger.add_chops(state)
     next_leader = _frozen(state, ledger, winner)
     frozen = [s for s in range(state.players) if state.frozen >> s & 1]
     if rules.blind_three_stakes and state.winning_play == 1 << THREE_OF_SPADES:
@@ -204,8 +209,7 @@ def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
             ledger.pay(seat, winner, rules.instant_win_stakes, TransferReason.INSTANT_WIN)
             ledger.pay_rotten(seat, winner, state.hands[seat])
         return ledger.settlement(state)
-    for p in state.chop_payments:
-        ledger.transfers.append(Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards))
+    ledger.add_chops(state)
     for seat in _others(state, winner):
         hand = state.hands[seat]
         frozen = rules.freezing and hand == state.dealt[seat]
