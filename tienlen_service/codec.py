@@ -9,15 +9,17 @@ table as a mask that is classified again on decode).
 Decoding input never trusts it: a malformed field raises `FieldError` naming the field path
 (for the `BadRequest` of the error), a state that can't be rebuilt raises `StateDecodeError`.
 State encode/decode is on every call's hot path, so it builds messages in one constructor call
-and caches rule sets by their (variant, overrides) key.
+and caches rule sets by their (variant, overrides) key; `StateCache` remembers the states a
+replica has just encoded or decoded, so the token of the previous move costs no decode.
 """
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from tienlen.v1 import (
     cards_pb2,
@@ -150,6 +152,23 @@ def card_to_text(card: cards_pb2.Card) -> str:
 _CARDS: Final = tuple(card_to_pb(c) for c in range(CARD_COUNT))
 
 
+class _RepeatedCards:
+    """Wire bytes of a `repeated Card` field holding a set of cards, weakest first: the
+    concatenation of one precomputed field record per card (merging them into a message is
+    the same as appending the cards to the field, as protobuf defines merging)."""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, message: type[Message], field: str) -> None:
+        self._records = tuple(
+            message(**{field: [_CARDS[c]]}).SerializeToString() for c in range(CARD_COUNT)
+        )
+
+    def encode(self, mask: int) -> bytes:
+        records = self._records
+        return b"".join([records[c] for c in cards_of(mask)])
+
+
 # --------------------------------------------------------------------------------------------
 # Moves and combinations
 
@@ -225,6 +244,13 @@ def check_amounts(rules: RuleSet, field: str = "rules") -> None:
 def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSetSpec:
     """The RuleSetSpec that rebuilds `rules`."""
     return rules_pb2.RuleSetSpec(variant=rules.variant, options=dict(rules.overrides))
+
+
+@lru_cache(maxsize=512)
+def _rules_pb(rules: RuleSet) -> rules_pb2.RuleSetSpec:
+    """`rules_to_pb`, built once per rule set for the views: never handed out, only copied
+    into the view (assigning a message to a field copies it)."""
+    return rules_to_pb(rules)
 
 
 def option_to_pb(spec: OptionSpec) -> rules_pb2.RuleOption:
@@ -324,13 +350,8 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
     return msg.SerializeToString(deterministic=True)
 
 
-@lru_cache(maxsize=1024)
 def decode_state(payload: bytes) -> tuple[GameState, bytes]:
-    """The engine state and game id of a token payload; StateDecodeError if it is not one.
-
-    Memoised on the payload: states are immutable values, and the same token is typically
-    decoded several times in a row (every seat's GetView, ValidateMove then ApplyMove).
-    """
+    """The engine state and game id of a token payload; StateDecodeError if it is not one."""
     msg = state_pb2.GameState()
     try:
         msg.ParseFromString(payload)
@@ -395,6 +416,57 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         ),
     )
     return state, msg.game_id
+
+
+class StateCache:
+    """The states a replica encoded or decoded lately, by their (verified) token payload.
+
+    States are immutable values and `decode_state(encode_state(s, g)) == (s, g)` for every
+    state (tests/test_codec.py proves it for every state of random games of every preset), so
+    a payload this replica produced need not be decoded again: the next move of a game that
+    comes back to the same replica (a PlayStream, a sticky load balancer, a single replica)
+    skips the decode, and so do the repeated decodes of one token (every seat's GetView,
+    ValidateMove then ApplyMove). Only payloads are keys: callers verify the token first.
+
+    Bounded (`size` entries, oldest first out) and safe to share between worker threads:
+    reads take no lock (a dict lookup is atomic), writes do.
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        if size < 1:
+            raise ValueError("a state cache holds at least one state")
+        self._size = size
+        self._entries: dict[bytes, tuple[GameState, bytes]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def encode(self, state: GameState, game_id: bytes) -> bytes:
+        """`encode_state`, remembering the state under its payload."""
+        payload = encode_state(state, game_id)
+        self._remember(payload, (state, game_id))
+        return payload
+
+    def decode(self, payload: bytes) -> tuple[GameState, bytes]:
+        """`decode_state`, from memory when this payload was seen lately."""
+        entry = self._entries.get(payload)
+        if entry is None:
+            entry = decode_state(payload)
+            self._remember(payload, entry)
+        return entry
+
+    def clear(self) -> None:
+        """Forget every state (benchmarks use it to measure a decode)."""
+        with self._lock:
+            self._entries.clear()
+
+    def _remember(self, payload: bytes, entry: tuple[GameState, bytes]) -> None:
+        entries = self._entries
+        with self._lock:
+            entries[payload] = entry
+            while len(entries) > self._size:
+                del entries[next(iter(entries))]
 
 
 def new_game_id() -> bytes:
@@ -543,11 +615,10 @@ def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
         )
         for s in range(len(seat_view.hand_counts))
     ]
-    return game_pb2.TableView(
+    msg = game_pb2.TableView(
         seat=seat_view.seat if seat_view.seat >= 0 else None,
-        hand=cards_to_pb(seat_view.hand) if seat_view.seat >= 0 else (),
         players=len(seat_view.hand_counts),
-        rules=rules_to_pb(state.rules),
+        rules=_rules_pb(state.rules),
         seats=seats,
         table=None if table is None else combination_to_pb(table),
         table_seat=seat_view.table_seat
@@ -559,10 +630,18 @@ def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
         first_game=seat_view.first_game,
         game_number=seat_view.game_number,
         dealer=state.match.dealer,
-        played=cards_to_pb(seat_view.played),
         steal_open=state.steal_open,
         move_count=state.move_count,
     )
+    # The two card lists (up to 52 Card messages) are merged in as wire bytes: building and
+    # copying one message per card was half the cost of a view, on every ApplyMove.
+    hand = seat_view.hand if seat_view.seat >= 0 else 0
+    msg.MergeFromString(_VIEW_HAND.encode(hand) + _VIEW_PLAYED.encode(seat_view.played))
+    return msg
+
+
+_VIEW_HAND: Final = _RepeatedCards(game_pb2.TableView, "hand")
+_VIEW_PLAYED: Final = _RepeatedCards(game_pb2.TableView, "played")
 
 
 def to_act_or_none(state: GameState) -> int | None:

@@ -247,7 +247,8 @@ def _abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn
 
 
 class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
-    """`tienlen.v1.TienLenEngine`: decode, call the engine, encode. Holds no game state.
+    """`tienlen.v1.TienLenEngine`: decode, call the engine, encode. Holds no game state: its
+    `codec.StateCache` of recent states only saves decodes (every answer is the same without it).
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
     events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
@@ -267,6 +268,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._require_seat_tokens = require_seat_tokens
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
+        self._states = codec.StateCache()
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -493,7 +495,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not."""
-        return codec.decode_state(self._tokens.decode(token))
+        return self._states.decode(self._tokens.decode(token))
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat`: the seat must be at the table and, when
@@ -517,7 +519,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._count_events(state.rules, events, applied=applied)
         over = state.over
         return game_pb2.GameUpdate(
-            state_token=self._tokens.encode(codec.encode_state(state, game_id)),
+            state_token=self._tokens.encode(self._states.encode(state, game_id)),
             events=codec.events_to_pb(events),
             view=_view(state, SPECTATOR),
             to_act=codec.to_act_or_none(state),
