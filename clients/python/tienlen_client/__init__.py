@@ -28,6 +28,7 @@ from tienlen_client.models import (
     Validation,
     View,
 )
+from tienlen_client.stream import MoveStream
 
 __all__ = [
     "CardTextError",
@@ -37,6 +38,7 @@ __all__ = [
     "InvalidToken",
     "LegalMove",
     "MoveRejected",
+    "MoveStream",
     "PermissionDenied",
     "RottenPart",
     "SeatInfo",

@@ -24,6 +24,8 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from tienlen.v1 import service_pb2
+
 DOMAIN: Final = "tienlen.v1"
 
 
@@ -97,6 +99,27 @@ def from_rpc_error(error: grpc.RpcError) -> TienLenError:
                 bad = error_details_pb2.BadRequest()
                 detail.Unpack(bad)
                 violations += [(v.field, v.description) for v in bad.field_violations]
+    return error_for(code, reason, message or "", metadata, tuple(violations))
+
+
+_CODES_BY_NUMBER: Final = {status.value[0]: status for status in grpc.StatusCode}
+
+
+def from_stream_error(error: service_pb2.PlayStreamError) -> TienLenError:
+    """The typed exception of a move PlayStream refused in-band: the one ApplyMove would have
+    raised (the in-band error carries the code, reason, message and metadata of its status)."""
+    code = _CODES_BY_NUMBER.get(error.code, grpc.StatusCode.UNKNOWN)
+    return error_for(code, error.reason, error.message, dict(error.metadata))
+
+
+def error_for(
+    code: grpc.StatusCode,
+    reason: str,
+    message: str,
+    metadata: dict[str, str] | None = None,
+    violations: tuple[tuple[str, str], ...] = (),
+) -> TienLenError:
+    """The exception class the table above gives to a code and reason, instantiated."""
     cls: type[TienLenError] = TienLenError
     if code == grpc.StatusCode.FAILED_PRECONDITION:
         cls = MoveRejected
@@ -106,4 +129,4 @@ def from_rpc_error(error: grpc.RpcError) -> TienLenError:
         cls = PermissionDenied
     elif code in _TRANSIENT:
         cls = Unavailable
-    return cls(code, reason, message or "", metadata, tuple(violations))
+    return cls(code, reason, message, metadata, violations)

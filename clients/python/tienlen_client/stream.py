@@ -1,0 +1,256 @@
+"""`MoveStream`: the moves of many tables over one `PlayStream` call (for game hosts).
+
+    with client.play_stream() as stream:
+        game = stream.play(game, game.to_act, ["3S"])     # one move, its answer
+        futures = [stream.submit(g, g.to_act, None) for g in tables]   # many in flight
+
+PlayStream is ApplyMove on a bidirectional stream: each message still carries its state
+token, so the service stays stateless, and a replica spends about half the CPU per move of a
+unary ApplyMove (bench/README.md §3). A refused move is answered in the stream and raised here
+as the exception ApplyMove would have raised (`MoveRejected`, `InvalidToken`, ...); the
+stream goes on.
+
+Any number of threads may share one stream: each move is sent with its own tag and its
+answer is matched by that tag. Every move is a pure function of its request, so when the
+stream breaks (the replica drains, restarts, or has no stream slot free:
+UNAVAILABLE, CANCELLED, RESOURCE_EXHAUSTED) the moves still waiting are sent again on a new
+stream, with backoff, up to `max_attempts` times in a row; after that they fail with
+`Unavailable`. Nothing sent is lost: every `submit` gets an answer or an exception.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+import uuid
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from types import TracebackType
+from typing import TYPE_CHECKING, Final, Self
+
+import grpc
+
+from tienlen.v1 import moves_pb2, service_pb2
+from tienlen_client.cards import CardsLike, cards
+from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
+from tienlen_client.models import Game
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from tienlen.v1 import service_pb2_grpc
+
+#: Status codes after which the waiting moves are sent again on a new stream.
+RETRYABLE: Final = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    }
+)
+BACKOFF_INITIAL: Final = 0.1
+BACKOFF_MAX: Final = 1.0
+CLOSE_TIMEOUT: Final = 10.0
+
+_END: Final = None  # the end of one attempt's requests
+
+
+class _Pending:
+    """A move sent and not yet answered."""
+
+    __slots__ = ("future", "game", "request")
+
+    def __init__(
+        self, request: service_pb2.PlayStreamRequest, game: Game, future: Future[Game]
+    ) -> None:
+        self.request = request
+        self.game = game
+        self.future = future
+
+
+class MoveStream:
+    """One PlayStream call shared by any number of tables and threads; see the module doc.
+
+    Made by `TienLenClient.play_stream()`. `timeout` is the default wait for one move's
+    answer; `max_attempts` how many streams in a row may break before the waiting moves fail.
+    """
+
+    def __init__(
+        self,
+        stub: service_pb2_grpc.TienLenEngineStub,
+        *,
+        timeout: float,
+        max_attempts: int,
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self._stub = stub
+        self.timeout = timeout
+        self._max_attempts = max_attempts
+        self._lock = threading.Lock()
+        self._tags = itertools.count(1)
+        self._pending: dict[str, _Pending] = {}
+        self._closing = False
+        self._failed: TienLenError | None = None
+        self._requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None]
+        self._requests = queue.SimpleQueue()
+        self._work = threading.Event()  # set when a move (or the close) is queued
+        self._reader = threading.Thread(target=self._run, name="tienlen-play-stream", daemon=True)
+        self._call: grpc.Call | None = None
+        self._reader.start()
+
+    # --- moves --------------------------------------------------------------------------------
+
+    def submit(self, game: Game, seat: int, cards_: CardsLike | None) -> Future[Game]:
+        """Send a move (cards to play, or None to pass) without waiting: a future of the game
+        after it. The future raises what ApplyMove would raise (`MoveRejected`, ...)."""
+        move = (
+            moves_pb2.Move(pass_turn=moves_pb2.Pass())
+            if cards_ is None
+            else moves_pb2.Move(play=moves_pb2.Play(cards=cards(cards_)))
+        )
+        apply = service_pb2.ApplyMoveRequest(
+            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=move
+        )
+        future: Future[Game] = Future()
+        with self._lock:
+            if self._failed is not None:
+                raise self._failed
+            if self._closing:
+                raise RuntimeError("the move stream is closed")
+            tag = str(next(self._tags))
+            request = service_pb2.PlayStreamRequest(tag=tag, move=apply)
+            self._pending[tag] = _Pending(request, game, future)
+            self._requests.put(request)
+            self._work.set()
+        return future
+
+    def play(
+        self, game: Game, seat: int, cards_: CardsLike, *, timeout: float | None = None
+    ) -> Game:
+        """Play cards for `seat` and wait for the answer; raises `MoveRejected` when illegal."""
+        return self._wait(self.submit(game, seat, cards_), timeout)
+
+    def pass_turn(self, game: Game, seat: int, *, timeout: float | None = None) -> Game:
+        """Pass for `seat` and wait for the answer; raises `MoveRejected` when it may not."""
+        return self._wait(self.submit(game, seat, None), timeout)
+
+    def _wait(self, future: Future[Game], timeout: float | None) -> Game:
+        limit = self.timeout if timeout is None else timeout
+        try:
+            return future.result(limit)
+        except FutureTimeout:
+            raise Unavailable(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                "",
+                f"no answer to the move within {limit} s (it may still be answered)",
+            ) from None
+
+    # --- lifetime -----------------------------------------------------------------------------
+
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """End the stream once every move sent is answered (waits up to `timeout` seconds,
+        then cancels the call: moves still unanswered then fail with `Unavailable`)."""
+        with self._lock:
+            if not self._closing:
+                self._closing = True
+                self._requests.put(_END)
+                self._work.set()
+        self._reader.join(timeout)
+        if self._reader.is_alive():
+            call = self._call
+            if call is not None:
+                call.cancel()  # type: ignore[no-untyped-call] # grpc-stubs leaves it untyped
+            self._reader.join(timeout)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- the reader thread --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        """Open streams one after the other while moves are waiting; route every answer."""
+        failures = 0
+        while True:
+            requests = self._requests
+            call = self._stub.PlayStream(
+                _drain(requests), metadata=(("x-request-id", uuid.uuid4().hex),)
+            )
+            self._call = call
+            error: grpc.RpcError | None = None
+            try:
+                for response in call:
+                    failures = 0
+                    self._answer(response)
+            except grpc.RpcError as exc:
+                error = exc
+            with self._lock:
+                if self._closing and not self._pending:
+                    return
+                code = error.code() if isinstance(error, grpc.Call) else None
+                retryable = error is None or code in RETRYABLE
+                idle = not self._pending and not self._closing and retryable
+                failures = 0 if idle else failures + 1
+                if not idle and (
+                    not retryable
+                    or failures >= self._max_attempts
+                    or (self._closing and code == grpc.StatusCode.CANCELLED)
+                ):
+                    self._fail_all(
+                        from_rpc_error(error)
+                        if error is not None
+                        else Unavailable(
+                            grpc.StatusCode.UNAVAILABLE, "", "the stream ended before answering"
+                        )
+                    )
+                    return
+                # A new queue for the next stream: grpc may still be reading the old one, and
+                # must not take the moves meant for the new stream. The end marker frees it.
+                requests.put(_END)
+                self._requests = queue.SimpleQueue()
+                for pending in self._pending.values():
+                    self._requests.put(pending.request)
+                if self._closing:
+                    self._requests.put(_END)
+                self._work.clear()
+            if idle:
+                self._work.wait()  # no move waits: reconnect when the next one comes
+            else:
+                time.sleep(min(BACKOFF_MAX, BACKOFF_INITIAL * 2 ** (failures - 1)))
+
+    def _answer(self, response: service_pb2.PlayStreamResponse) -> None:
+        with self._lock:
+            pending = self._pending.pop(response.tag, None)
+        if pending is None:  # pragma: no cover - the service answers each tag once
+            return
+        if response.HasField("error"):
+            pending.future.set_exception(from_stream_error(response.error))
+        else:
+            pending.future.set_result(
+                Game.from_pb(response.applied.game, pending.game.seat_tokens)
+            )
+
+    def _fail_all(self, error: TienLenError) -> None:
+        """Fail every waiting move and every later submit with `error` (lock held)."""
+        self._failed = error
+        for pending in self._pending.values():
+            pending.future.set_exception(error)
+        self._pending.clear()
+
+
+def _drain(
+    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None],
+) -> Iterator[service_pb2.PlayStreamRequest]:
+    """The requests of one stream, until its end marker."""
+    while (request := requests.get()) is not None:
+        yield request

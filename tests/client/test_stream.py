@@ -1,0 +1,160 @@
+"""`MoveStream` (the client's PlayStream) against real servers over real channels."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+from tienlen_client import (
+    Game,
+    InvalidToken,
+    MoveRejected,
+    MoveStream,
+    TienLenClient,
+    Unavailable,
+)
+
+from tienlen_service.tokens import KeyRing
+
+HANDS = ["3S 9S", "4S 10S", "5S JS", "6S QS"]
+
+
+@pytest.fixture
+def running(server_factory: Callable[..., Any]) -> Any:
+    return server_factory()
+
+
+@pytest.fixture
+def client(running: Any) -> Iterator[TienLenClient]:
+    with TienLenClient(running.address) as client:
+        yield client
+
+
+def lowest_play(client: TienLenClient, game: Game) -> list[str] | None:
+    """The seat to act's first legal play, None to pass."""
+    assert game.to_act is not None
+    plays = [m for m in client.legal_moves(game, game.to_act) if not m.is_pass]
+    return list(plays[0].cards) if plays else None
+
+
+def test_a_game_over_a_move_stream_ends_exactly_as_over_unary_calls(client: TienLenClient) -> None:
+    start = client.new_game(players=4, seed=21)
+    unary = streamed = start
+    with client.play_stream() as stream:
+        for _ in range(300):
+            if unary.finished:
+                break
+            seat = unary.to_act
+            assert seat is not None
+            cards = lowest_play(client, unary)
+            if cards is None:
+                unary = client.pass_turn(unary, seat)
+                streamed = stream.pass_turn(streamed, seat)
+            else:
+                unary = client.play(unary, seat, cards)
+                streamed = stream.play(streamed, seat, cards)
+            assert streamed.state == unary.state  # the same token, byte for byte
+    assert streamed.finished
+    assert streamed.settlement == unary.settlement
+    assert streamed.seat_tokens == start.seat_tokens
+
+
+def test_a_refused_move_raises_what_apply_move_raises_and_the_stream_goes_on(
+    client: TienLenClient,
+) -> None:
+    game = client.new_game(hands=HANDS, leader=0)
+    with client.play_stream() as stream:
+        with pytest.raises(MoveRejected) as rejected:
+            stream.play(game, 1, ["4S"])
+        assert rejected.value.reason == "NOT_YOUR_TURN"
+        assert rejected.value.code == grpc.StatusCode.FAILED_PRECONDITION
+        forged = dataclasses.replace(game, state=game.state[:-1] + bytes([game.state[-1] ^ 1]))
+        with pytest.raises(InvalidToken):
+            stream.play(forged, 0, ["3S"])
+        after = stream.play(game, 0, ["3S"])
+    assert after.to_act == 1
+    assert after.view.seats[0].cards_left == 1
+
+
+def test_threads_share_one_stream_and_each_gets_its_own_answers(client: TienLenClient) -> None:
+    tables = [client.new_game(players=4, seed=seed) for seed in range(6)]
+    finished: dict[int, Game] = {}
+    errors: list[BaseException] = []
+
+    def host(index: int, game: Game, stream: MoveStream) -> None:
+        try:
+            for _ in range(300):
+                if game.finished:
+                    finished[index] = game
+                    return
+                assert game.to_act is not None
+                cards = lowest_play(client, game)
+                game = (
+                    stream.pass_turn(game, game.to_act)
+                    if cards is None
+                    else stream.play(game, game.to_act, cards)
+                )
+        except BaseException as exc:  # noqa: BLE001 - reported by the test thread
+            errors.append(exc)
+
+    with client.play_stream() as stream:
+        threads = [
+            threading.Thread(target=host, args=(i, g, stream)) for i, g in enumerate(tables)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    assert errors == []
+    assert sorted(finished) == list(range(6))
+    assert all(g.settlement is not None and sum(g.settlement.net) == 0 for g in finished.values())
+
+
+def test_close_answers_every_move_sent_before_it(client: TienLenClient) -> None:
+    games = [client.new_game(hands=HANDS, leader=0) for _ in range(5)]
+    stream = client.play_stream()
+    futures = [stream.submit(g, 0, ["3S"]) for g in games]
+    stream.close()
+    assert all(f.done() for f in futures)
+    assert [f.result().to_act for f in futures] == [1] * 5
+    with pytest.raises(RuntimeError, match="closed"):
+        stream.submit(games[0], 0, ["3S"])
+
+
+def test_moves_waiting_while_the_replica_is_down_are_answered_when_one_is_back(
+    server_factory: Callable[..., Any],
+) -> None:
+    keys = KeyRing.generate()
+    first = server_factory(keyring=keys)
+    port = int(first.address.rsplit(":", 1)[1])
+    with TienLenClient(first.address, max_attempts=60) as client:
+        game = client.new_game(hands=HANDS, leader=0)
+        with client.play_stream() as stream:
+            after = stream.play(game, 0, ["3S"])
+            first.handle.stop(0, 0)
+            waiting = stream.submit(after, 1, ["4S"])  # sent while no replica listens
+            assert not waiting.done()
+            server_factory(keyring=keys, port=port)
+            answered = waiting.result(timeout=30)
+    assert answered.to_act == 2
+    assert answered.view.seats[1].cards_left == 1
+
+
+def test_moves_fail_with_unavailable_when_no_replica_comes_back(
+    server_factory: Callable[..., Any],
+) -> None:
+    running = server_factory()
+    with TienLenClient(running.address, max_attempts=2) as client:
+        game = client.new_game(hands=HANDS, leader=0)
+        stream = client.play_stream()
+        stream.play(game, 0, ["3S"])
+        running.handle.stop(0, 0)
+        with pytest.raises(Unavailable):
+            stream.play(game, 0, ["3S"], timeout=30)
+        with pytest.raises(Unavailable):  # the stream stays failed: open a new one
+            stream.submit(game, 0, ["3S"])
+        stream.close()
