@@ -330,11 +330,12 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     def _apply(self, request: service_pb2.ApplyMoveRequest) -> service_pb2.ApplyMoveResponse:
         """ApplyMove's body (shared with PlayStream); raises the domain errors."""
+        with_view = _with_view(request.view)
         state, game_id = self._seat_state(request.state_token, request.seat, request.seat_token)
         move = codec.move_from_pb(request.move, request.seat)
         new_state, events = engine.apply(state, move)
         return service_pb2.ApplyMoveResponse(
-            game=self._update(new_state, game_id, events, applied=True)
+            game=self._update(new_state, game_id, events, applied=True, with_view=with_view)
         )
 
     def _stream_step(
@@ -513,15 +514,22 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         return state, game_id
 
     def _update(
-        self, state: GameState, game_id: bytes, events: Sequence[Event], *, applied: bool = False
+        self,
+        state: GameState,
+        game_id: bytes,
+        events: Sequence[Event],
+        *,
+        applied: bool = False,
+        with_view: bool = True,
     ) -> game_pb2.GameUpdate:
-        """The GameUpdate of a step, and the step's domain metrics."""
+        """The GameUpdate of a step (without the view for UPDATE_VIEW_BASIC), and the step's
+        domain metrics."""
         self._count_events(state.rules, events, applied=applied)
         over = state.over
         return game_pb2.GameUpdate(
             state_token=self._tokens.encode(self._states.encode(state, game_id)),
             events=codec.events_to_pb(events),
-            view=_view(state, SPECTATOR),
+            view=_view(state, SPECTATOR) if with_view else None,
             to_act=codec.to_act_or_none(state),
             finished=over,
             settlement=codec.settlement_to_pb(settle(state)) if over else None,
@@ -579,6 +587,15 @@ def _stream_error(status: status_pb2.Status) -> service_pb2.PlayStreamError:
     return service_pb2.PlayStreamError(
         code=status.code, reason=info.reason, message=status.message, metadata=info.metadata
     )
+
+
+def _with_view(value: int) -> bool:
+    """Whether a GameUpdate carries the view (`UpdateView`); FieldError for an unknown value."""
+    if value == game_pb2.UPDATE_VIEW_BASIC:
+        return False
+    if value in (game_pb2.UPDATE_VIEW_UNSPECIFIED, game_pb2.UPDATE_VIEW_FULL):
+        return True
+    raise FieldError(codec.INVALID_ARGUMENT, "view", f"{value} is not an UpdateView")
 
 
 def _view(state: GameState, seat: int) -> game_pb2.TableView:

@@ -118,10 +118,12 @@ _STEP_VIEW_KEYS: Final = (
 def project_update(game: dict[str, Any], *, full_view: bool) -> dict[str, Any]:
     """A GameUpdate's deterministic fields: everything but the opaque state token. After a
     move, the view keeps what a move changes (the rules, players and game number are checked
-    where a game is dealt)."""
-    view = project_view(game["view"], played=False)
-    if not full_view:
-        view = {k: view[k] for k in _STEP_VIEW_KEYS}
+    where a game is dealt). No view (UPDATE_VIEW_BASIC) is recorded as null."""
+    view: dict[str, Any] | None = None
+    if "view" in game:
+        view = project_view(game["view"], played=False)
+        if not full_view:
+            view = {k: view[k] for k in _STEP_VIEW_KEYS}
     return {
         "events": game["events"],
         "toAct": game.get("toAct"),
@@ -300,10 +302,13 @@ class Script:
         request.update(extra)
         return request
 
-    def play(self, seat: int, text: str, **kw: Any) -> dict[str, Any]:
-        """ApplyMove: `seat` plays the cards `text`."""
+    def play(self, seat: int, text: str, *, view: str | None = None, **kw: Any) -> dict[str, Any]:
+        """ApplyMove: `seat` plays the cards `text` (`view`: an UpdateView name, if any)."""
+        extra = {} if view is None else {"view": view}
         return self.call(
-            "ApplyMove", self._seat_request(seat, move={"play": {"cards": cards(text)}}), **kw
+            "ApplyMove",
+            self._seat_request(seat, move={"play": {"cards": cards(text)}}, **extra),
+            **kw,
         )
 
     def pass_(self, seat: int, **kw: Any) -> dict[str, Any]:

@@ -213,7 +213,13 @@ def southern_basics(s: Script) -> None:
     )
     s.play(0, "3S", must=acts(1, [played(0, "SINGLE", 1, "3S", "3S", 2), turn(1)]))
     s.play(1, "4C", must=acts(2))
-    s.play(2, "5D", must=acts(3))
+    s.play(
+        2,
+        "5D",
+        view="UPDATE_VIEW_BASIC",
+        note="UPDATE_VIEW_BASIC: the same answer without the spectator view (for hosts that follow the table from the events).",
+        must={"game": {"view": None, **acts(3)["game"]}},
+    )
     s.play(3, "6H", must=acts(0))
     s.play(0, "9H", must=acts(1))
     s.play(1, "10D", must=acts(2))

@@ -391,6 +391,19 @@ def test_a_page_token_only_works_for_its_own_listing(stub: Stub) -> None:
         assert fails(stub.ListLegalMoves, request).fields == ["page_token"]
 
 
+def test_an_unknown_update_view_is_invalid_argument_naming_the_field(stub: Stub) -> None:
+    token = new(stub, *FOUR).game.state_token
+    error = fails(
+        stub.ApplyMove,
+        service_pb2.ApplyMoveRequest(state_token=token, seat=0, move=play("3S"), view=7),  # type: ignore[arg-type]
+    )
+    assert (error.code, error.reason, error.fields) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        ["view"],
+    )
+
+
 def test_an_unknown_bot_is_invalid_argument(stub: Stub) -> None:
     token = new(stub, *FOUR).game.state_token
     for bot in ("martian", "montecarlo:playouts=100000000"):

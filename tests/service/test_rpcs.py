@@ -12,6 +12,7 @@ import pytest
 from tienlen.v1 import (
     cards_pb2,
     events_pb2,
+    game_pb2,
     moves_pb2,
     rules_pb2,
     service_pb2,
@@ -172,6 +173,29 @@ def test_apply_move_plays_and_passes(stub: Stub) -> None:
     assert passed.events[0].passed.seat == 1
     assert passed.view.seats[1].passed
     assert passed.to_act == 2
+
+
+def test_apply_move_with_the_basic_view_leaves_out_only_the_view(stub: Stub) -> None:
+    game = new_game(stub, explicit=hands_of("3S 9S", "4S 10S", "5S JS", "6S QS")).game
+    full, basic, default = (
+        stub.ApplyMove(
+            service_pb2.ApplyMoveRequest(
+                state_token=game.state_token, seat=0, move=play("3S"), view=view
+            ),
+            timeout=TIMEOUT,
+        ).game
+        for view in (
+            game_pb2.UPDATE_VIEW_FULL,
+            game_pb2.UPDATE_VIEW_BASIC,
+            game_pb2.UPDATE_VIEW_UNSPECIFIED,
+        )
+    )
+    assert not basic.HasField("view")
+    assert full.HasField("view")
+    assert default == full
+    full.ClearField("view")
+    assert basic == full  # the same token, events and to_act
+    assert basic.to_act == 1
 
 
 def test_a_game_played_from_listed_moves_reaches_a_settlement(stub: Stub) -> None:
