@@ -33,7 +33,7 @@ import traffic
 from bench_engine import collect
 from bench_movegen import WORST_13, WORST_18
 
-from tienlen.v1 import service_pb2
+from tienlen.v1 import game_pb2, service_pb2
 from tienlen_service import codec
 from tienlen_service.observability import Metrics, ObservabilityInterceptor, configure_logging
 from tienlen_service.rules import game, movegen
@@ -215,20 +215,20 @@ def servicer_rows(args: argparse.Namespace) -> tuple[list[Row], list[Row]]:
         rows.append((f"{method} (bytes -> bytes)", *timed(rpc, reqs, n), "-"))
     # A game's moves in order on one replica (a PlayStream, a sticky balancer): each token
     # is the one this servicer made for the previous move, so it is in its state cache.
-    states.clear()
-    rows.append(
-        (
-            "ApplyMove, this replica's last token",
-            *timed(
-                lambda data: svc.ApplyMove(
-                    service_pb2.ApplyMoveRequest.FromString(data), ctx
-                ).SerializeToString(),
-                [(c.request,) for c in calls if c.method == "ApplyMove"],
-                n,
-            ),
-            "-",
-        )
-    )
+    for label, wanted in (
+        ("ApplyMove, this replica's last token", game_pb2.UPDATE_VIEW_UNSPECIFIED),
+        ("  the same, UPDATE_VIEW_BASIC", game_pb2.UPDATE_VIEW_BASIC),
+    ):
+
+        def apply_in_order(data: bytes, wanted: game_pb2.UpdateView.ValueType = wanted) -> bytes:
+            request = service_pb2.ApplyMoveRequest.FromString(data)
+            request.view = wanted
+            out: bytes = svc.ApplyMove(request, ctx).SerializeToString()
+            return out
+
+        states.clear()
+        applies = [(c.request,) for c in calls if c.method == "ApplyMove"]
+        rows.append((label, *timed(apply_in_order, applies, n), "-"))
     views = [(c.request,) for c in calls if c.method == "ApplyMove"]
 
     def get_view(data: bytes) -> bytes:

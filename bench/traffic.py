@@ -14,6 +14,8 @@ Modes (what a client sends per move):
   apply   NewGame, then one ApplyMove per move (a game host that knows the rules' outcome)
   full    NewGame, then ListLegalMoves, ValidateMove and ApplyMove per move (a frontend that
           shows the legal moves and checks a selection before playing it)
+  basic   as `apply`, each ApplyMove asking for UPDATE_VIEW_BASIC (a host that follows the
+          table from the events: no spectator view in the answers)
 """
 
 from __future__ import annotations
@@ -24,14 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from tienlen.v1 import rules_pb2, service_pb2
+from tienlen.v1 import game_pb2, rules_pb2, service_pb2
 from tienlen_service import codec
 from tienlen_service.observability import Metrics
 from tienlen_service.rules import game as engine
 from tienlen_service.servicer import SERVICE_NAME, TienLenServicer
 from tienlen_service.tokens import KeyRing, TokenCodec
 
-MODES: Final = ("apply", "full")
+MODES: Final = ("apply", "full", "basic")
 PREFIX: Final = f"/{SERVICE_NAME}/"
 
 
@@ -110,7 +112,14 @@ def record(
                 ):
                     resp = getattr(svc, name)(req, ctx)
                     calls.append(Call(name, req.SerializeToString(), resp.SerializeToString()))
-            apply_req = service_pb2.ApplyMoveRequest(state_token=token, seat=seat, move=move)
+            apply_req = service_pb2.ApplyMoveRequest(
+                state_token=token,
+                seat=seat,
+                move=move,
+                view=game_pb2.UPDATE_VIEW_BASIC
+                if mode == "basic"
+                else game_pb2.UPDATE_VIEW_UNSPECIFIED,
+            )
             apply_resp = svc.ApplyMove(apply_req, ctx)
             calls.append(
                 Call("ApplyMove", apply_req.SerializeToString(), apply_resp.SerializeToString())
