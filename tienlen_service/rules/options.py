@@ -39,8 +39,16 @@ def _b(name: str, default: bool, description: str) -> OptionSpec:
     return OptionSpec(name, OptionType.BOOL, default, description)
 
 
+#: The value of a stakes option that follows `place_last_to_first`: what the last player pays
+#: the winner, called L in RULES §8 ("every other player pays the winner L").
+LAST_PLACE = "L"
+#: The stakes options that may be (and by default are) L.
+FOLLOWS_LAST_PLACE = frozenset({"instant_win_stakes", "blind_three_stakes"})
+
+
 def _s(name: str, default: int | str, description: str) -> OptionSpec:
-    return OptionSpec(name, OptionType.STAKES, Fraction(default), description)
+    value = default if default == LAST_PLACE else Fraction(default)
+    return OptionSpec(name, OptionType.STAKES, value, description)
 
 
 def _c(name: str, default: str, choices: tuple[str, ...], description: str) -> OptionSpec:
@@ -56,7 +64,7 @@ INSTANT_WIN_LISTS = ("none", "standard", "extended", "dau", "dem_la")
 
 OPTIONS: tuple[OptionSpec, ...] = (
     # --- the deal ---
-    _i("cards_per_hand", 13, 1, 13, "Cards dealt to each player (Northern tables may play 9-13)."),
+    _i("cards_per_hand", 13, 9, 13, "Cards dealt to each player: Northern tables may play with fewer, 9 at least (sources 000/001/002)."),
     _b("deal_all_cards", False, "Tiến lên Đấu: deal all 52 cards to 3 players, 17/17/18, the dealer (cái) gets 18."),
     _c("four_twos", "instant_win", ("instant_win", "redeal"), "A hand dealt all four 2s: an instant win (Southern) or a redeal (sources 000/001)."),
     _b("four_threes_lay_down_twos", False, "Northern option: when a hand is dealt four 3s, every player lays down (removes from play) all their 2s."),
@@ -84,14 +92,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _c("instant_wins", "standard", INSTANT_WIN_LISTS, "Instant-win list (tới trắng, RULES §7): none, standard (Wikipedia), extended (sources 000/001), dau, dem_la."),
     _b("first_game_instant_wins", True, "The first-game part of the list applies (Huế: no first-game instant wins)."),
     _b("count_pigs", False, "Đếm heo: on an instant win the losers also pay for their 2s and bombs."),
-    _s("instant_win_stakes", 2, "What each loser pays an instant winner, in stakes (default L, the last-place amount)."),
+    _s("instant_win_stakes", "L", "What each loser pays an instant winner, in stakes; L (the default): the last-place amount, place_last_to_first."),
     # --- frozen ---
     _b("freezing", True, "Cóng: players who have not played a card when the first player finishes are frozen."),
     _s("freeze_multiplier", 2, "A frozen player pays this many times L (places) or this multiple of their whole payment (card count)."),
     _i("freeze_exempt_unplayed", 0, 0, 3, "Đà Nẵng: when exactly this many players have not played at the first finish, nobody is frozen (0: off)."),
     _b("compensation", True, "Đền bài: when every opponent is frozen, the one who passed while only they could beat pays for all."),
     # --- specials ---
-    _s("blind_three_stakes", 0, "Ba mù: winning with ♠3 as the very last card; every other player pays this many stakes instead of their place transfer (0: off)."),
+    _s("blind_three_stakes", 0, "Ba mù: winning with ♠3 as the very last card; every other player pays this many stakes instead of their place transfer (L: the last-place amount; source 003: 3; 0: off)."),
     _s("rotten_three_stakes", 0, "Thối 3 bích: the last player left holding only ♠3 pays the winner this many stakes (0: off)."),
     # --- settlement ---
     _c("scoring", "places", ("places", "points", "card_count"), "Settlement scheme: places (source 003), points (2s by suit 1-4, bombs 4), card count (đếm lá, source 004)."),
@@ -115,22 +123,32 @@ OPTIONS: tuple[OptionSpec, ...] = (
 
 OPTIONS_BY_NAME: dict[str, OptionSpec] = {o.name: o for o in OPTIONS}
 
-_POINTS_PENALTIES: dict[str, Fraction] = {
+#: The points scheme (sources 000/001/002): ♠2 = 1, ♣2 = 2, ♦2 = 3, ♥2 = 4, any bomb = 4 points,
+#: each point one stake. Used when `scoring` is "points" for every penalty option not given
+#: explicitly; a bomb option only where the variant values that bomb at all (a combination that
+#: is not a bomb in the variant — 3 consecutive pairs in Huế, a four of a kind in Đấu — has
+#: value 0 there and stays unvalued: it neither rots nor is chopped for points).
+POINTS_TWO_VALUES: dict[str, Fraction] = {
     "penalty_two_spades": Fraction(1),
     "penalty_two_clubs": Fraction(2),
     "penalty_two_diamonds": Fraction(3),
     "penalty_two_hearts": Fraction(4),
-    "penalty_three_pairs": Fraction(4),
-    "penalty_four_of_a_kind": Fraction(4),
-    "penalty_four_pairs": Fraction(4),
 }
-#: The points scheme's penalty values (sources 000/001/002), used when `scoring` is "points" and a
-#: penalty option is not given explicitly.
-POINTS_PENALTIES = _POINTS_PENALTIES
+POINTS_BOMB_VALUE = Fraction(4)
+BOMB_PENALTY_OPTIONS = (
+    "penalty_three_pairs",
+    "penalty_four_of_a_kind",
+    "penalty_four_pairs",
+    "penalty_five_pairs",
+    "penalty_six_pairs",
+    "penalty_three_triples",
+)
+#: The penalty values of 2s and bombs (chops and thối), in stakes.
+PENALTY_OPTIONS = (*POINTS_TWO_VALUES, *BOMB_PENALTY_OPTIONS)
 
 _HUE_DA_NANG: dict[str, bool | int | Fraction | str] = {
     "lead_stealing": True,
-    "blind_three_stakes": Fraction(2),
+    "blind_three_stakes": LAST_PLACE,
     "rotten_three_stakes": Fraction(3),
     "penalty_three_pairs": Fraction(0),
 }
@@ -214,6 +232,8 @@ def parse_option_value(spec: OptionSpec, raw: object) -> bool | int | Fraction |
             raise ValueError(f"must be between {spec.minimum} and {spec.maximum}")
         return value
     if spec.type is OptionType.STAKES:
+        if spec.name in FOLLOWS_LAST_PLACE and str(raw).strip().upper() == LAST_PLACE:
+            return LAST_PLACE
         return _parse_stakes(raw)
     text = str(raw).strip()
     matched = [c for c in spec.choices if c.lower() == text.lower()]

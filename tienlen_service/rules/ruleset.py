@@ -17,9 +17,14 @@ from tienlen_service.rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADE
 from tienlen_service.rules.chop_tables import CHOP_TABLES, SUITED_STRAIGHT_CHOPS
 from tienlen_service.rules.errors import SetupError
 from tienlen_service.rules.options import (
+    BOMB_PENALTY_OPTIONS,
+    FOLLOWS_LAST_PLACE,
+    LAST_PLACE,
     OPTIONS,
     OPTIONS_BY_NAME,
-    POINTS_PENALTIES,
+    PENALTY_OPTIONS,
+    POINTS_BOMB_VALUE,
+    POINTS_TWO_VALUES,
     PRESETS,
     format_option_value,
     parse_option_value,
@@ -152,8 +157,12 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
     given = dict(overrides)
     for name, text in given.items():
         values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
+    for name in FOLLOWS_LAST_PLACE:
+        if values[name] == LAST_PLACE:
+            values[name] = values["place_last_to_first"]
     if values["scoring"] == "points":
-        values |= {name: points for name, points in POINTS_PENALTIES.items() if name not in given}
+        values |= {name: points for name, points in POINTS_TWO_VALUES.items() if name not in given}
+        values |= {name: POINTS_BOMB_VALUE for name in BOMB_PENALTY_OPTIONS if name not in given and values[name]}
     rules = RuleSet(variant=variant, overrides=overrides, **values)  # type: ignore[arg-type]
     rules = _derive(rules)
     _check(rules)
@@ -189,13 +198,20 @@ def _derive(rules: RuleSet) -> RuleSet:
 
 def _check(rules: RuleSet) -> None:
     """Reject rule sets that can't be played or paid in whole chips."""
-    # Amounts are option values, or an option value times the frozen multiplier (cóng doubles
-    # L, and doubles every part of a frozen card-count payment): each must be whole chips.
+    # Amounts are option values, sums of them, or an option value times the frozen multiplier:
+    # cóng multiplies L (places and points schemes), and đếm lá multiplies every part of a frozen
+    # loser's payment (a stake per card and the rotten conversions). Each must be whole chips.
+    multiplied = {"place_last_to_first"}
+    if rules.scoring == "card_count":
+        multiplied |= {*PENALTY_OPTIONS}
     for spec in OPTIONS:
         value = getattr(rules, spec.name)
         if not isinstance(value, Fraction) or spec.name == "freeze_multiplier":
             continue
-        for factor, why in ((Fraction(1), ""), (rules.freeze_multiplier, " × freeze_multiplier")):
+        factors = [(Fraction(1), "")]
+        if spec.name in multiplied:
+            factors.append((rules.freeze_multiplier, " × freeze_multiplier"))
+        for factor, why in factors:
             if (value * factor * rules.stake).denominator != 1:
                 raise SetupError(
                     "FRACTIONAL_AMOUNT",
