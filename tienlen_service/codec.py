@@ -35,6 +35,7 @@ from tienlen_service.rules.cards import card_name, cards_of, parse_card
 from tienlen_service.rules.combinations import Combination, Kind, classify
 from tienlen_service.rules.errors import CardParseError, SetupError
 from tienlen_service.rules.options import (
+    FOLLOWS_LAST_PLACE,
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
@@ -228,8 +229,9 @@ def rules_from_pb(spec: rules_pb2.RuleSetSpec, field: str = "rules") -> RuleSet:
 
 
 def check_amounts(rules: RuleSet, field: str = "rules") -> None:
-    """Refuse rules whose chip amounts could overflow the wire's int64 (AMOUNT_TOO_LARGE)."""
-    for spec in OPTIONS:
+    """Refuse rules whose chip amounts could overflow the wire's int64 (AMOUNT_TOO_LARGE).
+    The options that follow L come last, so a huge L is blamed on place_last_to_first."""
+    for spec in sorted(OPTIONS, key=lambda o: o.name in FOLLOWS_LAST_PLACE):
         if (
             spec.type is OptionType.STAKES
             and getattr(rules, spec.name) * rules.stake > MAX_OPTION_CHIPS

@@ -21,7 +21,13 @@ from tienlen_service.rules.combinations import Kind
 from tienlen_service.rules.errors import SetupError
 from tienlen_service.rules.events import InstantWin, Played, PlayerFinished, PlayersFrozen
 from tienlen_service.rules.game import new_game, next_game
-from tienlen_service.rules.options import OPTIONS, OPTIONS_BY_NAME, PRESET_DESCRIPTIONS, PRESETS
+from tienlen_service.rules.options import (
+    LAST_PLACE,
+    OPTIONS,
+    OPTIONS_BY_NAME,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+)
 from tienlen_service.rules.ruleset import build_rules
 
 from .conftest import (
@@ -86,7 +92,10 @@ def test_the_six_presets_are_named_and_described() -> None:
 
 
 def test_the_southern_preset_is_every_default() -> None:
-    assert rules("southern").option_values() == {o.name: o.default for o in OPTIONS}
+    defaults = {o.name: o.default for o in OPTIONS}
+    assert defaults["instant_win_stakes"] == LAST_PLACE  # "L": the value of place_last_to_first
+    defaults["instant_win_stakes"] = defaults["place_last_to_first"]
+    assert rules("southern").option_values() == defaults
 
 
 @pytest.mark.parametrize("variant", sorted(PRESETS))
@@ -410,6 +419,25 @@ def test_option_count_pigs() -> None:
 def test_option_instant_win_stakes() -> None:
     s = deal("southern", "2S 2C 2D 2H 9D", "3S", options={"instant_win_stakes": 3}).settle()
     assert transfers(s) == [(1, 0, 300)]
+
+
+def test_the_instant_win_amount_is_l_unless_given() -> None:
+    def paid(options: dict[str, object]) -> list[tuple[int, int, int]]:
+        return transfers(deal("southern", "2S 2C 2D 2H 9D", "3S", options=options).settle())
+
+    assert paid({"place_last_to_first": 3}) == [(1, 0, 300)]  # L follows the last-place amount
+    assert paid({"place_last_to_first": 3, "instant_win_stakes": "l"}) == [(1, 0, 300)]
+    assert paid({"place_last_to_first": 3, "instant_win_stakes": 1}) == [(1, 0, 100)]
+    assert rules("southern", instant_win_stakes="L").overrides == (("instant_win_stakes", "L"),)
+    for name in ("place_last_to_first", "rotten_three_stakes"):
+        assert setup_error("southern", {name: "L"}).code == "INVALID_OPTION_VALUE"
+
+
+def test_ba_mu_in_hue_and_da_nang_pays_l() -> None:
+    for variant in ("hue", "da_nang"):
+        assert rules(variant).blind_three_stakes == 2
+        assert rules(variant, place_last_to_first=3).blind_three_stakes == 3
+        assert rules(variant, place_last_to_first=3, blind_three_stakes=3).blind_three_stakes == 3
 
 
 # --------------------------------------------------------------------------- cóng

@@ -202,7 +202,9 @@ def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
     """Out-of-turn plays: a chop by the table's out-of-turn bombs, or stealing the lead."""
     table = state.table
     if is_steal(state, seat, combo):
-        return Beat.BEATS
+        # Taking the lead beats nothing; a steal-back is played on a bomb, and is paid as a
+        # chop wherever the chop table makes 3 consecutive pairs a bomb (RULES §5).
+        return Beat.BEATS if table is None else beat(combo, table, state.rules)[0]
     if table is not None and seat != state.table_seat and is_out_of_turn_chop(combo, table, state.rules):
         return Beat.CHOPS
     if state.rules.lead_stealing and combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3:
