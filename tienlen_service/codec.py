@@ -30,6 +30,7 @@ from tienlen.v1 import (
     settlement_pb2,
     state_pb2,
 )
+from tienlen_service.entropy import random_bytes
 from tienlen_service.rules import events as ev
 from tienlen_service.rules.cards import card_name, cards_of, parse_card
 from tienlen_service.rules.combinations import Combination, Kind, classify
@@ -473,9 +474,7 @@ class StateCache:
 
 def new_game_id() -> bytes:
     """A fresh random game id (seat tokens are bound to it)."""
-    import os
-
-    return os.urandom(GAME_ID_BYTES)
+    return random_bytes(GAME_ID_BYTES)
 
 
 # --------------------------------------------------------------------------------------------

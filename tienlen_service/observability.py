@@ -16,7 +16,6 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TextIO
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -32,6 +31,8 @@ from prometheus_client import (
     make_wsgi_app,
 )
 from prometheus_client.exposition import ThreadingWSGIServer
+
+from tienlen_service.entropy import random_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -287,7 +288,7 @@ def _request_id(metadata: Any) -> str:
     for key, value in metadata or ():
         if key == REQUEST_ID_HEADER and isinstance(value, str) and _REQUEST_ID_RE.fullmatch(value):
             return value
-    return uuid.uuid4().hex
+    return random_bytes(16).hex()  # not uuid4(): os.urandom gives the GIL away (entropy.py)
 
 
 class _Malformed:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 
 import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -370,3 +374,35 @@ def test_out_of_range_seats() -> None:
 
 def test_a_token_tag_is_hmac_sha256_sized() -> None:
     assert len(CODEC.encode(b"")) == 3 + 1 + 1 + len("tienlen") + TAG_BYTES
+
+
+def _hkdf(material: bytes, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(material)
+
+
+def test_the_tag_is_hmac_sha256_under_the_hkdf_derived_mac_key() -> None:
+    token = CODEC.encode(PAYLOAD)
+    prefix, tag = token[:-TAG_BYTES], token[-TAG_BYTES:]
+    assert tag == hmac.digest(_hkdf(KEY_A, b"tienlen mac"), prefix, hashlib.sha256)
+    seat = base64.urlsafe_b64decode(CODEC.seat_token(GAME, 2) + "==")
+    expected = hmac.digest(
+        _hkdf(KEY_A, b"tienlen seat"),
+        b"tienlen seat token\x00\x07tienlen" + (2).to_bytes(2, "big") + GAME,
+        "sha256",
+    )
+    assert seat == expected[: len(seat)]
+
+
+def test_tokens_never_use_the_one_shot_hmac_that_gives_the_gil_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # hmac.digest() releases the GIL on every call: a context switch per token in a loaded
+    # threaded server (bench/README.md §5). Signing, verifying, sealing and seat tokens must
+    # hash under the GIL.
+    def forbidden(*_args: object) -> bytes:
+        raise AssertionError("hmac.digest gives the GIL away")
+
+    monkeypatch.setattr(hmac, "digest", forbidden)
+    for codec in (CODEC, SEALED):
+        assert codec.decode(codec.encode(PAYLOAD)) == PAYLOAD
+    assert CODEC.check_seat_token(GAME, 1, CODEC.seat_token(GAME, 1))
