@@ -393,3 +393,11 @@ def test_every_call_has_a_deadline(server_factory: Callable[..., Any]) -> None:
         assert info.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
     finally:
         flaky.release.set()
+
+
+def test_every_call_carries_a_new_request_id() -> None:
+    from tienlen_client.request_ids import REQUEST_ID_HEADER, request_metadata
+
+    ids = {dict(request_metadata())[REQUEST_ID_HEADER] for _ in range(1000)}
+    assert len(ids) == 1000
+    assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Final, Self, TypeVar
@@ -26,6 +25,7 @@ from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2
 from tienlen_client.cards import CardsLike, cards, texts
 from tienlen_client.errors import from_rpc_error
 from tienlen_client.models import Combination, Game, LegalMove, Validation, View
+from tienlen_client.request_ids import request_metadata
 from tienlen_client.stream import MoveStream
 
 SERVICE: Final = "tienlen.v1.TienLenEngine"
@@ -316,7 +316,7 @@ class TienLenClient:
             return method(
                 request,
                 timeout=self.timeout if timeout is None else timeout,
-                metadata=(("x-request-id", uuid.uuid4().hex),),
+                metadata=request_metadata(),
             )
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None

@@ -24,7 +24,6 @@ import itertools
 import queue
 import threading
 import time
-import uuid
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
@@ -36,6 +35,7 @@ from tienlen.v1 import moves_pb2, service_pb2
 from tienlen_client.cards import CardsLike, cards
 from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
 from tienlen_client.models import Game
+from tienlen_client.request_ids import request_metadata
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -184,7 +184,7 @@ class MoveStream:
         while True:
             requests = self._requests
             call = self._stub.PlayStream(
-                _drain(requests), metadata=(("x-request-id", uuid.uuid4().hex),)
+                _drain(requests), metadata=request_metadata()
             )
             self._call = call
             error: grpc.RpcError | None = None
