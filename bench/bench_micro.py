@@ -16,6 +16,7 @@ Not a test: these machines are shared and noisy.
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import os
 import platform
@@ -49,15 +50,21 @@ Row = tuple[str, float, float, int, str]
 
 
 def timed(
-    fn: Callable[..., object], args: Sequence[tuple[Any, ...]], limit: int
+    fn: Callable[..., object],
+    args: Sequence[tuple[Any, ...]],
+    limit: int,
+    between: Callable[[], object] | None = None,
 ) -> tuple[float, float, int]:
-    """Median and p99 µs of one call per argument tuple (at most `limit` calls, spread)."""
+    """Median and p99 µs of one call per argument tuple (at most `limit` calls, spread);
+    `between` runs before each call, untimed."""
     if len(args) > limit:
         step = len(args) / limit
         args = [args[int(i * step)] for i in range(limit)]
     clock = time.perf_counter_ns
     samples = []
     for a in args:
+        if between is not None:
+            between()
         start = clock()
         fn(*a)
         samples.append(clock() - start)
@@ -229,6 +236,18 @@ def servicer_rows(args: argparse.Namespace) -> tuple[list[Row], list[Row]]:
         states.clear()
         applies = [(c.request,) for c in calls if c.method == "ApplyMove"]
         rows.append((label, *timed(apply_in_order, applies, n), "-"))
+    # The same calls with the CPU caches cold, as in a loaded server, where the gRPC core, the
+    # other threads and other processes run between two calls: each call is preceded by a
+    # walk over unrelated Python objects (bench/README.md §5).
+    states.clear()
+    applies = [(c.request,) for c in calls if c.method == "ApplyMove"]
+    rows.append(
+        (
+            "ApplyMove, in order, caches cold",
+            *timed(apply_in_order, applies, min(n, 400), between=_evict_caches),
+            "-",
+        )
+    )
     views = [(c.request,) for c in calls if c.method == "ApplyMove"]
 
     def get_view(data: bytes) -> bytes:
@@ -239,6 +258,18 @@ def servicer_rows(args: argparse.Namespace) -> tuple[list[Row], list[Row]]:
 
     rows.append(("GetView (seat)", *timed(get_view, views, n), "-"))
     return rows, apply_steps(svc, [c for c in calls if c.method == "ApplyMove"], n)
+
+
+@functools.cache
+def _ballast() -> list[dict[str, Any]]:
+    return [{"n": i, "s": str(i)} for i in range(200_000)]
+
+
+def _evict_caches() -> None:
+    """Walk ~30,000 of 200,000 unrelated Python objects: what other processes and the gRPC
+    core do to the CPU caches between two calls of a loaded server."""
+    for item in _ballast()[::7]:
+        item["n"] += 1
 
 
 def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
