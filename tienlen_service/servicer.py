@@ -456,7 +456,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         del context
         state, game_id = self._decode(request.state_token)
         seed, hands = _deal(request)
-        new_state, events = engine.next_game(state, seed=seed, hands=hands)
+        new_state, events = engine.next_game(
+            state, seed=seed, hands=hands, random_deal=request.HasField("random")
+        )
         return service_pb2.NextGameResponse(game=self._update(new_state, game_id, events))
 
     @_rpc
@@ -480,8 +482,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             raise FieldError(
                 UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {', '.join(sorted(bots.BOTS))}"
             )
-        if state.over:
-            raise IllegalMove(Reason.GAME_OVER, "the game is over")
+        if state.over:  # nothing to do: no suggestion, as ListLegalMoves lists no move
+            return service_pb2.SuggestMoveResponse(bot=name)
         move = bots.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
         if move is None:
             return service_pb2.SuggestMoveResponse(bot=name)
@@ -568,7 +570,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 def _deal(
     request: service_pb2.NewGameRequest | service_pb2.NextGameRequest,
 ) -> tuple[int | None, tuple[int, ...] | None]:
-    """The seed or explicit hands of a request's `deal` oneof (None, None: random)."""
+    """The seed or explicit hands of a request's `deal` oneof (None, None: random, or for
+    NextGame unset: as the match deals)."""
     which = request.WhichOneof("deal")
     if which == "seed":
         return request.seed, None

@@ -1013,14 +1013,14 @@ def southern_chop_on_last_card(s: Script) -> None:
     s.pass_(2)
     s.pass_(
         3,
-        note="The chain ends: its chopped play was the chopped player's last card, so nobody pays.",
+        note="The chain ends: its chopped play was the chopped player's last card, so nobody pays (payer -1, amount 0).",
         must=acts(
             1,
             [
                 passed(3),
                 {
                     "chopSettled": {
-                        "payer": 0,
+                        "payer": -1,
                         "payee": 1,
                         "amount": "0",
                         "cards": {"$cards": "2D"},

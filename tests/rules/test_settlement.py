@@ -265,7 +265,8 @@ def test_a_chop_of_a_last_card_is_void() -> None:
     state = run(state, "0: 3S", "1: 4S", "2: 8S", "0: 2H")  # seat 0 goes out on ♥2
     assert state.places[0] == 1
     state, events = run_events(state, "1: 5D 5H 6D 6H 7D 7H", "2: -")
-    assert [(e.payer, e.payee, e.amount) for e in of_type(events, ChopSettled)] == [(0, 1, 0)]
+    # Nobody pays: the event names no payer (-1) and no amount.
+    assert [(e.payer, e.payee, e.amount) for e in of_type(events, ChopSettled)] == [(-1, 1, 0)]
     state = run(state, "1: 9C")
     result = settled(state)
     assert transfers(result, TransferReason.CHOP) == []

@@ -94,8 +94,8 @@ def test_the_six_presets_are_named_and_described() -> None:
 def test_the_southern_preset_is_every_default() -> None:
     defaults = {o.name: o.default for o in OPTIONS}
     assert defaults["instant_win_stakes"] == LAST_PLACE  # "L": the value of place_last_to_first
-    defaults["instant_win_stakes"] = defaults["place_last_to_first"]
     assert rules("southern").option_values() == defaults
+    assert rules("southern").instant_win_stakes == rules("southern").place_last_to_first
 
 
 @pytest.mark.parametrize("variant", sorted(PRESETS))

@@ -311,7 +311,7 @@ def test_a_chain_whose_last_chopped_went_out_with_the_chopped_cards(
 
 
 @pytest.mark.parametrize(
-    ("variant", "expected"), [("southern", [(0, 2, 0, 1)]), ("hue", [(-1, 2, 100, 1)])]
+    ("variant", "expected"), [("southern", [(-1, 2, 0, 1)]), ("hue", [(-1, 2, 100, 1)])]
 )
 def test_an_out_of_turn_chop_of_a_last_two(variant: str, expected: list[Chain]) -> None:
     # Seat 0 goes out on ♥2; seat 2 chops it out of turn (seat 1 was to act). Southern: nobody
@@ -514,7 +514,7 @@ def test_dau_the_chop_of_a_last_two_is_void() -> None:
     assert t.places[0] == 1
     assert t.refused(2, LOW_FOUR_PAIRS) == Reason.NOT_YOUR_TURN  # 4 pairs: in turn only
     t.passes(1).play(2, LOW_FOUR_PAIRS)
-    assert chains(t) == [(0, 2, 0, 1)]
+    assert chains(t) == [(-1, 2, 0, 1)]  # nobody pays
     assert t.to_act == 2
     t.play(2, "KD")
     assert transfers(t.settle(), TransferReason.CHOP) == []

@@ -43,14 +43,17 @@ def new_game(
     leader: int | None = None,
     dealer: int = 0,
     match: Match | None = None,
+    random_deal: bool = False,
 ) -> tuple[GameState, tuple[Event, ...]]:
-    """Deal a game: random (CSPRNG), seeded (reproducible) or explicit `hands`."""
+    """Deal a game: random (CSPRNG), seeded (reproducible) or explicit `hands`. A match with a
+    seed deals from it unless `random_deal` asks for a random deal of this game."""
     _check_table(rules, players, dealer, leader, first_game=first_game)
     if match is None:
         match = Match(1, (0,) * players, -1 if seed is None else seed, dealer)
     elif seed is not None:
         match = match._replace(seed=seed)
-    randbelow = system_randbelow() if match.seed < 0 else seeded_randbelow(match.seed, match.game_number)
+    seeded = match.seed >= 0 and not random_deal
+    randbelow = seeded_randbelow(match.seed, match.game_number) if seeded else system_randbelow()
     dealt = check_explicit_deal(rules, players, hands) if hands is not None else deal(rules, players, randbelow, dealer)
     lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
     state = GameState(
@@ -108,6 +111,13 @@ def _first_leader(
         everything |= hand
     card = rules.start_card if everything >> rules.start_card & 1 else (everything & -everything).bit_length() - 1
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
+    if leader is not None and leader != holder and first_game:
+        raise SetupError(
+            "INVALID_LEADER",
+            f"in a first game the holder of {card_name(card)} (seat {holder}) leads, not seat {leader}:"
+            " leave the leader unset, or deal a game that is not a first game",
+            "leader",
+        )
     # Góp 3 (Northern option): in later games the holder leads ("được ưu tiên đánh trước",
     # source 000) without having to play the card; only a first game's lead must contain it.
     return holder, card if first_game else -1
@@ -281,10 +291,15 @@ def _play(state: GameState, seat: int, combo: Combination, result: Beat) -> tupl
 
 
 def next_game(
-    state: GameState, *, seed: int | None = None, hands: Sequence[CardSet] | None = None
+    state: GameState,
+    *,
+    seed: int | None = None,
+    hands: Sequence[CardSet] | None = None,
+    random_deal: bool = False,
 ) -> tuple[GameState, tuple[Event, ...]]:
     """The next game of the match, RULES §9: led by the previous winner (or the player who
-    compensated, *đền bài*); after an instant win, a first game again."""
+    compensated, *đền bài*); after an instant win, a first game again. Dealt from `seed`, or
+    `hands`, or at random (`random_deal`), or else as the match deals (its seed, if any)."""
     if state.to_act >= 0:
         raise SetupError("GAME_NOT_OVER", "the game is still being played", "state")
     settlement = settle(state)
@@ -305,6 +320,7 @@ def next_game(
         leader=None if first else leader,
         dealer=winner,
         match=match,
+        random_deal=random_deal,
     )
 
 

@@ -145,7 +145,7 @@ def close_chain(
         value += link_value(rules, cards)
     amount = rules.amount(value)
     if victim_out and rules.chop_on_last_card == "void":
-        events.append(ChopSettled(payer, payee, 0, chopped, len(chain) - 1))
+        events.append(ChopSettled(-1, payee, 0, chopped, len(chain) - 1))  # nobody pays
         return payments
     if victim_out and rules.chop_on_last_card == "chopper_only":
         payer = -1

@@ -114,8 +114,15 @@ class RuleSet:
         return self.scoring == "card_count"
 
     def option_values(self) -> dict[str, OptionValue]:
-        """Every option's value by name, in `OPTIONS` order."""
-        return {o.name: getattr(self, o.name) for o in OPTIONS}
+        """Every option's value by name, in `OPTIONS` order; "L" where an option follows
+        place_last_to_first (its field holds the resolved amount)."""
+        values: dict[str, OptionValue] = {o.name: getattr(self, o.name) for o in OPTIONS}
+        given = dict(self.overrides)
+        for name in FOLLOWS_LAST_PLACE:
+            declared = given.get(name, PRESETS[self.variant].get(name, OPTIONS_BY_NAME[name].default))
+            if declared == LAST_PLACE:
+                values[name] = LAST_PLACE
+        return values
 
     def twos_penalty(self, cards: CardSet) -> Fraction:
         """The penalty value of the 2s among `cards`, each by its suit (♠♣ ½, ♦♥ 1 by default)."""

@@ -78,9 +78,10 @@ class _Ledger:
             self.transfers.append(Transfer(payer, payee, amount, reason, cards))
 
     def add_chops(self, state: GameState) -> None:
-        """The chop chains settled during the game (already in chips)."""
+        """The chop chains settled during the game (already in chips; a chain worth nothing,
+        under penalty values of 0, is no transfer)."""
         self.transfers.extend(
-            Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards) for p in state.chop_payments
+            Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards) for p in state.chop_payments if p.amount
         )
 
     def pay_rotten(self, payer: int, payee: int, hand: CardSet, multiplier: Fraction = Fraction(1)) -> Fraction:
