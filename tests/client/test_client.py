@@ -187,7 +187,9 @@ def test_suggest_and_describe_rules(client: TienLenClient) -> None:
     assert len(rules.variants) == 6
     game = client.new_game(hands=HANDS)
     suggestion = client.suggest(game, 0, "greedy")
+    assert suggestion is not None
     assert suggestion.cards == ("3S",)
+    assert client.suggest(game, 1, "greedy") is None  # not seat 1's turn, no out-of-turn play
 
 
 # --- seat tokens, tokens and errors ------------------------------------------------------------

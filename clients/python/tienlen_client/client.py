@@ -283,12 +283,15 @@ class TienLenClient:
 
     def suggest(
         self, game: Game, seat: int, bot: str = "", *, timeout: float | None = None
-    ) -> LegalMove:
-        """A bot's suggested move for `seat` (not applied)."""
+    ) -> LegalMove | None:
+        """A bot's suggested move for `seat` (not applied); None when the seat has nothing to
+        do now (not its turn and no out-of-turn play, or the game is over)."""
         request = service_pb2.SuggestMoveRequest(
             state_token=game.state, seat=seat, seat_token=game.seat_token(seat), bot=bot
         )
         response = self._call(self._stub.SuggestMove, request, timeout)
+        if not response.HasField("move"):
+            return None
         return _legal_move(
             service_pb2.LegalMove(move=response.move, combination=response.combination)
         )
