@@ -447,7 +447,7 @@ def replay(path: Path, out: Callable[[str], None] = print) -> bool:
         data["players"],
         hands=hands,
         first_game=first,
-        leader=data["leader"] if data["leader"] >= 0 else None,  # ignored where ♠3 leads
+        leader=data["leader"] if data["leader"] >= 0 else None,  # the game's own leader
         dealer=data["dealer"],
         match=match,
     )
