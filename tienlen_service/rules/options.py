@@ -123,18 +123,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
 
 OPTIONS_BY_NAME: dict[str, OptionSpec] = {o.name: o for o in OPTIONS}
 
-#: The points scheme (sources 000/001/002): ♠2 = 1, ♣2 = 2, ♦2 = 3, ♥2 = 4, any bomb = 4 points,
-#: each point one stake. Used when `scoring` is "points" for every penalty option not given
-#: explicitly; a bomb option only where the variant values that bomb at all (a combination that
-#: is not a bomb in the variant — 3 consecutive pairs in Huế, a four of a kind in Đấu — has
-#: value 0 there and stays unvalued: it neither rots nor is chopped for points).
-POINTS_TWO_VALUES: dict[str, Fraction] = {
-    "penalty_two_spades": Fraction(1),
-    "penalty_two_clubs": Fraction(2),
-    "penalty_two_diamonds": Fraction(3),
-    "penalty_two_hearts": Fraction(4),
-}
-POINTS_BOMB_VALUE = Fraction(4)
 BOMB_PENALTY_OPTIONS = (
     "penalty_three_pairs",
     "penalty_four_of_a_kind",
@@ -144,7 +132,40 @@ BOMB_PENALTY_OPTIONS = (
     "penalty_three_triples",
 )
 #: The penalty values of 2s and bombs (chops and thối), in stakes.
-PENALTY_OPTIONS = (*POINTS_TWO_VALUES, *BOMB_PENALTY_OPTIONS)
+PENALTY_OPTIONS = (
+    "penalty_two_spades",
+    "penalty_two_clubs",
+    "penalty_two_diamonds",
+    "penalty_two_hearts",
+    *BOMB_PENALTY_OPTIONS,
+)
+
+#: The penalty values each scoring scheme brings (RULES §8), used for every penalty option not
+#: given explicitly. A bomb option takes its scheme value only where the variant values that
+#: bomb at all: a combination that is not a bomb in the variant (3 consecutive pairs in Huế, a
+#: four of a kind in Đấu: value 0 there) stays unvalued, neither rotting nor paid for a chop.
+#: - points (sources 000/001/002): ♠2 = 1, ♣2 = 2, ♦2 = 3, ♥2 = 4, any bomb = 4 points.
+#: - card_count (đếm lá, source 004): black 2 = 2 cards, red 2 = 4, four of a kind = 4, 3 or 4
+#:   consecutive pairs = 2 (chops are paid at the same conversions, §10); Đấu's other bombs,
+#:   which source 004 doesn't name, keep the variant's values.
+SCHEME_PENALTIES: dict[str, dict[str, Fraction]] = {
+    "points": {
+        "penalty_two_spades": Fraction(1),
+        "penalty_two_clubs": Fraction(2),
+        "penalty_two_diamonds": Fraction(3),
+        "penalty_two_hearts": Fraction(4),
+        **{name: Fraction(4) for name in BOMB_PENALTY_OPTIONS},
+    },
+    "card_count": {
+        "penalty_two_spades": Fraction(2),
+        "penalty_two_clubs": Fraction(2),
+        "penalty_two_diamonds": Fraction(4),
+        "penalty_two_hearts": Fraction(4),
+        "penalty_three_pairs": Fraction(2),
+        "penalty_four_of_a_kind": Fraction(4),
+        "penalty_four_pairs": Fraction(2),
+    },
+}
 
 _HUE_DA_NANG: dict[str, bool | int | Fraction | str] = {
     "lead_stealing": True,
@@ -202,13 +223,6 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
         "instant_wins": "dem_la",
         "instant_win_stakes": Fraction(13),
         "compensation": False,
-        "penalty_two_spades": Fraction(2),
-        "penalty_two_clubs": Fraction(2),
-        "penalty_two_diamonds": Fraction(4),
-        "penalty_two_hearts": Fraction(4),
-        "penalty_three_pairs": Fraction(2),
-        "penalty_four_of_a_kind": Fraction(4),
-        "penalty_four_pairs": Fraction(2),
     },
 }
 

@@ -23,9 +23,8 @@ from tienlen_service.rules.options import (
     OPTIONS,
     OPTIONS_BY_NAME,
     PENALTY_OPTIONS,
-    POINTS_BOMB_VALUE,
-    POINTS_TWO_VALUES,
     PRESETS,
+    SCHEME_PENALTIES,
     format_option_value,
     parse_option_value,
 )
@@ -167,9 +166,9 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
     for name in FOLLOWS_LAST_PLACE:
         if values[name] == LAST_PLACE:
             values[name] = values["place_last_to_first"]
-    if values["scoring"] == "points":
-        values |= {name: points for name, points in POINTS_TWO_VALUES.items() if name not in given}
-        values |= {name: POINTS_BOMB_VALUE for name in BOMB_PENALTY_OPTIONS if name not in given and values[name]}
+    for name, value in SCHEME_PENALTIES.get(str(values["scoring"]), {}).items():
+        if name not in given and (name not in BOMB_PENALTY_OPTIONS or values[name]):
+            values[name] = value
     rules = RuleSet(variant=variant, overrides=overrides, **values)  # type: ignore[arg-type]
     rules = _derive(rules)
     _check(rules)

@@ -183,7 +183,9 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
     }[n]
     for payer_place, payee_place, stakes in table:
         payer, payee = _seat_at(state, payer_place), _seat_at(state, payee_place)
-        if payer >= 0 and payee >= 0 and payer not in frozen and alone not in (payer, payee):
+        # A frozen player pays its frozen amount instead of a place transfer, and receives none
+        # (it may sit above a player ranked last for going out on a 2).
+        if payer >= 0 and payee >= 0 and not {payer, payee} & {*frozen, alone}:
             ledger.pay(payer, payee, stakes, TransferReason.PLACE)
 
 

@@ -1,0 +1,1185 @@
+"""Differential testing of the settlement (RULES §5, §7, §8, §10) against an independent calculator.
+
+The calculator below (`expected`) is written from the rule book, not from `settlement.py`: it reads
+only a finished game's public history — the events the engine emitted while the game was played
+(who played which cards, who went out, the round ends, instant wins) plus, for *đền bài*, a note
+taken at every pass of who held a legal beat — and works out on its own the places, who was frozen,
+every chop chain and who pays it, the rotten (*thối*) 2s and bombs by the largest split, *cóng*,
+*đền bài*, *ba mù*, rotten ♠3, instant wins and Northern *thối hai*, then every seat's net in chips.
+Its numbers come from the rule book's text (`book`), not from the engine's option tables.
+
+Random complete games are played for every preset (random legal moves from `game.legal_moves`,
+out-of-turn chops and steals included) on seeded deals and on crafted deals that force rare
+situations (tiny hands for *cóng*, hands full of 2s and bombs for chop chains), and the engine's
+`settle(state).net` must equal the calculator's. Each disagreement investigated has an explicit
+example test below (two were engine bugs, fixed: a frozen player paid a place transfer, and
+card-count scoring on other presets kept the stake penalty values).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import cache
+
+import pytest
+
+from tienlen_service.rules.cards import TWOS, cards_of, format_cards, parse_cards, parse_set
+from tienlen_service.rules.events import (
+    ChopSettled,
+    Event,
+    GameOver,
+    InstantWin,
+    Passed,
+    Played,
+    PlayerFinished,
+    PlayersFrozen,
+    RoundWon,
+)
+from tienlen_service.rules.game import apply, legal_moves, new_game
+from tienlen_service.rules.ruleset import RuleSet, build_rules
+from tienlen_service.rules.settlement import settle
+from tienlen_service.rules.state import GameState, Move, pass_turn, play
+
+F = Fraction
+SPADE_THREE = 0  # ♠3, the weakest card (RULES §1)
+NONE, ONE, TWO = F(0), F(1), F(2)
+
+# --------------------------------------------------------------------------------------------
+# The rule book's numbers (RULES §5, §8, §10), per preset and scoring scheme.
+# --------------------------------------------------------------------------------------------
+
+#: Penalty values of the 2s by suit ♠ ♣ ♦ ♥, in stakes: black ½, red 1 (§8).
+STAKE_TWOS = (F(1, 2), F(1, 2), F(1), F(1))
+#: Points scheme (§8): ♠2 = 1, ♣2 = 2, ♦2 = 3, ♥2 = 4.
+POINT_TWOS = (F(1), F(2), F(3), F(4))
+#: Card count conversions (§8, §10): black 2 = 2 cards, red 2 = 4.
+COUNT_TWOS = (F(2), F(2), F(4), F(4))
+
+SOUTHERN_BOMBS = {"3pairs": F(3, 2), "four": F(2), "4pairs": F(5, 2)}
+HUE_BOMBS = {"four": F(2), "4pairs": F(5, 2)}  # §10: 3 consecutive pairs are no bomb, don't rot
+NORTHERN_BOMBS = {"four": F(2)}  # §10: "a four of a kind left rots at 2 stakes"
+DAU_BOMBS = {"4pairs": F(3, 2), "5pairs": F(2), "3triples": F(5, 2), "6pairs": F(3)}
+COUNT_BOMBS = {"four": F(4), "3pairs": F(2), "4pairs": F(2)}  # §8 đếm lá conversions
+
+
+def _table(rows: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    return {bomb: frozenset(targets.split()) for bomb, targets in rows.items()}
+
+
+#: Which bomb chops what (§5): bomb class -> the classes it chops ("2" a single 2, "22" a pair
+#: of 2s, "222" a triple of 2s, "3pairs".. consecutive pairs, "four", "3triples").
+CHOPS = {
+    "southern": _table(
+        {"3pairs": "2 3pairs", "four": "2 22 3pairs four", "4pairs": "2 22 3pairs four 4pairs"}
+    ),
+    "hue": _table({"four": "2 four", "4pairs": "2 22 4pairs"}),
+    "da_nang": _table({"four": "2 four", "4pairs": "22 four 4pairs"}),
+    "northern": _table({"four": "2 22 four"}),
+    "dau": _table(
+        {
+            "4pairs": "2 4pairs",
+            "5pairs": "2 22 4pairs 5pairs",
+            "3triples": "2 22 4pairs 5pairs 3triples",
+            "6pairs": "2 22 222 4pairs 5pairs 3triples 6pairs",
+        }
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Book:
+    """The rule book's settlement numbers for one table (amounts in stakes)."""
+
+    variant: str
+    scoring: str = "places"  # places | points | card_count
+    stake: int = 100
+    last_to_first: Fraction = TWO  # L
+    third_to_second: Fraction = ONE
+    second_to_first: Fraction = ONE
+    twos: tuple[Fraction, Fraction, Fraction, Fraction] = STAKE_TWOS
+    bombs: Mapping[str, Fraction] = field(default_factory=lambda: dict(SOUTHERN_BOMBS))
+    twos_flat: Fraction = NONE  # Northern thối hai: any 2 left pays this once
+    chops: Mapping[str, frozenset[str]] = field(default_factory=lambda: CHOPS["southern"])
+    chop_on_last_card: str = "void"
+    last_on_two: bool = False
+    last_on_four: bool = False
+    freezing: bool = True
+    freeze_multiplier: Fraction = TWO
+    freeze_exempt: int = 0
+    compensation: bool = True
+    instant: Fraction | None = None  # None: L
+    count_pigs: bool = False
+    blind_three: Fraction | None = NONE  # None: L
+    rotten_three: Fraction = NONE
+    suited_straights: bool = False  # Northern option: same-suit straights of 5+ chop 2s
+
+    @property
+    def counts_cards(self) -> bool:
+        return self.scoring == "card_count"
+
+    @property
+    def blind_three_stakes(self) -> Fraction:
+        return self.last_to_first if self.blind_three is None else self.blind_three
+
+
+def book(variant: str, scoring: str = "places", **changes: object) -> Book:
+    """The rule book's numbers for a preset (§10: a preset inherits the Southern rule)."""
+    b = Book(variant=variant, scoring=scoring)
+    if variant == "northern":
+        b = replace(
+            b,
+            bombs=dict(NORTHERN_BOMBS),
+            twos_flat=F(13),
+            chops=CHOPS["northern"],
+            last_on_two=True,
+            last_on_four=True,
+            freezing=False,
+            compensation=False,
+        )
+    elif variant in {"hue", "da_nang"}:
+        b = replace(
+            b,
+            bombs=dict(HUE_BOMBS),
+            chops=CHOPS[variant],
+            blind_three=None,
+            rotten_three=F(3),
+        )
+        if variant == "hue":
+            b = replace(b, chop_on_last_card="chopper_only", last_on_two=True)
+        else:
+            b = replace(b, freeze_exempt=2)
+    elif variant == "dau":
+        b = replace(b, bombs=dict(DAU_BOMBS), chops=CHOPS["dau"])
+    elif variant == "dem_la":
+        b = replace(b, scoring="card_count", compensation=False, instant=F(13))
+    if b.scoring == "points":
+        b = replace(b, twos=POINT_TWOS, bombs=dict.fromkeys(b.bombs, F(4)))
+    if b.scoring == "card_count":
+        b = replace(b, twos=COUNT_TWOS, bombs=dict(COUNT_BOMBS), count_pigs=True)
+    b = replace(b, **changes)  # type: ignore[arg-type]
+    if b.suited_straights:  # §5: ≥5 cards chop a single 2, ≥6 cards a pair of 2s
+        straights = {
+            f"straight{n}": frozenset({"2"} if n == 5 else {"2", "22"}) for n in range(5, 13)
+        }
+        b = replace(b, chops={**b.chops, **straights})
+    return b
+
+
+# --------------------------------------------------------------------------------------------
+# Combinations, read independently of the engine's classifier (RULES §3).
+# --------------------------------------------------------------------------------------------
+
+RANK_TWO = 12
+
+
+def shape(cards: int) -> tuple[str, int]:
+    """(kind, length) of a legal play: single, pair, triple, four, straight, pairs, triples."""
+    ranks = Counter(c >> 2 for c in cards_of(cards))
+    sizes = set(ranks.values())
+    if len(ranks) == 1:
+        return ({1: "single", 2: "pair", 3: "triple", 4: "four"}[sizes.pop()], 1)
+    low, k = min(ranks), len(ranks)
+    consecutive = sorted(ranks) == list(range(low, low + k)) and RANK_TWO not in ranks
+    assert consecutive, f"{format_cards(cards)} is no combination"
+    return ({1: "straight", 2: "pairs", 3: "triples"}[sizes.pop()], k)
+
+
+def chop_class(cards: int) -> str:
+    """What a play is for chopping: "2", "22", "222", "four", "3pairs", "3triples", or ""."""
+    kind, length = shape(cards)
+    if cards & ~TWOS == 0 and kind != "four":
+        return "2" * cards.bit_count()
+    if kind == "four":
+        return "four"
+    if kind in {"pairs", "triples"}:
+        return f"{length}{kind}"
+    if kind == "straight" and length >= 5 and len({c & 3 for c in cards_of(cards)}) == 1:
+        return f"straight{length}"
+    return ""
+
+
+def is_chop(b: Book, new: int, table: int) -> bool:
+    """§5: a bomb on a play its table lists (its own class only when higher) is a chop."""
+    bomb, target = chop_class(new), chop_class(table)
+    if target not in b.chops.get(bomb, frozenset()):
+        return False
+    return target != bomb or max(cards_of(new)) > max(cards_of(table))
+
+
+def chopped_value(b: Book, cards: int) -> Fraction:
+    """§8: a chopped 2 (pair of 2s: the sum of its cards) by suit, a bomb at its value."""
+    if cards & ~TWOS == 0 and cards.bit_count() < 4:
+        return sum((b.twos[c & 3] for c in cards_of(cards)), F(0))
+    return b.bombs.get(chop_class(cards), F(0))
+
+
+def rotten_value(b: Book, hand: int) -> Fraction:
+    """§8 thối: the hand split into disjoint 2s and bombs the way that gives the largest total."""
+    counts = tuple(sum(1 for c in cards_of(hand) if c >> 2 == r) for r in range(12))
+    twos = hand & TWOS
+    return _best_split(b, counts, twos.bit_count(), tuple(b.twos[c & 3] for c in cards_of(twos)))
+
+
+def _best_split(
+    b: Book, counts: tuple[int, ...], n_twos: int, twos: tuple[Fraction, ...]
+) -> Fraction:
+    runs: list[tuple[int, int, Fraction]] = []  # (width per rank, ranks, value)
+    for name, value in b.bombs.items():
+        if name.endswith("pairs"):
+            runs.append((2, int(name[0]), value))
+        elif name.endswith("triples"):
+            runs.append((3, int(name[0]), value))
+    four = b.bombs.get("four", F(0))
+    two_value = (b.twos_flat if n_twos else F(0)) if b.twos_flat else sum(twos, F(0))
+    with_twos = two_value
+    if n_twos == 4 and four:  # four 2s may also be split as a four of a kind
+        with_twos = max(two_value, four)
+
+    @cache
+    def best(state: tuple[int, ...]) -> Fraction:
+        result = F(0)
+        for r in range(12):
+            if state[r] == 4 and four:
+                result = max(result, four + best((*state[:r], 0, *state[r + 1 :])))
+            for width, ranks, value in runs:
+                if r + ranks <= 12 and all(state[r + i] >= width for i in range(ranks)):
+                    after = list(state)
+                    for i in range(ranks):
+                        after[r + i] -= width
+                    result = max(result, value + best(tuple(after)))
+        return result
+
+    return with_twos + best(counts)
+
+
+# --------------------------------------------------------------------------------------------
+# The public record of a game and the independent calculator.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PassNote:
+    """At a pass: who passed on whose play, whether they held a legal beat, and which other
+    seats (not the passer, not the table's player) held one (for *đền bài*, §7)."""
+
+    seat: int
+    table_seat: int
+    held: bool
+    beaters: frozenset[int]
+
+
+@dataclass
+class Record:
+    """A finished game as the public saw it."""
+
+    players: int
+    dealt: tuple[int, ...]
+    events: list[Event]
+    passes: list[PassNote]
+
+
+@dataclass(frozen=True)
+class Link:
+    seat: int
+    cards: int
+    cards_left: int
+
+
+@dataclass
+class Outcome:
+    """The calculator's answer: places, frozen seats, net chips per seat, and why."""
+
+    places: list[int]
+    frozen: frozenset[int]
+    net: list[int]
+    notes: list[str]
+
+
+def expected(b: Book, record: Record) -> Outcome:
+    """Every seat's net in chips, from the rule book and the game's public history."""
+    n = record.players
+    hands = list(record.dealt)
+    played: set[int] = set()
+    places = [0] * n
+    free = list(range(1, n + 1))
+    frozen: set[int] = set()
+    alone: set[int] = set()
+    instant = -1
+    winning_play = 0
+    net = [F(0)] * n
+    notes: list[str] = []
+
+    def pay(payer: int, payee: int, stakes: Fraction, why: str) -> None:
+        if not stakes:
+            return
+        notes.append(f"{payer}->{payee} {stakes} {why}")
+        net[payee] += stakes
+        if payer >= 0:
+            net[payer] -= stakes
+
+    table: Link | None = None
+    chain: list[Link] = []
+
+    def close_chain() -> None:
+        if len(chain) >= 2:
+            victim, chopper = chain[-2], chain[-1]
+            value = sum((chopped_value(b, link.cards) for link in chain[:-1]), F(0))
+            payer = victim.seat
+            if victim.cards_left == 0 and b.chop_on_last_card == "void":
+                notes.append(f"chop chain on {victim.seat}'s last cards: void")
+            else:
+                why = f"chop x{len(chain) - 1}"
+                if victim.cards_left == 0:
+                    why += " on last cards"
+                    payer = -1 if b.chop_on_last_card == "chopper_only" else payer
+                pay(payer, chopper.seat, value, why)
+        chain.clear()
+
+    def take_place(seat: int, place: int) -> None:
+        places[seat] = place
+        free.remove(place)
+
+    game_over = False
+
+    def go_out(seat: int, cards: int) -> None:
+        nonlocal winning_play, game_over
+        last = (b.last_on_two and cards & TWOS) or (b.last_on_four and shape(cards)[0] == "four")
+        place = free[-1] if last else free[0]
+        take_place(seat, place)
+        if place == 1:
+            winning_play = cards
+            after = [(seat + k) % n for k in range(1, n)]
+            if b.counts_cards:
+                for other in sorted(
+                    (s for s in after if not places[s]), key=lambda s: hands[s].bit_count()
+                ):
+                    take_place(other, free[0])
+                game_over = True
+                return
+            unplayed = [s for s in after if not places[s] and s not in played]
+            if b.freezing and unplayed and len(unplayed) != b.freeze_exempt:
+                for s, p in zip(unplayed, free[-len(unplayed) :], strict=True):
+                    frozen.add(s)
+                    places[s] = p
+                for p in places:
+                    if p in free:
+                        free.remove(p)
+                left = [s for s in range(n) if not places[s]]
+                if len(left) == 1:  # §8: left alone with frozen players: no place transfer
+                    alone.add(left[0])
+        left = [s for s in range(n) if not places[s]]
+        if len(left) <= 1:
+            if left:
+                take_place(left[0], free[0])
+            game_over = True
+
+    for event in record.events:
+        if isinstance(event, InstantWin):
+            instant = event.seat
+        elif isinstance(event, Played):
+            assert not game_over
+            hands[event.seat] &= ~event.cards
+            played.add(event.seat)
+            link = Link(event.seat, event.cards, hands[event.seat].bit_count())
+            chopping = table is not None and is_chop(b, event.cards, table.cards)
+            assert chopping == event.chop, f"chop flag of {format_cards(event.cards)}"
+            if chopping:
+                assert table is not None
+                if not chain:
+                    chain.append(table)
+                chain.append(link)
+            else:
+                close_chain()
+            table = link
+            if not hands[event.seat]:
+                go_out(event.seat, event.cards)
+        elif isinstance(event, RoundWon):
+            close_chain()
+            table = None
+        elif isinstance(event, GameOver):
+            close_chain()
+
+    if instant >= 0:
+        places = [1 if s == instant else n for s in range(n)]
+        for other in range(n):
+            if other != instant:
+                stakes = b.last_to_first if b.instant is None else b.instant
+                if b.count_pigs:
+                    stakes += rotten_value(b, hands[other])
+                pay(other, instant, stakes, "instant win")
+        return _outcome(b, places, frozenset(), net, notes)
+
+    assert game_over, "the game did not end"
+    winner = places.index(1)
+    if b.counts_cards:
+        for other in range(n):
+            if other == winner:
+                continue
+            stakes = hands[other].bit_count() + rotten_value(b, hands[other])
+            if b.freezing and hands[other] == record.dealt[other]:
+                stakes *= b.freeze_multiplier
+            pay(other, winner, stakes, "cards left")
+        return _outcome(b, places, frozenset(frozen), net, notes)
+
+    seat_at = {p: s for s, p in enumerate(places)}
+    owed = {
+        s: b.freeze_multiplier * b.last_to_first + rotten_value(b, hands[s]) for s in sorted(frozen)
+    }
+    opponents = set(range(n)) - {winner}
+    compensator = -1
+    if b.compensation and frozen and frozen == opponents:
+        for note in record.passes:
+            if (
+                note.held
+                and note.table_seat == winner
+                and not note.beaters & (opponents - {note.seat})
+            ):
+                compensator = note.seat
+                break
+    if compensator >= 0:
+        pay(compensator, winner, sum(owed.values(), F(0)), "đền bài")
+    else:
+        for s, stakes in owed.items():
+            pay(s, winner, stakes, "cóng")
+
+    blind = bool(b.blind_three_stakes) and winning_play == 1 << SPADE_THREE
+    if blind:
+        for s in sorted(opponents - frozen):
+            pay(s, winner, b.blind_three_stakes, "ba mù")
+    else:
+        transfers = {
+            4: [(4, 1, b.last_to_first), (3, 2, b.third_to_second)],
+            3: [(3, 1, b.last_to_first), (2, 1, b.second_to_first)],
+            2: [(2, 1, b.last_to_first)],
+        }[n]
+        for lo, hi, stakes in transfers:
+            payer, payee = seat_at[lo], seat_at[hi]
+            if not {payer, payee} & (frozen | alone):
+                pay(payer, payee, stakes, "place")
+    # Thối: the player left holding cards at the end (normally the last; see the Northern
+    # example below when the last went out on a 2) pays its 2s and bombs to the place above.
+    holders = [s for s in range(n) if hands[s] and s != winner]
+    for last in holders if not frozen else []:
+        pay(last, seat_at[places[last] - 1], rotten_value(b, hands[last]), "thối")
+        if b.rotten_three and hands[last] == 1 << SPADE_THREE:
+            pay(last, winner, b.rotten_three, "thối ♠3")
+    return _outcome(b, places, frozenset(frozen), net, notes)
+
+
+def _outcome(
+    b: Book, places: list[int], frozen: frozenset[int], net: list[Fraction], notes: list[str]
+) -> Outcome:
+    chips = []
+    for stakes in net:
+        amount = stakes * b.stake
+        assert amount.denominator == 1, f"{stakes} stakes is not whole chips"
+        chips.append(int(amount))
+    return Outcome(places, frozen, chips, notes)
+
+
+# --------------------------------------------------------------------------------------------
+# Playing games: random legal moves, and scripted ones.
+# --------------------------------------------------------------------------------------------
+
+
+def note_pass(state: GameState, seat: int, played: set[int]) -> PassNote:
+    """Who held a legal beat at this pass (the passer; and the others while only the table's
+    player has played, when *đền bài* can still arise)."""
+    held = any(not m.is_pass for m in legal_moves(state, seat))
+    beaters: set[int] = set()
+    if played <= {state.table_seat}:
+        for other in range(state.players):
+            if other in {seat, state.table_seat} or state.places[other]:
+                continue
+            view = state._replace(to_act=other)
+            if any(not m.is_pass for m in legal_moves(view, other)):
+                beaters.add(other)
+    return PassNote(seat, state.table_seat, held, frozenset(beaters))
+
+
+@dataclass
+class Game:
+    """A game being played: the engine state and the public record."""
+
+    state: GameState
+    record: Record
+    played: set[int] = field(default_factory=set)
+
+    def move(self, move: Move) -> None:
+        if move.is_pass:
+            self.record.passes.append(note_pass(self.state, move.seat, self.played))
+        else:
+            self.played.add(move.seat)
+        self.state, events = apply(self.state, move)
+        self.record.events += events
+
+
+def start(
+    rules: RuleSet,
+    players: int,
+    *,
+    seed: int | None = None,
+    hands: Sequence[int] | None = None,
+    first_game: bool = True,
+    leader: int | None = None,
+    dealer: int = 0,
+) -> Game:
+    state, events = new_game(
+        rules, players, seed=seed, hands=hands, first_game=first_game, leader=leader, dealer=dealer
+    )
+    return Game(state, Record(players, state.dealt, list(events), []))
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a random player behaves: how often it passes, chops, or plays out of turn."""
+
+    pass_rate: float
+    chop_rate: float = 0.7
+    out_of_turn_rate: float = 0.4
+
+
+STYLES = (Style(0.05), Style(0.25), Style(0.6), Style(0.9, out_of_turn_rate=0.2))
+
+
+def random_move(game: Game, b: Book, rng: random.Random, style: Style) -> Move:
+    state = game.state
+    mine = legal_moves(state, state.to_act)
+    others = [
+        m
+        for seat in range(state.players)
+        if seat != state.to_act and not state.places[seat]
+        for m in legal_moves(state, seat)
+    ]
+    if others and rng.random() < style.out_of_turn_rate:
+        return rng.choice(others)
+    plays = [m for m in mine if not m.is_pass]
+    can_pass = len(plays) < len(mine)
+    if can_pass and (not plays or rng.random() < style.pass_rate):
+        return pass_turn(state.to_act)
+    if state.table is not None:
+        table = state.table.cards
+        chops = [m for m in plays if is_chop(b, sum(1 << c for c in m.cards), table)]
+        if chops and rng.random() < style.chop_rate:
+            return rng.choice(chops)
+    return rng.choice(plays)
+
+
+def play_out(game: Game, b: Book, rng: random.Random, style: Style, limit: int = 3000) -> Game:
+    for _ in range(limit):
+        if game.state.over:
+            return game
+        game.move(random_move(game, b, rng, style))
+    pytest.fail("a random game did not end")
+    return game  # pragma: no cover
+
+
+# --------------------------------------------------------------------------------------------
+# Deals that force rare situations.
+# --------------------------------------------------------------------------------------------
+
+
+def tiny_deal(rng: random.Random, players: int, most: int = 5) -> list[int]:
+    """Hands of 1..`most` random cards: the first finish comes early, so players freeze."""
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = []
+    for _ in range(players):
+        size = rng.randint(1, most)
+        hands.append(sum(1 << c for c in deck[:size]))
+        del deck[:size]
+    return hands
+
+
+def bomb_deal(rng: random.Random, players: int, b: Book, most: int = 13) -> list[int]:
+    """Hands built around 2s and bombs (fours, consecutive pairs and triples) so that chops
+    and stacked chops are common, padded with random cards."""
+    free = set(range(52))
+    hands = [0] * players
+    pieces = [k for k in b.bombs if k != "four"]
+    for seat in range(players):
+        for _ in range(rng.randint(1, 3)):
+            choice = rng.choice(["four", "two", "two", *pieces])
+            if choice == "two":
+                wanted = [c for c in range(48, 52) if c in free][:1]
+            elif choice == "four":
+                rank = rng.randrange(12)
+                wanted = [rank * 4 + s for s in range(4)]
+            else:
+                width = 2 if choice.endswith("pairs") else 3
+                ranks = int(choice[0])
+                low = rng.randrange(0, 13 - ranks)
+                wanted = []
+                for r in range(low, low + ranks):
+                    have = [r * 4 + s for s in range(4) if r * 4 + s in free]
+                    wanted += rng.sample(have, min(width, len(have)))
+            picked = [c for c in wanted if c in free]
+            if hands[seat].bit_count() + len(picked) > most:
+                continue
+            for c in picked:
+                free.discard(c)
+                hands[seat] |= 1 << c
+        rest = sorted(free)
+        size = rng.randint(max(1, hands[seat].bit_count()), most)
+        for c in rng.sample(rest, min(len(rest), max(0, size - hands[seat].bit_count()))):
+            free.discard(c)
+            hands[seat] |= 1 << c
+    if any(h == 0 for h in hands):
+        return tiny_deal(rng, players)
+    return hands
+
+
+# --------------------------------------------------------------------------------------------
+# The differential runs.
+# --------------------------------------------------------------------------------------------
+
+PLAYERS = {"dau": (3,)}
+
+
+@dataclass
+class Mismatch:
+    kind: str
+    variant: str
+    engine: tuple[int, ...]
+    mine: list[int]
+    places: tuple[int, ...]
+    my_places: list[int]
+    dealt: str
+    record: Record
+    notes: list[str]
+
+    def __str__(self) -> str:
+        return (
+            f"[{self.variant} {self.kind}] engine {self.engine} expected {self.mine}; places"
+            f" {self.places} vs {self.my_places}; dealt {self.dealt}; {self.notes};"
+            f" moves {describe(self.record)}"
+        )
+
+
+def describe(record: Record) -> str:
+    """The game's moves in script form ("0: 3S", "1: -") and what they settled, for a failure
+    message."""
+    steps = []
+    for event in record.events:
+        if isinstance(event, Played):
+            steps.append(f"{event.seat}: {format_cards(event.cards)}")
+        elif isinstance(event, Passed):
+            steps.append(f"{event.seat}: -")
+        elif isinstance(event, InstantWin | PlayersFrozen | ChopSettled | PlayerFinished):
+            steps.append(f"<{event}>")
+    return " ; ".join(steps)
+
+
+def compare(b: Book, rules: RuleSet, game: Game, kind: str) -> Mismatch | None:
+    state = game.state
+    assert state.over
+    mine = expected(b, game.record)
+    engine = settle(state)
+    same_places = b.counts_cards or list(state.places) == mine.places
+    if list(engine.net) == mine.net and same_places:
+        return None
+    return Mismatch(
+        kind,
+        rules.variant,
+        engine.net,
+        mine.net,
+        state.places,
+        mine.places,
+        " | ".join(format_cards(h) for h in state.dealt),
+        game.record,
+        mine.notes,
+    )
+
+
+#: The engine's option name for each `Book` field a test may change.
+ENGINE_OPTION = {
+    "stake": "stake",
+    "last_to_first": "place_last_to_first",
+    "third_to_second": "place_third_to_second",
+    "second_to_first": "place_second_to_first",
+    "chop_on_last_card": "chop_on_last_card",
+    "freeze_multiplier": "freeze_multiplier",
+    "freeze_exempt": "freeze_exempt_unplayed",
+    "compensation": "compensation",
+    "instant": "instant_win_stakes",
+    "count_pigs": "count_pigs",
+    "blind_three": "blind_three_stakes",
+    "rotten_three": "rotten_three_stakes",
+    "freezing": "freezing",
+    "suited_straights": "suited_straight_chops",
+}
+
+
+def table_rules(
+    variant: str,
+    scoring: str = "places",
+    changes: Mapping[str, object] | None = None,
+    engine: Mapping[str, object] | None = None,
+) -> tuple[Book, RuleSet]:
+    """The rule book's numbers and the engine's rule set for the same table."""
+    changes = dict(changes or {})
+    b = book(variant, scoring, **changes)
+    options: dict[str, object] = {"scoring": scoring} if scoring != "places" else {}
+    for name, value in changes.items():
+        options[ENGINE_OPTION[name]] = str(value) if isinstance(value, Fraction) else value
+    options |= dict(engine or {})
+    return b, build_rules(variant, options)
+
+
+def run_games(
+    variant: str,
+    scoring: str,
+    games: int,
+    seed: int,
+    changes: Mapping[str, object] | None = None,
+    engine: Mapping[str, object] | None = None,
+    budget: float = 4.0,
+) -> dict[str, int]:
+    """`games` random games of every kind for this table (fewer if `budget` seconds run out, to
+    bound the file's run time on a slow machine); returns how many games of each kind were
+    played and what they settled; fails on any disagreement that is not a known engine bug."""
+    b, rules = table_rules(variant, scoring, changes, engine)
+    rng = random.Random(seed)
+    played: Counter[str] = Counter()
+    problems: list[Mismatch] = []
+    deadline = time.perf_counter() + budget
+    for _ in range(games):
+        if time.perf_counter() > deadline:
+            break
+        players = rng.choice(PLAYERS.get(variant, (2, 3, 4)))
+        style = rng.choice(STYLES)
+        kind = rng.choice(["seeded", "seeded", "tiny", "bombs"])
+        if kind == "seeded":
+            first = rng.random() < 0.5
+            game = start(
+                rules,
+                players,
+                seed=rng.randrange(1 << 30),
+                first_game=first,
+                leader=None if first else rng.randrange(players),
+            )
+        else:
+            most = 18 if variant == "dau" else 13
+            hands = tiny_deal(rng, players) if kind == "tiny" else bomb_deal(rng, players, b, most)
+            first = rng.random() < 0.3
+            game = start(
+                rules,
+                players,
+                hands=hands,
+                first_game=first,
+                leader=None if first else rng.randrange(players),
+            )
+        play_out(game, b, rng, style)
+        played[kind] += 1
+        for note in expected(b, game.record).notes:
+            played[" ".join(note.split()[2:]) if "->" in note else note.split(":")[-1].strip()] += 1
+        problem = compare(b, rules, game, kind)
+        if problem is not None:
+            problems.append(problem)
+    assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
+    return dict(played)
+
+
+# --------------------------------------------------------------------------------------------
+# Named differential tests, one per preset and scoring scheme.
+# --------------------------------------------------------------------------------------------
+
+GAMES = 1000
+
+
+def test_random_southern_games_settle_as_the_rule_book_says() -> None:
+    run_games("southern", "places", GAMES, seed=1)
+
+
+def test_random_southern_points_games_settle_as_the_rule_book_says() -> None:
+    run_games("southern", "points", GAMES, seed=2)
+
+
+def test_random_northern_games_settle_as_the_rule_book_says() -> None:
+    run_games("northern", "places", GAMES, seed=3)
+
+
+def test_random_northern_points_games_settle_as_the_rule_book_says() -> None:
+    run_games("northern", "points", GAMES // 3, seed=4)
+
+
+def test_random_hue_games_settle_as_the_rule_book_says() -> None:
+    played = run_games("hue", "places", GAMES, seed=5)
+    for part in ("ba mù", "thối ♠3", "chop x1 on last cards", "cóng", "đền bài"):
+        assert played[part], f"no game settled {part}"
+
+
+def test_random_da_nang_games_settle_as_the_rule_book_says() -> None:
+    run_games("da_nang", "places", GAMES, seed=6)
+
+
+def test_random_hue_and_da_nang_points_games_settle_as_the_rule_book_says() -> None:
+    run_games("hue", "points", GAMES // 3, seed=7)
+    run_games("da_nang", "points", GAMES // 3, seed=8)
+
+
+def test_random_dau_games_settle_as_the_rule_book_says() -> None:
+    run_games("dau", "places", GAMES * 2 // 3, seed=9)
+
+
+def test_random_dau_points_games_settle_as_the_rule_book_says() -> None:
+    run_games("dau", "points", GAMES // 3, seed=10)
+
+
+def test_random_dem_la_games_settle_as_the_rule_book_says() -> None:
+    played = run_games("dem_la", "card_count", GAMES, seed=11)
+    assert played["instant win"]
+    assert played["chop x2"]
+
+
+def test_random_southern_games_reach_the_rare_settlements() -> None:
+    # The deals and players are built so that every part of the settlement is exercised.
+    played = run_games("southern", "places", GAMES // 2, seed=20)
+    for part in ("cóng", "đền bài", "thối", "chop x2", "instant win", "place"):
+        assert played[part], f"no game settled {part}"
+
+
+def test_random_games_with_house_options_settle_as_the_rule_book_says() -> None:
+    run_games(
+        "southern",
+        "places",
+        300,
+        seed=12,
+        changes={"count_pigs": True, "chop_on_last_card": "paid"},
+    )
+    run_games(
+        "hue",
+        "places",
+        300,
+        seed=13,
+        changes={
+            "freeze_multiplier": F(2),
+            "stake": 50,
+            "last_to_first": F(3),
+            "third_to_second": F(2),
+        },
+    )
+    run_games(
+        "southern",
+        "places",
+        300,
+        seed=14,
+        changes={"freeze_multiplier": F(4), "instant": F(4), "second_to_first": F(1, 2)},
+        engine={"lead_stealing": True},
+    )
+    run_games(
+        "southern", "points", 300, seed=15, changes={"compensation": False, "freeze_exempt": 1}
+    )
+    run_games("northern", "places", 300, seed=16, changes={"suited_straights": True})
+    run_games(
+        "da_nang", "places", 300, seed=17, changes={"last_to_first": F(4), "rotten_three": F(0)}
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Focused differential runs.
+# --------------------------------------------------------------------------------------------
+
+
+def loaded_hand(rng: random.Random, b: Book, most: int, avoid: int) -> int:
+    """A hand of at most `most` cards full of 2s, fours and runs of pairs and triples (some
+    overlapping, so the largest split matters), without the cards of `avoid`."""
+    hand = 0
+    kinds = ["four", "two", "pairs", "pairs", "triples"]
+    for _ in range(rng.randint(1, 6)):
+        kind = rng.choice(kinds)
+        if kind == "two":
+            picked = [rng.randrange(48, 52)]
+        elif kind == "four":
+            rank = rng.randrange(12)
+            picked = [rank * 4 + s for s in range(4)]
+        else:
+            width = 2 if kind == "pairs" else 3
+            ranks = rng.randint(3, 6)
+            low = rng.randrange(0, 12 - ranks + 1)
+            picked = []
+            for r in range(low, low + ranks):
+                picked += rng.sample([r * 4 + s for s in range(4)], width)
+        mask = sum(1 << c for c in picked) & ~avoid
+        if (hand | mask).bit_count() <= most:
+            hand |= mask
+    return hand or 1 << 4
+
+
+ROTTEN_TABLES = [
+    ("southern", "places"),
+    ("southern", "points"),
+    ("northern", "places"),
+    ("hue", "places"),
+    ("da_nang", "points"),
+    ("dau", "places"),
+    ("dau", "points"),
+    ("dem_la", "card_count"),
+]
+
+
+@pytest.mark.parametrize(("variant", "scoring"), ROTTEN_TABLES)
+def test_rotten_and_frozen_hands_split_as_the_rule_book_says(variant: str, scoring: str) -> None:
+    # 2 players: seat 1 leads ♥3, seat 0 beats with its only card ♥A and wins; seat 1 is last
+    # (or, when seat 0 leads ♥A at once, frozen) holding a hand loaded with 2s and bombs.
+    b, rules = table_rules(variant, scoring, engine={"instant_wins": "none"})
+    rng = random.Random(hash((variant, scoring)) & 0xFFFF)
+    avoid = parse_set("3H AH")
+    most = 17 if variant == "dau" else 12
+    problems = []
+    # Đấu is played by 3: seat 2 holds ♥4 ♥5, plays ♥4 on the ♥3 and finishes at random.
+    third = ["4H 5H"] if variant == "dau" else []
+    for i in range(120):
+        loser = loaded_hand(rng, b, most, avoid | parse_set("4H 5H"))
+        hands = [parse_set(h) for h in ["AH", *third]]
+        hands.insert(1, loser | parse_set("3H"))
+        frozen = i % 3 == 0
+        game = start(rules, len(hands), hands=hands, first_game=False, leader=0 if frozen else 1)
+        if not frozen:
+            game.move(play(1, parse_cards("3H")))
+            if third:
+                game.move(play(2, parse_cards("4H")))
+        game.move(play(0, parse_cards("AH")))
+        play_out(game, b, rng, STYLES[i % len(STYLES)])
+        problem = compare(b, rules, game, "frozen" if frozen else "rotten")
+        if problem is not None:
+            problems.append(problem)
+    assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
+
+
+# --------------------------------------------------------------------------------------------
+# Explicit examples.
+# --------------------------------------------------------------------------------------------
+
+
+def scripted(
+    variant: str,
+    hands: Sequence[str],
+    moves: Sequence[str],
+    *,
+    leader: int | None = 0,
+    first_game: bool = False,
+    options: Mapping[str, object] | None = None,
+) -> Game:
+    """A game from explicit hands and a script of moves ("1: 2S", "2: -")."""
+    rules = build_rules(variant, options)
+    game = start(
+        rules, len(hands), hands=[parse_set(h) for h in hands], first_game=first_game, leader=leader
+    )
+    for step in moves:
+        seat_text, _, text = step.partition(":")
+        text = text.strip()
+        seat = int(seat_text)
+        game.move(pass_turn(seat) if text in {"-", "pass"} else play(seat, parse_cards(text)))
+    return game
+
+
+def nets(b: Book, game: Game) -> tuple[list[int], list[int]]:
+    """(engine nets, rule-book nets) of a finished game."""
+    assert game.state.over, "the scripted game is not over"
+    return list(settle(game.state).net), expected(b, game.record).net
+
+
+def test_calculator_reads_the_rule_book_penalty_values() -> None:
+    southern, dau, northern = book("southern"), book("dau"), book("northern")
+    # Largest split (§8): 6 consecutive pairs rot as two 3 consecutive pairs (1½ + 1½), not as
+    # 4 consecutive pairs (2½); four 2s rot as 2s (½ + ½ + 1 + 1), not as a four of a kind (2).
+    assert rotten_value(southern, parse_set("3S 3C 4S 4C 5S 5C 6S 6C 7S 7C 8S 8C")) == 3
+    assert rotten_value(southern, parse_set("2S 2C 2D 2H")) == 3
+    assert rotten_value(southern, parse_set("5S 5C 5D 5H 6S 6C 7S 7C 2D")) == 3
+    assert rotten_value(book("hue"), parse_set("3S 3C 4S 4C 5S 5C")) == 0  # §10: they don't rot
+    assert rotten_value(dau, parse_set("4S 4C 4D 5S 5C 5D 6S 6C 6D")) == F(5, 2)
+    assert rotten_value(dau, parse_set("4S 4C 4D 4H")) == 0  # no bomb in Đấu
+    # Northern thối hai (§10): any 2s pay 13 once; a four of a kind adds 2.
+    assert rotten_value(northern, parse_set("2S 2C 2D 2H 9S 9C 9D 9H")) == 15
+    assert rotten_value(book("southern", "points"), parse_set("2S 2H 7S 7C 7D 7H")) == 9
+    assert rotten_value(book("dem_la"), parse_set("2S 2D 3S 3C 4S 4C 5S 5C")) == 8
+
+
+def test_a_stacked_chop_chain_is_paid_by_the_last_chopped_to_the_last_chopper() -> None:
+    # Source 004 (§5): A plays a black 2, B chops with 3 consecutive pairs, C chops B with a
+    # four of a kind: B pays C ½ + 1½ = 2 stakes; A pays nothing for the chain.
+    game = scripted(
+        "southern",
+        ["8C 2S 9C", "3S 3C 4S 4C 5S 5C JD 9D", "7S 7C 7D 7H QH 10H", "KD 6D AH"],
+        [
+            *("0: 8C", "1: JD", "2: QH", "3: KD", "0: -", "1: -", "2: -", "3: 6D"),
+            *("0: 2S", "1: 3S 3C 4S 4C 5S 5C", "2: 7S 7C 7D 7H", "3: -", "0: -", "1: -"),
+            *("2: 10H", "3: AH", "0: -", "1: -", "0: 9C"),
+        ],
+    )
+    engine, mine = nets(book("southern"), game)
+    # C: 1st +2 (L from B) +2 (chain); D: 2nd +1; A: 3rd -1; B: last -2 -2.
+    assert mine == [-100, -400, 400, 100]
+    assert engine == mine
+
+
+def test_an_earlier_link_that_went_out_is_still_paid_by_the_last_chopped() -> None:
+    # §5 [ours]: A goes out on ♠2, B chops it (A's last card: that link alone would be void),
+    # C chops B: the chain goes on, so B pays C for A's 2 as well: ½ + 1½.
+    game = scripted(
+        "southern",
+        ["8C 2S", "3S 3C 4S 4C 5S 5C JD 9D", "7S 7C 7D 7H QH 10H", "6D KD 8D AH"],
+        [
+            *("3: 6D", "0: 8C", "1: JD", "2: QH", "3: KD", "0: -", "1: -", "2: -", "3: 8D"),
+            *("0: 2S", "1: 3S 3C 4S 4C 5S 5C", "2: 7S 7C 7D 7H", "3: -", "1: -"),
+            *("2: 10H", "3: AH"),
+        ],
+        leader=3,
+    )
+    engine, mine = nets(book("southern"), game)
+    assert game.state.places == (1, 4, 2, 3)
+    assert mine == [200, -400, 300, -100]
+    assert engine == mine
+
+
+def test_a_chop_of_a_last_card_is_void_in_the_south_and_paid_to_the_chopper_only_in_hue() -> None:
+    # §5: B chops A's last card ♠2 with a four of a kind. Southern: nobody pays for it; A is
+    # 1st. Huế: going out on a 2 ranks A last, and the chopper is paid ½ by nobody.
+    hands = ["5S 2S", "7S 7C 7D 7H 6H 9H", "8D 10D 4D"]
+    moves = ["0: 5S", "1: 6H", "2: 8D", "0: 2S", "1: 7S 7C 7D 7H", "2: -", "1: 9H"]
+    for variant, expected_nets in (("southern", [300, -100, -200]), ("hue", [-200, 350, -100])):
+        game = scripted(variant, hands, moves)
+        engine, mine = nets(book(variant), game)
+        assert mine == expected_nets
+        assert engine == mine
+
+
+def test_one_frozen_player_of_three_leaves_the_other_alone_with_no_place_transfer() -> None:
+    # Investigated disagreement, the calculator was wrong: with 3 players and one frozen, the
+    # other non-frozen player is "left alone with frozen players" (§8): 2nd, no place transfer
+    # (the calculator first had seat 1 pay 2nd->1st).
+    game = scripted(
+        "southern",
+        ["5S 6S", "4S 9D KH", "3C 4C"],
+        ["0: 5S", "1: 9D", "2: -", "0: -", "1: 4S", "2: -", "0: 6S"],
+    )
+    engine, mine = nets(book("southern"), game)
+    assert game.state.places == (1, 2, 3)
+    assert mine == [400, 0, -400]
+    assert engine == mine
+
+
+def test_four_players_one_frozen_the_others_still_pay_third_to_second() -> None:
+    # §7: one frozen player pays 2L; the three others play on and 3rd pays 2nd as usual,
+    # but thối is not charged again (3rd's ♣2 does not rot).
+    game = scripted(
+        "southern",
+        ["5S QS", "4S 9D KH 2C", "8S 2H 10C", "3C 4C"],
+        [
+            *("0: 5S", "1: 9D", "2: 10C", "3: -", "0: -", "1: -", "2: 8S", "3: -", "0: QS"),
+            *("1: KH", "2: 2H"),
+        ],
+    )
+    engine, mine = nets(book("southern"), game)
+    assert game.state.places == (1, 3, 2, 4)
+    assert mine == [400, -100, 100, -400]
+    assert engine == mine
+
+
+def test_compensation_falls_on_the_first_passer_who_alone_could_beat() -> None:
+    # §7 đền bài: seat 0 leads ♠9 then ♠10; seat 1 could beat ♠9 with ♠J while nobody else
+    # could, and passed; every opponent is frozen: seat 1 pays the winner all they owe
+    # (3 × 2L plus seat 2's 3 consecutive pairs, 1½ = 13½ stakes); seats 2 and 3 pay nothing.
+    game = scripted(
+        "southern",
+        ["9S 10S", "JS 3C", "4C 4D 5C 5D 6C 6H", "5H 6D"],
+        ["0: 9S", "1: -", "2: -", "3: -", "0: 10S"],
+    )
+    engine, mine = nets(book("southern"), game)
+    assert mine == [1350, -1350, 0, 0]
+    assert engine == mine
+
+
+def test_ba_mu_and_rotten_three_spades_in_da_nang() -> None:
+    # §7, §10 ba mù: winning with ♠3 as the very last card: every other player pays L instead
+    # of their place transfer.
+    blind = scripted(
+        "da_nang",
+        ["AS 3S", "5D 6D", "7H 8H 9C"],
+        ["1: 5D", "2: 7H", "0: AS", "1: -", "2: -", "0: 3S", "1: 6D"],
+        leader=1,
+    )
+    engine, mine = nets(book("da_nang"), blind)
+    assert mine == [400, -200, -200]
+    assert engine == mine
+    # Rotten ♠3: the last player left holding only ♠3 pays the winner 3 stakes on top of L.
+    rotten = scripted("da_nang", ["7H 9C", "4S 3S"], ["1: 4S", "0: 7H", "1: -", "0: 9C"], leader=1)
+    engine, mine = nets(book("da_nang"), rotten)
+    assert mine == [500, -500]
+    assert engine == mine
+
+
+def test_northern_thoi_hai_falls_on_the_player_left_holding_cards() -> None:
+    # Investigated disagreement (a RULES ambiguity; the calculator now follows the engine):
+    # seat 2 goes out on ♦2, ranked last (§10); seat 0 wins; seat 1 is left holding ♠2 ♣2 and
+    # four kings: it is 2nd, not last, yet source 000/002 ("người chơi còn lại còn hai") makes
+    # the player left with a 2 pay thối hai: 13 + 2 stakes to the place above it (the winner).
+    game = scripted(
+        "northern",
+        ["7D AS AC AD AH", "4S KS KC KD KH 2S 2C", "2D"],
+        ["1: 4S", "2: 2D", "0: AS AC AD AH", "1: -", "0: 7D"],
+        leader=1,
+    )
+    engine, mine = nets(book("northern"), game)
+    assert game.state.places == (1, 2, 3)
+    assert mine == [1800, -1600, -200]
+    assert engine == mine
+
+
+def test_dem_la_frozen_loser_pays_everything_doubled() -> None:
+    # §8, §10: seat 0 goes out; seat 1 has ♣4 ♥2 left (2 cards + 4 for the red 2), seat 2
+    # ♦6 ♠2 (2 + 2); seat 3 never played: (3 cards + 4 for ♦2) × 2.
+    game = scripted(
+        "dem_la",
+        ["9S 10S", "3C 4C 2H", "5D 6D 2S", "7C 8C 2D"],
+        ["1: 3C", "2: 5D", "3: -", "0: 9S", "1: -", "2: -", "0: 10S"],
+        leader=1,
+    )
+    engine, mine = nets(book("dem_la"), game)
+    assert mine == [2400, -600, -400, -1400]
+    assert engine == mine
+
+
+# --- Fixed: a frozen player placed above players ranked last collected a place transfer.
+
+
+FROZEN_ABOVE_RANKED_LAST = (["2S", "2C", "3D", "5S"], ["0: 2S", "1: 2C", "2: -", "3: -", "2: 3D"])
+
+
+def test_a_frozen_player_collects_no_place_transfer() -> None:
+    # Huế, 4 players: seat 0 goes out on ♠2 (ranked last, 4th), seat 1 on ♣2 (3rd), seat 2 leads
+    # ♦3 and wins; seat 3 never played: frozen, it takes the place left, 2nd. Seat 3 owes 2L;
+    # it should not be paid 3rd->2nd by seat 1.
+    # (Whether seat 1, also ranked last, should pay 3rd->2nd to nobody, as here, or L to the
+    # winner, "pays as last" §10, is a RULES ambiguity; the frozen seat's -2L is not.)
+    hands, moves = FROZEN_ABOVE_RANKED_LAST
+    game = scripted("hue", hands, moves)
+    assert game.state.places == (4, 3, 1, 2)
+    assert game.state.frozen == 1 << 3
+    engine, mine = nets(book("hue"), game)
+    assert mine == [-200, 0, 600, -400]
+    assert engine[3] == mine[3]  # the engine: [-200, -100, 600, -300], seat 3 is paid 1 stake
+
+
+# --- Disagreement 2: the card-count scheme chosen outside the đếm lá preset.
+
+
+def test_card_count_scoring_uses_the_card_count_conversions_on_any_preset() -> None:
+    # Southern with scoring=card_count, 2 players: seat 1 leads ♠4, seat 0 goes out with ♠5.
+    # Seat 1 keeps 7 cards, among them 3 consecutive pairs and ♣2: 7 + 2 + 2 = 11 stakes.
+    game = scripted(
+        "southern",
+        ["5S", "4S 3S 3C 4C 4D 5C 5D 2C"],
+        ["1: 4S", "0: 5S"],
+        leader=1,
+        options={"scoring": "card_count"},
+    )
+    engine, mine = nets(book("southern", "card_count"), game)
+    assert mine == [1100, -1100]
+    assert engine == mine  # the engine: [900, -900] (7 + 1½ + ½)
