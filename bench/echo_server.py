@@ -13,12 +13,16 @@ raw-bytes handlers: each request is answered with the response recorded for it
   --aio      grpc.aio with the same options (add --bare for no interceptor)
   --busy-us N  spin N µs of pure Python in each unary call before answering: a stand-in
              for a servicer's work, to tell its own cost from what the server model adds
+  --work     run the real servicer's ApplyMove on each ApplyMove request (under the key of
+             TIENLEN_KEYS, as the service would) and drop its answer before answering the
+             recorded bytes: the service's exact work, to tell it from our answer path
 
 Started and stopped by bench/load.py; SIGTERM stops it.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,31 +32,38 @@ import grpc
 import hosting
 import traffic
 
+from tienlen.v1 import service_pb2
 from tienlen_service.servicer import SERVICE_NAME
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
 UNARY: Final = ("NewGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView")
 STREAM: Final = "PlayStream"
 
 
 def handlers(
-    answers: dict[str, dict[bytes, bytes]], busy_us: float = 0.0
+    answers: dict[str, dict[bytes, bytes]],
+    busy_us: float = 0.0,
+    work: Callable[[bytes], object] | None = None,
 ) -> list[grpc.GenericRpcHandler[Any, Any]]:
     """Raw-bytes handlers answering each request with its recorded response (after `busy_us`
-    µs of pure-Python busy work per unary call, holding the GIL as a servicer would)."""
+    µs of pure-Python busy work per unary call, holding the GIL as a servicer would, and
+    `work(request)` on each ApplyMove request)."""
     busy_ns = int(busy_us * 1000)
     clock = time.perf_counter_ns
 
     def unary(method: str) -> grpc.RpcMethodHandler[Any, Any]:
         get = answers.get(method, {}).get
+        apply_work = work if method == "ApplyMove" else None
 
         def answer(request: bytes, _context: grpc.ServicerContext) -> bytes:
             if busy_ns:
                 end = clock() + busy_ns
                 while clock() < end:
                     pass
+            if apply_work is not None:
+                apply_work(request)
             return get(request, b"")
 
         return grpc.unary_unary_rpc_method_handler(answer)
@@ -68,16 +79,29 @@ def handlers(
     return [grpc.method_handlers_generic_handler(SERVICE_NAME, methods)]
 
 
+def _servicer_work() -> Callable[[bytes], object]:
+    """The servicer's ApplyMove, request bytes to response bytes, under TIENLEN_KEYS."""
+    servicer = traffic.servicer(os.environ["TIENLEN_KEYS"])
+    context: Any = traffic.Context()
+
+    def work(request: bytes) -> object:
+        message = service_pb2.ApplyMoveRequest.FromString(request)
+        return servicer.ApplyMove(message, context).SerializeToString()
+
+    return work
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     mine, rest = hosting.split_argv(
-        sys.argv[1:] if argv is None else argv, ["--trace", "--busy-us", "--bare!", "--aio!"]
+        sys.argv[1:] if argv is None else argv,
+        ["--trace", "--busy-us", "--bare!", "--aio!", "--work!"],
     )
     if "--trace" not in mine:
         sys.exit("echo_server: --trace FILE is required (written by bench/load.py)")
     trace = Path(mine[mine.index("--trace") + 1])
     answers = traffic.answers(traffic.load(trace))
     busy = float(mine[mine.index("--busy-us") + 1]) if "--busy-us" in mine else 0.0
-    found = handlers(answers, busy)
+    found = handlers(answers, busy, _servicer_work() if "--work" in mine else None)
     if "--aio" in mine:
         return hosting.serve_aio(rest, found, interceptor="--bare" not in mine)
     if "--bare" in mine:

@@ -19,7 +19,10 @@ with SO_REUSEPORT, default 1):
   echo              bench/echo_server.py: recorded answers, our Server and interceptor
   echo-bare         bench/echo_server.py --bare: recorded answers, plain grpc.server
   echo-busy         echo + 100 µs of pure-Python busy work per call (about our servicer's
-                    in-process cost): what any handler of that weight costs in this model
+                    in-process cost): what any handler of that weight costs in this model;
+                    echo-busy10, echo-busy20, echo-busy40: 10, 20, 40 µs
+  echo-work         echo that first runs our servicer's ApplyMove on each ApplyMove request
+                    and drops its answer: the service's exact work, without our answer path
   ours-aio          bench/model_server.py --model aio: the engine on grpc.aio + interceptor
   ours-aio-bare     the same, no interceptor
   echo-aio          echo on grpc.aio + interceptor;  echo-aio-bare: no interceptor
@@ -77,6 +80,10 @@ KINDS: Final[dict[str, list[str]]] = {
     "echo": ["bench/echo_server.py"],
     "echo-bare": ["bench/echo_server.py", "--bare"],
     "echo-busy": ["bench/echo_server.py", "--busy-us", "100"],
+    "echo-busy10": ["bench/echo_server.py", "--busy-us", "10"],
+    "echo-busy20": ["bench/echo_server.py", "--busy-us", "20"],
+    "echo-busy40": ["bench/echo_server.py", "--busy-us", "40"],
+    "echo-work": ["bench/echo_server.py", "--work"],
     "ours-aio": ["bench/model_server.py", "--model", "aio"],
     "ours-aio-bare": ["bench/model_server.py", "--model", "aio-bare"],
     "echo-aio": ["bench/echo_server.py", "--aio"],

@@ -59,7 +59,7 @@ class Call:
 Game = tuple[Call, ...]
 
 
-class _Context:
+class Context:
     """Enough of a ServicerContext for the servicer's happy path (errors would abort)."""
 
     def abort_with_status(self, status: Any) -> None:
@@ -83,7 +83,7 @@ def record(
     if mode not in MODES:
         raise ValueError(f"mode {mode!r} is not one of {MODES}")
     svc = servicer(keys)
-    ctx: Any = _Context()
+    ctx: Any = Context()
     out: list[Game] = []
     for number in range(games):
         rng = random.Random(seed + number)

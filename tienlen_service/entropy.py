@@ -4,8 +4,8 @@
 server that is expensive far beyond the call itself: the GIL goes to another thread, and
 taking it back costs a wake-up and a context switch, tens of µs of CPU each time
 (bench/README.md §5). The service needs a few random bytes per call (AES-GCM nonces, game
-ids, request ids), so it reads `BLOCK` bytes at a time and hands out slices: the same bytes
-from the same generator, with one system call per few hundred calls.
+ids, request ids), so it reads `BLOCK` bytes (64 KiB) at a time and hands out slices: the
+same bytes from the same generator, with one system call per few thousand calls.
 
 Each byte is handed out once (a lock guards the block), and a forked child starts with no
 block of its own rather than the parent's leftover (a repeated AES-GCM nonce would be fatal).
@@ -17,7 +17,7 @@ import os
 import threading
 from typing import Final
 
-BLOCK: Final = 4096
+BLOCK: Final = 65536
 
 
 class _Pool:
