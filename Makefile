@@ -76,12 +76,12 @@ bench-memory: $(GENERATED) ## a replica's RSS over a 5-minute load run
 
 # --- checks -------------------------------------------------------------------------------
 
-test: apt-deps lint typecheck gen-check pytest test-node buf ## every check and test (CI)
+test: apt-deps lint format-check typecheck gen-check pytest test-node buf ## every check and test (CI)
 
 lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
 	$(BIN)/ruff check .
 
-format-check: $(INSTALLED) ## ruff format --check (not part of `test` yet: see README)
+format-check: $(INSTALLED) ## ruff format --check (Python files; the README's samples keep their layout)
 	$(BIN)/ruff format --check .
 
 typecheck: $(GENERATED) ## mypy --strict

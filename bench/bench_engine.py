@@ -22,7 +22,9 @@ from tienlen_service.rules.settlement import settle
 from tienlen_service.rules.state import GameState, Move
 
 
-def collect(variant: str, players: int, games: int) -> tuple[list[tuple[GameState, Move]], list[GameState]]:
+def collect(
+    variant: str, players: int, games: int
+) -> tuple[list[tuple[GameState, Move]], list[GameState]]:
     """(state, move) pairs and final states from seeded random games."""
     rules = build_rules(variant)
     pairs: list[tuple[GameState, Move]] = []
@@ -67,8 +69,10 @@ def main() -> None:
         ("legal moves (to act)", timed(lambda s, _m: game.legal_moves(s, s.to_act), pairs), "≤ 40"),
         ("settle a game", timed(settle, [(f,) for f in finals]), "-"),
     ]
-    print(f"# engine micro-benchmarks — {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.machine()}, {platform.processor() or 'cpu'}; {args.games} seeded southern games")
+    print(
+        f"# engine micro-benchmarks — {platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.machine()}, {platform.processor() or 'cpu'}; {args.games} seeded southern games"
+    )
     print(f"{'operation':<24}{'median µs':>12}{'p99 µs':>10}{'calls':>9}  target")
     for name, (median, p99, n), target in rows:
         print(f"{name:<24}{median:>12.2f}{p99:>10.2f}{n:>9}  {target}")

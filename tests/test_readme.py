@@ -11,7 +11,9 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 def test_readme_presets_table_is_generated_from_the_option_data() -> None:
     text = README.read_text(encoding="utf-8")
-    assert presets_table() in text, "README's preset table is stale: run python scripts/presets_table.py"
+    assert presets_table() in text, (
+        "README's preset table is stale: run python scripts/presets_table.py"
+    )
     assert presets_list() in text
 
 

@@ -102,9 +102,7 @@ def test_threads_share_one_stream_and_each_gets_its_own_answers(client: TienLenC
             errors.append(exc)
 
     with client.play_stream() as stream:
-        threads = [
-            threading.Thread(target=host, args=(i, g, stream)) for i, g in enumerate(tables)
-        ]
+        threads = [threading.Thread(target=host, args=(i, g, stream)) for i, g in enumerate(tables)]
         for thread in threads:
             thread.start()
         for thread in threads:

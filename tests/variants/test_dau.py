@@ -297,7 +297,10 @@ def test_rotten_values_in_dau(last_hand: str, rotten: list[int]) -> None:
         ("7H 7D 7S 8H 8D 8C 9D 9C 9S 10D 10C 10S JH JD JC", "four_consecutive_triples"),
         ("5D 5H 5C 7D 7C 7S 8D 8C 8S 10H 10D 10S QD QC QS", "five_triples"),
         ("4D 4H 4C 4S 5H 5D 5C 5S 6H 6D 6C 6S", "three_consecutive_fours"),
-        ("4H 4D 4S 4C 6H 6D 6C 6S JH JD JS JC QH QD QC QS", "four_fours"),  # also 8 pairs: the more specific pattern is named
+        (
+            "4H 4D 4S 4C 6H 6D 6C 6S JH JD JS JC QH QD QC QS",
+            "four_fours",
+        ),  # also 8 pairs: the more specific pattern is named
         ("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS", "same_suit_dragon"),
         ("3S 4S 5S 6S 7S 8S 9C 10C JC QC KC AC 2S 2C 9S", "fifteen_of_one_colour"),
     ],

@@ -70,7 +70,9 @@ def card_name(card: Card) -> str:
 def _parse_uncached(token: str) -> Card:
     text = token.strip().upper()
     if len(text) < 2:
-        raise CardParseError(token, "a card is a rank (3-10, T, J, Q, K, A, 2) then a suit (S C D H)")
+        raise CardParseError(
+            token, "a card is a rank (3-10, T, J, Q, K, A, 2) then a suit (S C D H)"
+        )
     rank = _RANK_ALIASES.get(text[:-1], -1)
     suit = _SUIT_ALIASES.get(text[-1], -1)
     if rank < 0:

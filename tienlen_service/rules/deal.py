@@ -64,7 +64,9 @@ def hand_sizes(rules: RuleSet, players: int, dealer: int) -> list[int]:
     return [rules.cards_per_hand] * players
 
 
-def deal(rules: RuleSet, players: int, randbelow: RandBelow, dealer: int = 0) -> tuple[CardSet, ...]:
+def deal(
+    rules: RuleSet, players: int, randbelow: RandBelow, dealer: int = 0
+) -> tuple[CardSet, ...]:
     """Shuffle (Fisher–Yates) and deal; redeal a hand of four 2s when the rules say so."""
     sizes = hand_sizes(rules, players, dealer)
     for _ in range(MAX_REDEALS):
@@ -97,7 +99,9 @@ def lay_down_twos(rules: RuleSet, hands: tuple[CardSet, ...]) -> tuple[CardSet, 
     return hands
 
 
-def check_explicit_deal(rules: RuleSet, players: int, hands: Sequence[CardSet]) -> tuple[CardSet, ...]:
+def check_explicit_deal(
+    rules: RuleSet, players: int, hands: Sequence[CardSet]
+) -> tuple[CardSet, ...]:
     """Validate an explicit deal: one hand per seat, 1..13 cards (1..18 in Đấu), disjoint."""
     if len(hands) != players:
         raise SetupError("INVALID_DEAL", f"{len(hands)} hands given for {players} players", "hands")
@@ -106,10 +110,18 @@ def check_explicit_deal(rules: RuleSet, players: int, hands: Sequence[CardSet]) 
     for seat, hand in enumerate(hands):
         n = hand.bit_count()
         if not 1 <= n <= max(largest, 13):
-            raise SetupError("INVALID_DEAL", f"hand {seat} has {n} cards; 1 to {max(largest, 13)} allowed", f"hands[{seat}]")
+            raise SetupError(
+                "INVALID_DEAL",
+                f"hand {seat} has {n} cards; 1 to {max(largest, 13)} allowed",
+                f"hands[{seat}]",
+            )
         if hand & seen:
-            raise SetupError("INVALID_DEAL", f"hand {seat} repeats {format_cards(hand & seen)}", f"hands[{seat}]")
+            raise SetupError(
+                "INVALID_DEAL", f"hand {seat} repeats {format_cards(hand & seen)}", f"hands[{seat}]"
+            )
         seen |= hand
     if needs_redeal(rules, hands):
-        raise SetupError("REDEAL_REQUIRED", "a hand holds all four 2s and these rules redeal it", "hands")
+        raise SetupError(
+            "REDEAL_REQUIRED", "a hand holds all four 2s and these rules redeal it", "hands"
+        )
     return lay_down_twos(rules, tuple(hands))

@@ -62,7 +62,9 @@ def _freeze(state: GameState, winner: int, events: list[Event]) -> GameState:
     rules = state.rules
     if not rules.freezing or rules.ends_at_first_finish:
         return state
-    frozen = [s for s in _after(winner, state.players) if state.unplayed >> s & 1 and not state.places[s]]
+    frozen = [
+        s for s in _after(winner, state.players) if state.unplayed >> s & 1 and not state.places[s]
+    ]
     if not frozen or len(frozen) == rules.freeze_exempt_unplayed:
         return state
     free = _free_places(state.places)[-len(frozen) :]

@@ -54,7 +54,11 @@ def new_game(
         match = match._replace(seed=seed)
     seeded = match.seed >= 0 and not random_deal
     randbelow = seeded_randbelow(match.seed, match.game_number) if seeded else system_randbelow()
-    dealt = check_explicit_deal(rules, players, hands) if hands is not None else deal(rules, players, randbelow, dealer)
+    dealt = (
+        check_explicit_deal(rules, players, hands)
+        if hands is not None
+        else deal(rules, players, randbelow, dealer)
+    )
     lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
     state = GameState(
         rules=rules,
@@ -84,21 +88,35 @@ def new_game(
     return _instant_win(state, lead, dealer, events)
 
 
-def _check_table(rules: RuleSet, players: int, dealer: int, leader: int | None, *, first_game: bool) -> None:
+def _check_table(
+    rules: RuleSet, players: int, dealer: int, leader: int | None, *, first_game: bool
+) -> None:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise SetupError("INVALID_PLAYER_COUNT", f"{players} players: 2 to 4 play", "players")
     if rules.deal_all_cards and players != 3:
-        raise SetupError("INVALID_PLAYER_COUNT", f"variant {rules.variant!r} deals all 52 cards to exactly 3 players, not {players}", "players")
+        raise SetupError(
+            "INVALID_PLAYER_COUNT",
+            f"variant {rules.variant!r} deals all 52 cards to exactly 3 players, not {players}",
+            "players",
+        )
     if not 0 <= dealer < players:
         raise SetupError("INVALID_SEAT", f"dealer {dealer} is not a seat of {players}", "dealer")
     if leader is not None and not 0 <= leader < players:
         raise SetupError("INVALID_SEAT", f"leader {leader} is not a seat of {players}", "leader")
     if leader is None and not first_game:
-        raise SetupError("LEADER_REQUIRED", "a game that is not a first game needs the leader (the previous winner)", "leader")
+        raise SetupError(
+            "LEADER_REQUIRED",
+            "a game that is not a first game needs the leader (the previous winner)",
+            "leader",
+        )
 
 
 def _first_leader(
-    rules: RuleSet, dealt: tuple[CardSet, ...], first_game: bool, leader: int | None, randbelow: RandBelow
+    rules: RuleSet,
+    dealt: tuple[CardSet, ...],
+    first_game: bool,
+    leader: int | None,
+    randbelow: RandBelow,
 ) -> tuple[int, int]:
     """Who leads, and the card the lead must contain (-1: any), RULES §4."""
     starting_rule = first_game or rules.starting_card_every_game
@@ -109,7 +127,11 @@ def _first_leader(
     everything = 0
     for hand in dealt:
         everything |= hand
-    card = rules.start_card if everything >> rules.start_card & 1 else (everything & -everything).bit_length() - 1
+    card = (
+        rules.start_card
+        if everything >> rules.start_card & 1
+        else (everything & -everything).bit_length() - 1
+    )
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
     if leader is not None and leader != holder and first_game:
         raise SetupError(
@@ -132,11 +154,15 @@ def _instant_win(
         return state, tuple(events)
     for offset in range(n):
         seat = (lead + offset) % n
-        pattern = instant_win(state.rules, state.hands[seat], first_game=state.first_game, is_dealer=seat == dealer)
+        pattern = instant_win(
+            state.rules, state.hands[seat], first_game=state.first_game, is_dealer=seat == dealer
+        )
         if pattern:
             places = tuple(1 if s == seat else n for s in range(n))
             events += [InstantWin(seat, pattern), GameOver(places)]
-            over = state._replace(to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
+            over = state._replace(
+                to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern
+            )
             return over, tuple(events)
     return state, tuple(events)
 
@@ -160,7 +186,9 @@ def _check(state: GameState, move: Move) -> tuple[Combination | None, Beat]:
     if state.to_act < 0:
         raise IllegalMove(Reason.GAME_OVER, "the game is over")
     if not 0 <= seat < state.players:
-        raise IllegalMove(Reason.INVALID_SEAT, f"seat {seat} is not at this table of {state.players}")
+        raise IllegalMove(
+            Reason.INVALID_SEAT, f"seat {seat} is not at this table of {state.players}"
+        )
     if state.places[seat]:
         raise IllegalMove(Reason.SEAT_FINISHED, f"seat {seat} has no cards in play")
     if move.is_pass:
@@ -171,7 +199,10 @@ def _check(state: GameState, move: Move) -> tuple[Combination | None, Beat]:
     table = state.table
     if table is None:
         if state.must_include >= 0 and not combo.cards >> state.must_include & 1:
-            raise IllegalMove(Reason.MUST_INCLUDE_STARTING_CARD, f"the first lead must include {card_name(state.must_include)}")
+            raise IllegalMove(
+                Reason.MUST_INCLUDE_STARTING_CARD,
+                f"the first lead must include {card_name(state.must_include)}",
+            )
         return combo, Beat.BEATS
     result, reason = beat(combo, table, state.rules)
     if reason is not None:
@@ -201,10 +232,15 @@ def _combination(state: GameState, seat: int, cards: tuple[int, ...]) -> Combina
     missing = mask & ~state.hands[seat]
     if missing:
         card = (missing & -missing).bit_length() - 1
-        raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"{card_name(card)} is not in seat {seat}'s hand")
+        raise IllegalMove(
+            Reason.CARD_NOT_IN_HAND, f"{card_name(card)} is not in seat {seat}'s hand"
+        )
     combo = classify(mask, state.rules)
     if combo is None:
-        raise IllegalMove(Reason.NOT_A_COMBINATION, f"{len(cards)} cards that form no combination under these rules")
+        raise IllegalMove(
+            Reason.NOT_A_COMBINATION,
+            f"{len(cards)} cards that form no combination under these rules",
+        )
     return combo
 
 
@@ -215,10 +251,18 @@ def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
         # Taking the lead beats nothing; a steal-back is played on a bomb, and is paid as a
         # chop wherever the chop table makes 3 consecutive pairs a bomb (RULES §5).
         return Beat.BEATS if table is None else beat(combo, table, state.rules)[0]
-    if table is not None and seat != state.table_seat and is_out_of_turn_chop(combo, table, state.rules):
+    if (
+        table is not None
+        and seat != state.table_seat
+        and is_out_of_turn_chop(combo, table, state.rules)
+    ):
         return Beat.CHOPS
     if state.rules.lead_stealing and combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3:
-        why = "doesn't beat the steal on the table" if state.steal_open else "is only at the start of a non-first game"
+        why = (
+            "doesn't beat the steal on the table"
+            if state.steal_open
+            else "is only at the start of a non-first game"
+        )
         raise IllegalMove(Reason.CANNOT_STEAL_LEAD, f"stealing the lead (cướp cái) {why}")
     return _not_your_turn(state, seat)
 
@@ -229,12 +273,17 @@ def is_steal(state: GameState, seat: int, combo: Combination) -> bool:
     if not state.steal_open or combo.kind != Kind.CONSECUTIVE_PAIRS or combo.length != 3:
         return False
     table = state.table
-    return table is None or (seat != state.table_seat and beat(combo, table, state.rules)[0] != Beat.NO)
+    return table is None or (
+        seat != state.table_seat and beat(combo, table, state.rules)[0] != Beat.NO
+    )
 
 
 def _not_your_turn(state: GameState, seat: int) -> Beat:
     if state.passed >> seat & 1:
-        raise IllegalMove(Reason.LOCKED_OUT_OF_ROUND, f"seat {seat} passed this round and is out until a new round")
+        raise IllegalMove(
+            Reason.LOCKED_OUT_OF_ROUND,
+            f"seat {seat} passed this round and is out until a new round",
+        )
     raise IllegalMove(Reason.NOT_YOUR_TURN, f"seat {state.to_act} is to act, not seat {seat}")
 
 
@@ -252,14 +301,25 @@ def apply(state: GameState, move: Move) -> tuple[GameState, tuple[Event, ...]]:
     return _play(state, move.seat, combo, result)
 
 
-def _play(state: GameState, seat: int, combo: Combination, result: Beat) -> tuple[GameState, tuple[Event, ...]]:
+def _play(
+    state: GameState, seat: int, combo: Combination, result: Beat
+) -> tuple[GameState, tuple[Event, ...]]:
     rules = state.rules
     hands = list(state.hands)
     hands[seat] &= ~combo.cards
     out_of_turn = seat != state.to_act
     steal = is_steal(state, seat, combo) and (out_of_turn or state.table is not None)
     events: list[Event] = [
-        Played(seat, combo.cards, combo.kind, combo.length, result == Beat.CHOPS, out_of_turn, steal, hands[seat].bit_count())
+        Played(
+            seat,
+            combo.cards,
+            combo.kind,
+            combo.length,
+            result == Beat.CHOPS,
+            out_of_turn,
+            steal,
+            hands[seat].bit_count(),
+        )
     ]
     chain, victim_out, payments = state.chain, state.chain_victim_out, state.chop_payments
     if result == Beat.CHOPS:
@@ -306,7 +366,9 @@ def next_game(
     totals = tuple(t + n for t, n in zip(state.match.totals, settlement.net, strict=True))
     rules = state.rules
     if rules.match_bankroll and any(rules.match_bankroll + t < 0 for t in totals):
-        raise SetupError("MATCH_OVER", "a player's total dropped below zero: the match is over", "state")
+        raise SetupError(
+            "MATCH_OVER", "a player's total dropped below zero: the match is over", "state"
+        )
     winner = state.winner
     leader = settlement.next_leader if settlement.next_leader >= 0 else winner
     match = Match(state.match.game_number + 1, totals, state.match.seed, winner)

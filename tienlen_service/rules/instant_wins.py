@@ -119,7 +119,9 @@ _EXTENDED_FIRST = (
     Pattern("four_consecutive_pairs_with_start", True, False, run_of(4, 2, with_start=True)),
     Pattern("three_consecutive_triples", True, False, run_of(3, 3)),
     Pattern("three_consecutive_fours", True, False, run_of(3, 4)),
-    Pattern("five_consecutive_pairs_and_triple", True, False, pairs_and_triple(5, consecutive=True)),
+    Pattern(
+        "five_consecutive_pairs_and_triple", True, False, pairs_and_triple(5, consecutive=True)
+    ),
     Pattern("five_pairs_and_triple", True, False, pairs_and_triple(5, consecutive=False)),
 )
 _DAU = (
@@ -152,9 +154,7 @@ INSTANT_WIN_LISTS: dict[str, tuple[Pattern, ...]] = {
 }
 
 
-def instant_win(
-    rules: RuleSet, hand: CardSet, *, first_game: bool, is_dealer: bool
-) -> str:
+def instant_win(rules: RuleSet, hand: CardSet, *, first_game: bool, is_dealer: bool) -> str:
     """The first pattern of the rules' list that this hand holds, or ""."""
     for pattern in INSTANT_WIN_LISTS[rules.instant_wins]:
         if pattern.first_game_only and not (first_game and rules.first_game_instant_wins):

@@ -64,46 +64,177 @@ INSTANT_WIN_LISTS = ("none", "standard", "extended", "dau", "dem_la")
 
 OPTIONS: tuple[OptionSpec, ...] = (
     # --- the deal ---
-    _i("cards_per_hand", 13, 9, 13, "Cards dealt to each player: Northern tables may play with fewer, 9 at least (sources 000/001/002)."),
-    _b("deal_all_cards", False, "Tiến lên Đấu: deal all 52 cards to 3 players, 17/17/18, the dealer (cái) gets 18."),
-    _c("four_twos", "instant_win", ("instant_win", "redeal"), "A hand dealt all four 2s: an instant win (Southern) or a redeal (sources 000/001)."),
-    _b("four_threes_lay_down_twos", False, "Northern option: when a hand is dealt four 3s, every player lays down (removes from play) all their 2s."),
+    _i(
+        "cards_per_hand",
+        13,
+        9,
+        13,
+        "Cards dealt to each player: Northern tables may play with fewer, 9 at least (sources 000/001/002).",
+    ),
+    _b(
+        "deal_all_cards",
+        False,
+        "Tiến lên Đấu: deal all 52 cards to 3 players, 17/17/18, the dealer (cái) gets 18.",
+    ),
+    _c(
+        "four_twos",
+        "instant_win",
+        ("instant_win", "redeal"),
+        "A hand dealt all four 2s: an instant win (Southern) or a redeal (sources 000/001).",
+    ),
+    _b(
+        "four_threes_lay_down_twos",
+        False,
+        "Northern option: when a hand is dealt four 3s, every player lays down (removes from play) all their 2s.",
+    ),
     # --- combinations ---
     _b("same_colour_pairs", False, "Northern: a pair must be two cards of the same colour."),
-    _b("consecutive_pairs", True, "Consecutive pairs (đôi thông) are a combination (not in the North)."),
+    _b(
+        "consecutive_pairs",
+        True,
+        "Consecutive pairs (đôi thông) are a combination (not in the North).",
+    ),
     _b("consecutive_triples", False, "Consecutive triples (sám cô thông) are a combination (Đấu)."),
     _b("single_suit_straights", False, "Northern: a straight must be all one suit."),
-    _b("follow_suit", False, "Northern: follow suit and colour (singles by suit, pairs by colour, triples by suit make-up, straights by suit)."),
+    _b(
+        "follow_suit",
+        False,
+        "Northern: follow suit and colour (singles by suit, pairs by colour, triples by suit make-up, straights by suit).",
+    ),
     # --- chops ---
-    _c("chop_table", "southern", CHOP_TABLE_NAMES, "Which bombs chop what (RULES §5): the regional chop table."),
-    _b("suited_straight_chops", False, "Northern option: a same-suit straight of 5+ cards chops a single 2, of 6+ cards a pair of 2s."),
-    _b("out_of_turn_chops", True, "The chop table's largest bombs may chop out of turn (không cần vòng), even after passing."),
-    _c("chop_on_last_card", "void", ("void", "paid", "chopper_only"), "A chop of a player's last card(s): nobody pays (Southern), paid as usual, or the chopper is paid but the chopped player pays nothing (Huế, not zero-sum)."),
+    _c(
+        "chop_table",
+        "southern",
+        CHOP_TABLE_NAMES,
+        "Which bombs chop what (RULES §5): the regional chop table.",
+    ),
+    _b(
+        "suited_straight_chops",
+        False,
+        "Northern option: a same-suit straight of 5+ cards chops a single 2, of 6+ cards a pair of 2s.",
+    ),
+    _b(
+        "out_of_turn_chops",
+        True,
+        "The chop table's largest bombs may chop out of turn (không cần vòng), even after passing.",
+    ),
+    _c(
+        "chop_on_last_card",
+        "void",
+        ("void", "paid", "chopper_only"),
+        "A chop of a player's last card(s): nobody pays (Southern), paid as usual, or the chopper is paid but the chopped player pays nothing (Huế, not zero-sum).",
+    ),
     # --- leading ---
-    _c("starting_card", "3S", ("3S", "3C"), "The card that leads a first game: ♠3 (South), ♣3 (Huế)."),
-    _b("starting_card_every_game", False, "Northern góp 3: the starting card's holder leads every game, not only first games."),
-    _c("first_game_leader", "starting_card", ("starting_card", "random"), "Who leads a first game: the starting card's holder, or a fair random draw (đếm lá)."),
-    _b("pass_lockout", True, "A player who passes is out of the round until a new round starts (qua tay)."),
-    _b("lead_stealing", False, "Cướp cái (Huế, Đà Nẵng): at the start of a non-first game 3 consecutive pairs steal the lead; a higher one steals it back."),
+    _c(
+        "starting_card",
+        "3S",
+        ("3S", "3C"),
+        "The card that leads a first game: ♠3 (South), ♣3 (Huế).",
+    ),
+    _b(
+        "starting_card_every_game",
+        False,
+        "Northern góp 3: the starting card's holder leads every game, not only first games.",
+    ),
+    _c(
+        "first_game_leader",
+        "starting_card",
+        ("starting_card", "random"),
+        "Who leads a first game: the starting card's holder, or a fair random draw (đếm lá).",
+    ),
+    _b(
+        "pass_lockout",
+        True,
+        "A player who passes is out of the round until a new round starts (qua tay).",
+    ),
+    _b(
+        "lead_stealing",
+        False,
+        "Cướp cái (Huế, Đà Nẵng): at the start of a non-first game 3 consecutive pairs steal the lead; a higher one steals it back.",
+    ),
     # --- finishing ---
-    _c("finish_on_two", "allowed", ("allowed", "ranks_last"), "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế)."),
-    _c("finish_on_four_of_a_kind", "allowed", ("allowed", "ranks_last"), "Going out with a four of a kind: allowed, or it ranks you last (North)."),
+    _c(
+        "finish_on_two",
+        "allowed",
+        ("allowed", "ranks_last"),
+        "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế).",
+    ),
+    _c(
+        "finish_on_four_of_a_kind",
+        "allowed",
+        ("allowed", "ranks_last"),
+        "Going out with a four of a kind: allowed, or it ranks you last (North).",
+    ),
     # --- instant wins ---
-    _c("instant_wins", "standard", INSTANT_WIN_LISTS, "Instant-win list (tới trắng, RULES §7): none, standard (Wikipedia), extended (sources 000/001), dau, dem_la."),
-    _b("first_game_instant_wins", True, "The first-game part of the list applies (Huế: no first-game instant wins)."),
-    _b("count_pigs", False, "Đếm heo: on an instant win the losers also pay for their 2s and bombs."),
-    _s("instant_win_stakes", "L", "What each loser pays an instant winner, in stakes; L (the default): the last-place amount, place_last_to_first."),
+    _c(
+        "instant_wins",
+        "standard",
+        INSTANT_WIN_LISTS,
+        "Instant-win list (tới trắng, RULES §7): none, standard (Wikipedia), extended (sources 000/001), dau, dem_la.",
+    ),
+    _b(
+        "first_game_instant_wins",
+        True,
+        "The first-game part of the list applies (Huế: no first-game instant wins).",
+    ),
+    _b(
+        "count_pigs",
+        False,
+        "Đếm heo: on an instant win the losers also pay for their 2s and bombs.",
+    ),
+    _s(
+        "instant_win_stakes",
+        "L",
+        "What each loser pays an instant winner, in stakes; L (the default): the last-place amount, place_last_to_first.",
+    ),
     # --- frozen ---
-    _b("freezing", True, "Cóng: players who have not played a card when the first player finishes are frozen."),
-    _s("freeze_multiplier", 2, "A frozen player pays this many times L (places) or this multiple of their whole payment (card count)."),
-    _i("freeze_exempt_unplayed", 0, 0, 3, "Đà Nẵng: when exactly this many players have not played at the first finish, nobody is frozen (0: off)."),
-    _b("compensation", True, "Đền bài: when every opponent is frozen, the one who passed while only they could beat pays for all."),
+    _b(
+        "freezing",
+        True,
+        "Cóng: players who have not played a card when the first player finishes are frozen.",
+    ),
+    _s(
+        "freeze_multiplier",
+        2,
+        "A frozen player pays this many times L (places) or this multiple of their whole payment (card count).",
+    ),
+    _i(
+        "freeze_exempt_unplayed",
+        0,
+        0,
+        3,
+        "Đà Nẵng: when exactly this many players have not played at the first finish, nobody is frozen (0: off).",
+    ),
+    _b(
+        "compensation",
+        True,
+        "Đền bài: when every opponent is frozen, the one who passed while only they could beat pays for all.",
+    ),
     # --- specials ---
-    _s("blind_three_stakes", 0, "Ba mù: winning with ♠3 as the very last card; every other player pays this many stakes instead of their place transfer (L: the last-place amount; source 003: 3; 0: off)."),
-    _s("rotten_three_stakes", 0, "Thối 3 bích: the last player left holding only ♠3 pays the winner this many stakes (0: off)."),
+    _s(
+        "blind_three_stakes",
+        0,
+        "Ba mù: winning with ♠3 as the very last card; every other player pays this many stakes instead of their place transfer (L: the last-place amount; source 003: 3; 0: off).",
+    ),
+    _s(
+        "rotten_three_stakes",
+        0,
+        "Thối 3 bích: the last player left holding only ♠3 pays the winner this many stakes (0: off).",
+    ),
     # --- settlement ---
-    _c("scoring", "places", ("places", "points", "card_count"), "Settlement scheme: places (source 003), points (2s by suit 1-4, bombs 4), card count (đếm lá, source 004)."),
-    _i("stake", 100, 1, 1_000_000_000, "Chips per stake; every amount is stake × a multiplier and must be a whole number of chips."),
+    _c(
+        "scoring",
+        "places",
+        ("places", "points", "card_count"),
+        "Settlement scheme: places (source 003), points (2s by suit 1-4, bombs 4), card count (đếm lá, source 004).",
+    ),
+    _i(
+        "stake",
+        100,
+        1,
+        1_000_000_000,
+        "Chips per stake; every amount is stake × a multiplier and must be a whole number of chips.",
+    ),
     _s("place_last_to_first", 2, "Places: the last player pays the winner this many stakes (L)."),
     _s("place_third_to_second", 1, "Places, 4 players: 3rd pays 2nd this many stakes."),
     _s("place_second_to_first", 1, "Places, 3 players: 2nd pays 1st this many stakes."),
@@ -111,14 +242,26 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _s("penalty_two_clubs", "1/2", "Penalty value of ♣2."),
     _s("penalty_two_diamonds", 1, "Penalty value of ♦2."),
     _s("penalty_two_hearts", 1, "Penalty value of ♥2."),
-    _s("penalty_three_pairs", "3/2", "Penalty value of 3 consecutive pairs (0: not a valued bomb)."),
+    _s(
+        "penalty_three_pairs", "3/2", "Penalty value of 3 consecutive pairs (0: not a valued bomb)."
+    ),
     _s("penalty_four_of_a_kind", 2, "Penalty value of a four of a kind (0: not a valued bomb)."),
     _s("penalty_four_pairs", "5/2", "Penalty value of 4 consecutive pairs."),
     _s("penalty_five_pairs", 0, "Penalty value of 5 consecutive pairs (Đấu)."),
     _s("penalty_six_pairs", 0, "Penalty value of 6 consecutive pairs (Đấu)."),
     _s("penalty_three_triples", 0, "Penalty value of 3 consecutive triples (Đấu)."),
-    _s("rotten_two_flat", 0, "Northern thối hai: a last player holding any 2 pays this many stakes once, instead of per 2 (0: off)."),
-    _i("match_bankroll", 0, 0, 1_000_000_000, "Northern option: each player starts the match with this many chips; a player whose total drops below 0 loses the match (0: off)."),
+    _s(
+        "rotten_two_flat",
+        0,
+        "Northern thối hai: a last player holding any 2 pays this many stakes once, instead of per 2 (0: off).",
+    ),
+    _i(
+        "match_bankroll",
+        0,
+        0,
+        1_000_000_000,
+        "Northern option: each player starts the match with this many chips; a player whose total drops below 0 loses the match (0: off).",
+    ),
 )
 
 OPTIONS_BY_NAME: dict[str, OptionSpec] = {o.name: o for o in OPTIONS}

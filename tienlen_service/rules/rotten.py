@@ -73,7 +73,11 @@ def rotten_split(rules: RuleSet, hand: CardSet) -> tuple[RottenPart, ...]:
     if loose and rules.rotten_two_flat:
         parts.append(RottenPart("2", loose, rules.rotten_two_flat))
     elif loose:
-        parts.extend(RottenPart("2", 1 << c, twos_value(rules, 1 << c)) for c in range(48, 52) if loose >> c & 1)
+        parts.extend(
+            RottenPart("2", 1 << c, twos_value(rules, 1 << c))
+            for c in range(48, 52)
+            if loose >> c & 1
+        )
     return tuple(p for p in parts if p.value)
 
 

@@ -36,7 +36,9 @@ def next_seat(after: int, candidates: int, players: int) -> int:
     return -1
 
 
-def after_play(state: GameState, seat: int, events: list[Event]) -> tuple[GameState, tuple[Event, ...]]:
+def after_play(
+    state: GameState, seat: int, events: list[Event]
+) -> tuple[GameState, tuple[Event, ...]]:
     """Turn order after a play: the next seat still in the round, or a new round."""
     active = active_seats(state)
     candidates = active & ~state.passed & ~(1 << seat)
@@ -52,7 +54,9 @@ def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ..
     compensation_seat, held = _examine_pass(state, seat)
     events: list[Event] = [Passed(seat, held)]
     passed = state.passed | (1 << seat)
-    state = state._replace(passed=passed, compensation_seat=compensation_seat, move_count=state.move_count + 1)
+    state = state._replace(
+        passed=passed, compensation_seat=compensation_seat, move_count=state.move_count + 1
+    )
     candidates = active_seats(state) & ~passed & ~(1 << state.table_seat)
     if not candidates:
         return new_round(state, events)
@@ -76,11 +80,17 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
     assert table is not None
     held = has_beat(state.hands[seat], table, rules)
     everyone = (1 << state.players) - 1
-    if not held or state.compensation_seat >= 0 or state.unplayed | (1 << state.table_seat) != everyone:
+    if (
+        not held
+        or state.compensation_seat >= 0
+        or state.unplayed | (1 << state.table_seat) != everyone
+    ):
         return state.compensation_seat, int(held)
     others = state.unplayed & ~(1 << seat)
     alone = not any(
-        has_beat(state.hands[o], table, rules) for o in range(state.players) if others >> o & 1 and not state.places[o]
+        has_beat(state.hands[o], table, rules)
+        for o in range(state.players)
+        if others >> o & 1 and not state.places[o]
     )
     return (seat if alone else -1), 1
 
@@ -106,7 +116,11 @@ def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[E
 
 
 def extend_chain(
-    chain: tuple[tuple[int, CardSet], ...], table_seat: int, table_cards: CardSet, seat: int, cards: CardSet
+    chain: tuple[tuple[int, CardSet], ...],
+    table_seat: int,
+    table_cards: CardSet,
+    seat: int,
+    cards: CardSet,
 ) -> tuple[tuple[int, CardSet], ...]:
     """Add a chop to the round's chain; a new chain starts with the chopped play."""
     if not chain:
@@ -157,4 +171,6 @@ def close_open_chain(state: GameState, events: list[Event]) -> tuple[ChopPayment
     """The chop payments once the round's chain, if one is open, has ended (round or game over)."""
     if not state.chain:
         return state.chop_payments
-    return close_chain(state.rules, state.chain, state.chain_victim_out, state.chop_payments, events)
+    return close_chain(
+        state.rules, state.chain, state.chain_victim_out, state.chop_payments, events
+    )

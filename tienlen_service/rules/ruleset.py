@@ -118,7 +118,9 @@ class RuleSet:
         values: dict[str, OptionValue] = {o.name: getattr(self, o.name) for o in OPTIONS}
         given = dict(self.overrides)
         for name in FOLLOWS_LAST_PLACE:
-            declared = given.get(name, PRESETS[self.variant].get(name, OPTIONS_BY_NAME[name].default))
+            declared = given.get(
+                name, PRESETS[self.variant].get(name, OPTIONS_BY_NAME[name].default)
+            )
             if declared == LAST_PLACE:
                 values[name] = LAST_PLACE
         return values
@@ -132,14 +134,20 @@ class RuleSet:
         """Chips for a number of stakes; exact, because `build_rules` checked the stake."""
         chips = stakes * self.stake
         if chips.denominator != 1:
-            raise SetupError("FRACTIONAL_AMOUNT", f"{stakes} stakes of {self.stake} chips is not a whole number", "stake")
+            raise SetupError(
+                "FRACTIONAL_AMOUNT",
+                f"{stakes} stakes of {self.stake} chips is not a whole number",
+                "stake",
+            )
         return int(chips)
 
 
 OPTION_FIELDS = tuple(f.name for f in fields(RuleSet))[2 : 2 + len(OPTIONS)]
 
 
-def build_rules(variant: str = "southern", overrides: Mapping[str, object] | None = None) -> RuleSet:
+def build_rules(
+    variant: str = "southern", overrides: Mapping[str, object] | None = None
+) -> RuleSet:
     """The rule set of a named preset with option overrides; SetupError names a bad input."""
     canonical: list[tuple[str, str]] = []
     for name, raw in (overrides or {}).items():
@@ -149,7 +157,9 @@ def build_rules(variant: str = "southern", overrides: Mapping[str, object] | Non
         try:
             value = parse_option_value(spec, raw)
         except ValueError as exc:
-            raise SetupError("INVALID_OPTION_VALUE", f"option {name!r}: {exc}", f"options.{name}") from None
+            raise SetupError(
+                "INVALID_OPTION_VALUE", f"option {name!r}: {exc}", f"options.{name}"
+            ) from None
         canonical.append((name, format_option_value(value)))
     return _build(variant, tuple(sorted(canonical)))
 
@@ -158,7 +168,11 @@ def build_rules(variant: str = "southern", overrides: Mapping[str, object] | Non
 def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
     preset = PRESETS.get(variant)
     if preset is None:
-        raise SetupError("UNKNOWN_VARIANT", f"unknown variant {variant!r}; known: {', '.join(PRESETS)}", "variant")
+        raise SetupError(
+            "UNKNOWN_VARIANT",
+            f"unknown variant {variant!r}; known: {', '.join(PRESETS)}",
+            "variant",
+        )
     values: dict[str, OptionValue] = {o.name: o.default for o in OPTIONS} | preset
     given = dict(overrides)
     for name, text in given.items():
@@ -231,4 +245,8 @@ def _check(rules: RuleSet) -> None:
             "options.stake",
         )
     if rules.consecutive_triples and not rules.consecutive_pairs and rules.chop_table == "dau":
-        raise SetupError("INCOMPATIBLE_OPTIONS", "the dau chop table needs consecutive pairs", "options.consecutive_pairs")
+        raise SetupError(
+            "INCOMPATIBLE_OPTIONS",
+            "the dau chop table needs consecutive pairs",
+            "options.consecutive_pairs",
+        )

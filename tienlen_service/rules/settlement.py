@@ -72,7 +72,9 @@ class _Ledger:
         self.transfers: list[Transfer] = []
         self.rotten: list[RottenEntry] = []
 
-    def pay(self, payer: int, payee: int, stakes: Fraction, reason: TransferReason, cards: CardSet = 0) -> None:
+    def pay(
+        self, payer: int, payee: int, stakes: Fraction, reason: TransferReason, cards: CardSet = 0
+    ) -> None:
         amount = self.rules.amount(stakes)
         if amount:
             self.transfers.append(Transfer(payer, payee, amount, reason, cards))
@@ -81,15 +83,21 @@ class _Ledger:
         """The chop chains settled during the game (already in chips; a chain worth nothing,
         under penalty values of 0, is no transfer)."""
         self.transfers.extend(
-            Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards) for p in state.chop_payments if p.amount
+            Transfer(p.payer, p.payee, p.amount, TransferReason.CHOP, p.cards)
+            for p in state.chop_payments
+            if p.amount
         )
 
-    def pay_rotten(self, payer: int, payee: int, hand: CardSet, multiplier: Fraction = Fraction(1)) -> Fraction:
+    def pay_rotten(
+        self, payer: int, payee: int, hand: CardSet, multiplier: Fraction = Fraction(1)
+    ) -> Fraction:
         """Charge the hand's 2s and bombs (largest split), one transfer per part."""
         total = Fraction(0)
         for part in rotten_split(self.rules, hand):
             stakes = part.value * multiplier
-            self.rotten.append(RottenEntry(payer, part.label, part.cards, self.rules.amount(stakes)))
+            self.rotten.append(
+                RottenEntry(payer, part.label, part.cards, self.rules.amount(stakes))
+            )
             self.pay(payer, payee, stakes, TransferReason.ROTTEN, part.cards)
             total += stakes
         return total
@@ -101,7 +109,14 @@ class _Ledger:
             if t.payer >= 0:
                 net[t.payer] -= t.amount
         zero_sum = all(t.payer >= 0 for t in self.transfers)
-        return Settlement(tuple(self.transfers), tuple(net), state.places, tuple(self.rotten), zero_sum, next_leader)
+        return Settlement(
+            tuple(self.transfers),
+            tuple(net),
+            state.places,
+            tuple(self.rotten),
+            zero_sum,
+            next_leader,
+        )
 
 
 def settle(state: GameState) -> Settlement:
@@ -158,7 +173,9 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
     for seat in frozen:
         if compensates:
             parts = rotten_split(rules, state.hands[seat])
-            ledger.rotten.extend(RottenEntry(seat, p.label, p.cards, rules.amount(p.value)) for p in parts)
+            ledger.rotten.extend(
+                RottenEntry(seat, p.label, p.cards, rules.amount(p.value)) for p in parts
+            )
             debt = penalty + sum((p.value for p in parts), Fraction(0))
             ledger.pay(payer, winner, debt, TransferReason.COMPENSATION, state.hands[seat])
         else:
@@ -199,7 +216,13 @@ def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
         if above >= 0:
             ledger.pay_rotten(seat, above, state.hands[seat])
         if rules.rotten_three_stakes and state.hands[seat] == 1 << THREE_OF_SPADES:
-            ledger.pay(seat, winner, rules.rotten_three_stakes, TransferReason.ROTTEN_THREE, state.hands[seat])
+            ledger.pay(
+                seat,
+                winner,
+                rules.rotten_three_stakes,
+                TransferReason.ROTTEN_THREE,
+                state.hands[seat],
+            )
 
 
 def _card_count(state: GameState, ledger: _Ledger) -> Settlement:

@@ -183,9 +183,7 @@ class MoveStream:
         failures = 0
         while True:
             requests = self._requests
-            call = self._stub.PlayStream(
-                _drain(requests), metadata=request_metadata()
-            )
+            call = self._stub.PlayStream(_drain(requests), metadata=request_metadata())
             self._call = call
             error: grpc.RpcError | None = None
             try:
@@ -236,9 +234,7 @@ class MoveStream:
         if response.HasField("error"):
             pending.future.set_exception(from_stream_error(response.error))
         else:
-            pending.future.set_result(
-                Game.from_pb(response.applied.game, pending.game.seat_tokens)
-            )
+            pending.future.set_result(Game.from_pb(response.applied.game, pending.game.seat_tokens))
 
     def _fail_all(self, error: TienLenError) -> None:
         """Fail every waiting move and every later submit with `error` (lock held)."""
