@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from tienlen.v1 import cards_pb2
+from tienlen.v1 import cards_pb2, moves_pb2
 
 RANKS: Final = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
 SUITS: Final = ("S", "C", "D", "H")
@@ -50,6 +50,13 @@ def cards(text: CardsLike) -> list[cards_pb2.Card]:
     """Wire cards of card text (a string of tokens, or a sequence of tokens), in order."""
     tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
     return [card(t) for t in tokens]
+
+
+def move(cards_: CardsLike | None) -> moves_pb2.Move:
+    """The wire move: play these cards, or pass (None)."""
+    if cards_ is None:
+        return moves_pb2.Move(pass_turn=moves_pb2.Pass())
+    return moves_pb2.Move(play=moves_pb2.Play(cards=cards(cards_)))
 
 
 def text(value: cards_pb2.Card) -> str:

@@ -22,7 +22,7 @@ from typing import Final, Self, TypeVar
 import grpc
 
 from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
-from tienlen_client.cards import CardsLike, cards, texts
+from tienlen_client.cards import CardsLike, cards, move, texts
 from tienlen_client.errors import from_rpc_error
 from tienlen_client.models import Combination, Game, LegalMove, Validation, View
 from tienlen_client.request_ids import request_metadata
@@ -183,13 +183,11 @@ class TienLenClient:
         self, game: Game, seat: int, cards_: CardsLike, *, timeout: float | None = None
     ) -> Game:
         """Play cards for `seat`; raises `MoveRejected` (with the reason code) when illegal."""
-        return self._apply(
-            game, seat, moves_pb2.Move(play=moves_pb2.Play(cards=cards(cards_))), timeout
-        )
+        return self._apply(game, seat, move(cards_), timeout)
 
     def pass_turn(self, game: Game, seat: int, *, timeout: float | None = None) -> Game:
         """Pass for `seat`; raises `MoveRejected` when the seat may not pass."""
-        return self._apply(game, seat, moves_pb2.Move(pass_turn=moves_pb2.Pass()), timeout)
+        return self._apply(game, seat, move(None), timeout)
 
     def next_game(
         self,
@@ -217,13 +215,11 @@ class TienLenClient:
         self, game: Game, seat: int, cards_: CardsLike | None, *, timeout: float | None = None
     ) -> Validation:
         """Dry run: would playing `cards_` (or passing, when None) be legal for `seat`?"""
-        move = (
-            moves_pb2.Move(pass_turn=moves_pb2.Pass())
-            if cards_ is None
-            else moves_pb2.Move(play=moves_pb2.Play(cards=cards(cards_)))
-        )
         request = service_pb2.ValidateMoveRequest(
-            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=move
+            state_token=game.state,
+            seat=seat,
+            seat_token=game.seat_token(seat),
+            move=move(cards_),
         )
         response = self._call(self._stub.ValidateMove, request, timeout)
         return Validation(
@@ -302,9 +298,11 @@ class TienLenClient:
 
     # --- plumbing -----------------------------------------------------------------------------
 
-    def _apply(self, game: Game, seat: int, move: moves_pb2.Move, timeout: float | None) -> Game:
+    def _apply(
+        self, game: Game, seat: int, wire_move: moves_pb2.Move, timeout: float | None
+    ) -> Game:
         request = service_pb2.ApplyMoveRequest(
-            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=move
+            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=wire_move
         )
         response = self._call(self._stub.ApplyMove, request, timeout)
         return Game.from_pb(response.game, game.seat_tokens)

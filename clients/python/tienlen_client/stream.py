@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Final, Self
 
 import grpc
 
-from tienlen.v1 import moves_pb2, service_pb2
-from tienlen_client.cards import CardsLike, cards
+from tienlen.v1 import service_pb2
+from tienlen_client.cards import CardsLike, move
 from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
 from tienlen_client.models import Game
 from tienlen_client.request_ids import request_metadata
@@ -106,13 +106,11 @@ class MoveStream:
     def submit(self, game: Game, seat: int, cards_: CardsLike | None) -> Future[Game]:
         """Send a move (cards to play, or None to pass) without waiting: a future of the game
         after it. The future raises what ApplyMove would raise (`MoveRejected`, ...)."""
-        move = (
-            moves_pb2.Move(pass_turn=moves_pb2.Pass())
-            if cards_ is None
-            else moves_pb2.Move(play=moves_pb2.Play(cards=cards(cards_)))
-        )
         apply = service_pb2.ApplyMoveRequest(
-            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=move
+            state_token=game.state,
+            seat=seat,
+            seat_token=game.seat_token(seat),
+            move=move(cards_),
         )
         future: Future[Game] = Future()
         with self._lock:
