@@ -223,8 +223,21 @@ def test_the_wilson_interval_brackets_the_rate() -> None:
     assert simulate.wilson(0, 0) == (0.0, 1.0)
 
 
+@pytest.mark.parametrize(
+    ("variant", "bots"),
+    [
+        ("southern", "greedy,random,greedy,random"),
+        ("dem_la", "greedy,random,greedy,random"),  # a drawn first leader: the engine's draw
+        ("dau", "greedy,random,random"),
+        ("northern", "random,random,greedy,greedy"),
+    ],
+)
 def test_the_simulator_agrees_with_the_service(
-    server_factory: Any, capsys: pytest.CaptureFixture[str]
+    server_factory: Any,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    variant: str,
+    bots: str,
 ) -> None:
     running = server_factory()
     code = simulate.main(
@@ -233,11 +246,23 @@ def test_the_simulator_agrees_with_the_service(
             "4",
             "--match-length",
             "2",
+            "--variant",
+            variant,
             "--bots",
-            "greedy,random,greedy,random",
+            bots,
             "--via-service",
             running.address,
             "--no-progress",
+            "--dump-dir",
+            str(tmp_path),
         ]
     )
     assert code == 0, capsys.readouterr().err
+
+
+def test_a_table_that_cannot_be_dealt_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = simulate.main(["--games", "1", "--variant", "dau", "--no-progress"])  # 4 bots
+    assert code == 2
+    assert "exactly 3 players" in capsys.readouterr().err

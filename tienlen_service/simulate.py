@@ -143,8 +143,8 @@ def check_settlement(state: GameState, settlement: Settlement) -> None:
 class Table(Protocol):
     """Where games are played: the in-process engine, or the service mirrored by the engine."""
 
-    def start(self, state: GameState) -> None:
-        """A game was dealt in-process; deal the same one."""
+    def start(self, state: GameState, leader: int) -> None:
+        """A game was dealt in-process (led by `leader`, -1: none); deal the same one."""
 
     def apply(self, move: Move, state: GameState) -> None:
         """A move was applied in-process (giving `state`); apply it too and compare."""
@@ -153,7 +153,7 @@ class Table(Protocol):
 class LocalTable:
     """Nothing more to do: the in-process engine is the table."""
 
-    def start(self, state: GameState) -> None:
+    def start(self, state: GameState, leader: int) -> None:
         """Nothing to deal."""
 
     def apply(self, move: Move, state: GameState) -> None:
@@ -171,18 +171,18 @@ class ServiceTable:
         self.options = options
         self.game: Any = None
 
-    def start(self, state: GameState) -> None:
-        """Deal the engine's deal explicitly on the service."""
+    def start(self, state: GameState, leader: int) -> None:
+        """Deal the engine's deal explicitly on the service, with the same leader (a drawn
+        first leader, đếm lá, must be the engine's draw)."""
         hands = [format_cards(h) for h in state.dealt]
         if self.game is None or state.match.game_number == 1:
-            leader = None if state.first_game else state.to_act
             self.game = self.client.new_game(
                 self.variant,
                 state.players,
                 hands=hands,
                 options=self.options,
                 first_game=state.first_game,
-                leader=leader,
+                leader=leader if leader >= 0 else None,
                 dealer=state.match.dealer,
             )
         else:
@@ -252,7 +252,7 @@ def play_game(
 ) -> tuple[GameState, list[Event]]:
     """Play one dealt game to the end, checking invariants after every move."""
     check_cards(state, None, ())
-    table.start(state)
+    table.start(state, record.leader)
     events: list[Event] = []
     targets = out_of_turn_targets(state.rules)
     fresh = True  # the table changed (or the game began): others may interject
@@ -634,6 +634,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         run(config, table)
+    except SetupError as exc:
+        sys.stderr.write(f"simulate: {exc.message} ({exc.field or 'rules'})\n")
+        return 2
     except InvariantError as exc:
         sys.stderr.write(f"\ninvariant broken: {exc}\n")
         return 1
