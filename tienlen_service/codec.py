@@ -496,6 +496,7 @@ def _event_to_pb(event: ev.Event) -> events_pb2.Event:
                     must_include=_CARDS[event.must_include] if event.must_include >= 0 else None,
                     first_game=event.first_game,
                     dealer=event.dealer,
+                    hand_sizes=event.hand_sizes,
                 )
             )
         case ev.Played():

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import pytest
 
-from tienlen_service.rules.cards import TWOS
+from tienlen_service.rules.cards import TWOS, parse_card
 from tienlen_service.rules.combinations import Kind
 from tienlen_service.rules.errors import SetupError
 from tienlen_service.rules.events import InstantWin, Played, PlayerFinished, PlayersFrozen
@@ -806,3 +806,61 @@ def test_a_card_count_frozen_payment_that_is_a_fraction_of_a_chip_is_refused_at_
     with pytest.raises(SetupError) as info:
         build_rules("dem_la", options)
     assert (info.value.code, info.value.field) == ("FRACTIONAL_AMOUNT", "options.stake")
+
+
+@covers("first_game_after_instant_win")
+def test_option_first_game_after_instant_win() -> None:
+    won = deal("southern", "2S 2C 2D 2H 9D", "3S 5D")  # seat 0: four 2s
+    assert won.over
+    following = won.next_game("9D 10D", "3S 5D")
+    assert following.state.first_game  # a first game again: ♠3's holder leads with it
+    assert following.to_act == 1
+    assert following.state.must_include == parse_card("3S")
+    options = {"first_game_after_instant_win": False}
+    won = deal("southern", "2S 2C 2D 2H 9D", "3S 5D", options=options)
+    following = won.next_game("9D 10D", "3S 5D")
+    assert not following.state.first_game  # the instant winner leads with anything
+    assert following.to_act == 0
+    assert following.state.must_include == -1
+
+
+@covers("card_count_per_card")
+def test_option_card_count_per_card() -> None:
+    def paid(**options: object) -> list[tuple[int, int, int]]:
+        t = later("dem_la", "9S", "4D 5D 6D", options=options)
+        t.play(0, "9S")  # seat 0 goes out; seat 1 played nothing: frozen (all 3 cards), ×2
+        return transfers(t.settle())
+
+    assert paid() == [(1, 0, 600)]  # 3 cards × 1 stake × 2
+    assert paid(card_count_per_card=2) == [(1, 0, 1200)]
+
+
+@covers("rotten_payee")
+def test_option_rotten_payee() -> None:
+    def rotten(**options: object) -> list[tuple[int, int, int]]:
+        t = later("southern", "4S 9S", "5S 10S", "6S JD 2H", options=options)
+        t.play(0, "4S").play(1, "5S").play(2, "6S").play(0, "9S").play(1, "10S")
+        assert t.over
+        assert t.places == (1, 2, 3)  # seat 2 is left holding ♥2
+        return transfers(t.settle(), TransferReason.ROTTEN)
+
+    assert rotten() == [(2, 1, 100)]  # to the player who finished just above
+    assert rotten(rotten_payee="winner") == [(2, 0, 100)]
+
+
+@covers("dealer_rotation")
+def test_option_dealer_rotation() -> None:
+    def next_dealer(**options: object) -> tuple[int, tuple[int, ...]]:
+        hands = ("3S 4S", "5S 6S", "7S 8S")
+        t = deal("dau", *hands, options=options, dealer=0)
+        t.play(0, "3S").play(1, "5S").play(2, "7S").passes(0, 1).play(2, "8S")  # seat 2 out
+        t.passes(0, 1).play(0, "4S")  # seat 0 out second; seat 1 is last
+        assert t.over
+        winner = t.state.winner
+        following = t.next_game("3C 4C 5C", "6C 7C 8C", "9C 10C JC QC")
+        return following.state.match.dealer, (winner,)
+
+    dealer, (winner,) = next_dealer()
+    assert dealer == winner == 2  # the previous winner deals
+    dealer, _ = next_dealer(dealer_rotation="next_seat")
+    assert dealer == 1  # the seat after the previous dealer (seat 0)

@@ -124,4 +124,12 @@ def check_explicit_deal(
         raise SetupError(
             "REDEAL_REQUIRED", "a hand holds all four 2s and these rules redeal it", "hands"
         )
-    return lay_down_twos(rules, tuple(hands))
+    dealt = lay_down_twos(rules, tuple(hands))
+    for seat, hand in enumerate(dealt):
+        if not hand:
+            raise SetupError(
+                "INVALID_DEAL",
+                f"hand {seat} holds only 2s, which the four 3s lay down: it would hold no card",
+                f"hands[{seat}]",
+            )
+    return dealt

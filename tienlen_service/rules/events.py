@@ -15,13 +15,15 @@ from tienlen_service.rules.combinations import Kind
 @dataclass(frozen=True, slots=True)
 class GameStarted:
     """A new game was dealt (*chia bài*); `leader` leads, `must_include` is the card the first
-    lead must contain (-1: any), `first_game` says whether first-game rules apply."""
+    lead must contain (-1: any), `first_game` says whether first-game rules apply, `hand_sizes`
+    how many cards each seat holds after the deal (2s laid down by four 3s already removed)."""
 
     game_number: int
     leader: int
     must_include: int
     first_game: bool
     dealer: int
+    hand_sizes: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)

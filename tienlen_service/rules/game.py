@@ -84,7 +84,10 @@ def new_game(
         move_count=0,
         match=match,
     )
-    events: list[Event] = [GameStarted(match.game_number, lead, must_include, first_game, dealer)]
+    sizes = tuple(hand.bit_count() for hand in dealt)
+    events: list[Event] = [
+        GameStarted(match.game_number, lead, must_include, first_game, dealer, sizes)
+    ]
     return _instant_win(state, lead, dealer, events)
 
 
@@ -371,8 +374,11 @@ def next_game(
         )
     winner = state.winner
     leader = settlement.next_leader if settlement.next_leader >= 0 else winner
-    match = Match(state.match.game_number + 1, totals, state.match.seed, winner)
-    first = state.instant_winner >= 0
+    dealer = (
+        winner if rules.dealer_rotation == "winner" else (state.match.dealer + 1) % state.players
+    )
+    match = Match(state.match.game_number + 1, totals, state.match.seed, dealer)
+    first = state.instant_winner >= 0 and rules.first_game_after_instant_win
     return new_game(
         rules,
         state.players,
@@ -380,7 +386,7 @@ def next_game(
         hands=hands,
         first_game=first,
         leader=None if first else leader,
-        dealer=winner,
+        dealer=dealer,
         match=match,
         random_deal=random_deal,
     )

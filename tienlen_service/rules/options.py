@@ -187,6 +187,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "L",
         "What each loser pays an instant winner, in stakes; L (the default): the last-place amount, place_last_to_first.",
     ),
+    _b(
+        "first_game_after_instant_win",
+        True,
+        "The game after an instant win is a first game again (RULES §7 [ours]); off: the instant winner leads it with anything (source 004).",
+    ),
     # --- frozen ---
     _b(
         "freezing",
@@ -208,7 +213,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _b(
         "compensation",
         True,
-        "Đền bài: when every opponent is frozen, the one who passed while only they could beat pays for all.",
+        "Đền bài: when every opponent is frozen, the one who passed while only they could beat pays for all (places and points schemes; the card count has none).",
     ),
     # --- specials ---
     _s(
@@ -234,6 +239,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
         1,
         1_000_000_000,
         "Chips per stake; every amount is stake × a multiplier and must be a whole number of chips.",
+    ),
+    _s(
+        "card_count_per_card",
+        1,
+        "Card count (đếm lá): what a loser pays the winner per card left, in stakes.",
+    ),
+    _c(
+        "rotten_payee",
+        "above",
+        ("above", "winner"),
+        "Who collects thối (and thối hai): the player who finished just above the one left holding cards (RULES §8), or the winner (source 003's check by the winner).",
+    ),
+    _c(
+        "dealer_rotation",
+        "winner",
+        ("winner", "next_seat"),
+        "Who deals a match's next game (Đấu: the dealer gets 18 cards): the previous winner (RULES §10) or the next seat.",
     ),
     _s("place_last_to_first", 2, "Places: the last player pays the winner this many stakes (L)."),
     _s("place_third_to_second", 1, "Places, 4 players: 3rd pays 2nd this many stakes."),
@@ -365,6 +387,7 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
         "scoring": "card_count",
         "instant_wins": "dem_la",
         "instant_win_stakes": Fraction(13),
+        "count_pigs": True,
         "compensation": False,
     },
 }

@@ -64,6 +64,7 @@ class RuleSet:
     instant_wins: str
     first_game_instant_wins: bool
     count_pigs: bool
+    first_game_after_instant_win: bool
     instant_win_stakes: Fraction
     freezing: bool
     freeze_multiplier: Fraction
@@ -73,6 +74,9 @@ class RuleSet:
     rotten_three_stakes: Fraction
     scoring: str
     stake: int
+    card_count_per_card: Fraction
+    rotten_payee: str
+    dealer_rotation: str
     place_last_to_first: Fraction
     place_third_to_second: Fraction
     place_second_to_first: Fraction
@@ -238,10 +242,11 @@ def _check(rules: RuleSet) -> None:
                     f"stake {rules.stake} makes option {spec.name!r} ({value} stakes{why}) a fraction of a chip",
                     "options.stake",
                 )
-    if rules.scoring == "card_count" and (rules.freeze_multiplier * rules.stake).denominator != 1:
+    frozen_card = rules.card_count_per_card * rules.freeze_multiplier
+    if rules.scoring == "card_count" and (frozen_card * rules.stake).denominator != 1:
         raise SetupError(
             "FRACTIONAL_AMOUNT",
-            f"stake {rules.stake} makes a frozen card (1 × {rules.freeze_multiplier} stakes) a fraction of a chip",
+            f"stake {rules.stake} makes a frozen card ({rules.card_count_per_card} × {rules.freeze_multiplier} stakes) a fraction of a chip",
             "options.stake",
         )
     if rules.consecutive_triples and not rules.consecutive_pairs and rules.chop_table == "dau":

@@ -207,14 +207,17 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
 
 
 def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
-    """Thối: the player left holding cards pays its 2s and bombs to the place just above it;
-    rotten ♠3 (*thối 3 bích*): left with only ♠3, it pays the winner."""
+    """Thối: the player left holding cards pays its 2s and bombs to the place just above it
+    (or to the winner, `rotten_payee`); rotten ♠3 (*thối 3 bích*): left with only ♠3, it pays
+    the winner."""
     rules = state.rules
     holders = [s for s in range(state.players) if state.hands[s] and s != winner]
     for seat in holders:
-        above = _seat_at(state, state.places[seat] - 1)
-        if above >= 0:
-            ledger.pay_rotten(seat, above, state.hands[seat])
+        payee = (
+            winner if rules.rotten_payee == "winner" else _seat_at(state, state.places[seat] - 1)
+        )
+        if payee >= 0:
+            ledger.pay_rotten(seat, payee, state.hands[seat])
         if rules.rotten_three_stakes and state.hands[seat] == 1 << THREE_OF_SPADES:
             ledger.pay(
                 seat,
@@ -226,14 +229,16 @@ def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
 
 
 def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
-    """Đếm lá (source 004): each loser pays the winner a stake per card left plus the rotten
+    """Đếm lá (source 004): each loser pays the winner a stake per card left (option
+    `card_count_per_card`) plus the rotten
     conversions of its 2s and bombs; a frozen hand (every dealt card) pays it all doubled."""
     rules = state.rules
     winner = state.winner
     if state.instant_winner >= 0:
         for seat in _others(state, winner):
             ledger.pay(seat, winner, rules.instant_win_stakes, TransferReason.INSTANT_WIN)
-            ledger.pay_rotten(seat, winner, state.hands[seat])
+            if rules.count_pigs:  # on in the đếm lá preset: "13 stakes plus their conversions"
+                ledger.pay_rotten(seat, winner, state.hands[seat])
         return ledger.settlement(state)
     ledger.add_chops(state)
     for seat in _others(state, winner):
@@ -241,6 +246,8 @@ def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
         frozen = rules.freezing and hand == state.dealt[seat]
         multiplier = rules.freeze_multiplier if frozen else Fraction(1)
         reason = TransferReason.FROZEN if frozen else TransferReason.CARD_COUNT
-        ledger.pay(seat, winner, hand.bit_count() * multiplier, reason, hand)
+        ledger.pay(
+            seat, winner, hand.bit_count() * rules.card_count_per_card * multiplier, reason, hand
+        )
         ledger.pay_rotten(seat, winner, hand, multiplier)
     return ledger.settlement(state)

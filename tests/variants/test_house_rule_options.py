@@ -1,0 +1,299 @@
+"""House rules (RULES.md: "Every such choice must be a rule option in the API"): each **[ours]**
+choice and each explicit "option" of the rule book that a rule option controls, shown by
+changing the option on a game where the default plays differently.
+
+Choices whose flip `test_options.py` already proves (four_twos, finish_on_two with a single 2,
+finish_on_four_of_a_kind, chop_on_last_card, suited_straight_chops, góp 3, four 3s, cards per
+hand, count_pigs, the instant-win lists, first_game_instant_wins, freeze_multiplier under places,
+freeze_exempt_unplayed, freezing, compensation, blind/rotten three under Southern, lead_stealing
+under Southern, stake, place amounts, penalty values, match_bankroll) are not repeated here.
+Choices with no option at all are listed in the audit report, not tested here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tienlen_service.rules.cards import parse_set
+from tienlen_service.rules.errors import SetupError
+from tienlen_service.rules.events import PlayerFinished
+from tienlen_service.rules.game import new_game
+from tienlen_service.rules.ruleset import build_rules
+
+from .conftest import (
+    Beat,
+    Reason,
+    Table,
+    TransferReason,
+    deal,
+    later,
+    relation,
+    rules,
+    transfers,
+)
+
+THREE_PAIRS_LOW = "3S 3C 4S 4C 5S 5C"
+THREE_PAIRS_HIGH = "6S 6C 7S 7C 8S 8C"
+FOUR_PAIRS = "9S 9C 10S 10C JS JC QS QC"
+FOUR_PAIRS_LOW = "3S 3C 4S 4C 5S 5C 6S 6C"
+THREE_TRIPLES = "3S 3C 3D 4S 4C 4D 5S 5C 5D"
+HUE_DA_NANG = ["hue", "da_nang"]
+
+
+def _left_holding(variant: str, last_hand: str, **options: object) -> Table:
+    """3 players; seat 0 goes out first, seat 1 second, seat 2 is left holding `last_hand`."""
+    t = later(variant, "4C AC 9S", "5C 7C 8S", f"6C {last_hand}", options=options)
+    t.play(0, "4C").play(1, "5C").play(2, "6C").play(0, "AC").passes(1, 2)
+    t.play(0, "9S").passes(1, 2).play(1, "7C").passes(2).play(1, "8S")
+    assert t.places == (1, 2, 3)
+    return t
+
+
+# --------------------------------------------------------------------------- §4, §10 finishing
+
+
+@pytest.mark.parametrize(("value", "place"), [("ranks_last", 3), ("allowed", 1)])
+def test_northern_finishing_with_any_play_containing_a_two_ranks_last(
+    value: str, place: int
+) -> None:
+    # RULES §10 Northern: "Finishing with any play that contains a 2 ... ranks you last" —
+    # here a pair of 2s (played on any pair below 2s), not only a single 2.
+    t = later(
+        "northern",
+        "5D 5H 2S 2C",
+        "6D 6H 3C",
+        "7D 7H 9H",
+        options={"finish_on_two": value},
+    )
+    t.play(0, "5D 5H").play(1, "6D 6H").play(2, "7D 7H").play(0, "2S 2C")
+    assert t.of(PlayerFinished)[-1] == PlayerFinished(0, place, ranked_last=place == 3)
+
+
+def test_a_player_ranked_last_for_finishing_on_a_two_pays_as_last() -> None:
+    # RULES §10 All presets: "a player ranked last for finishing on a 2 ... pays as last".
+    def played(value: str) -> Table:
+        t = later("southern", "5D AD 2H", "6D 3C 4C", "7D 8S 9H", options={"finish_on_two": value})
+        t.play(0, "5D").play(1, "6D").play(2, "7D").play(0, "AD").passes(1, 2).play(0, "2H")
+        t.passes(1, 2).play(1, "3C").play(2, "8S").passes(1).play(2, "9H")
+        assert t.over
+        return t
+
+    last = played("ranks_last")
+    assert last.places == (3, 2, 1)
+    assert sorted(transfers(last.settle(), TransferReason.PLACE)) == [(0, 2, 200), (1, 2, 100)]
+    allowed = played("allowed")
+    assert allowed.places == (1, 3, 2)
+    assert sorted(transfers(allowed.settle(), TransferReason.PLACE)) == [(1, 0, 200), (2, 0, 100)]
+
+
+# --------------------------------------------------------------------------- §10 Northern
+
+
+def test_northern_thoi_hai_is_thirteen_stakes_once_and_a_four_rots_at_two() -> None:
+    # RULES §10 Northern: "a last player holding any 2 pays 13 stakes (once, not per 2) to the
+    # player who finished just before them; a four of a kind left rots at 2 stakes".
+    def rotten(**options: object) -> list[tuple[int, int, int]]:
+        s = _left_holding("northern", "2S 2C JS JC JD JH", **options).settle()
+        return sorted(transfers(s, TransferReason.ROTTEN))
+
+    assert rotten() == [(2, 1, 200), (2, 1, 1300)]
+    assert rotten(rotten_two_flat=0) == [(2, 1, 50), (2, 1, 50), (2, 1, 200)]  # per 2, by suit
+    assert rotten(penalty_four_of_a_kind=0) == [(2, 1, 1300)]
+
+
+@pytest.mark.parametrize(("options", "chips"), [({}, 100), ({"penalty_two_hearts": 3}, 300)])
+def test_northern_chops_are_paid_at_the_southern_penalty_values(
+    options: dict[str, object], chips: int
+) -> None:
+    # RULES §10 Northern: "chops are paid at the Southern penalty values" (not the flat 13 of
+    # thối hai): a chopped ♥2 is 1 stake, and the penalty option sets it.
+    t = later("northern", "2H 3H", "JS JC JD JH 4C", options=options)
+    t.play(0, "2H").play(1, "JS JC JD JH").passes(0).play(1, "4C")
+    assert t.over
+    assert transfers(t.settle(), TransferReason.CHOP) == [(0, 1, chips)]
+
+
+# --------------------------------------------------------------------------- §10 Huế, Đà Nẵng
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+def test_hue_four_consecutive_pairs_chop_out_of_turn_as_in_the_south(allowed: bool) -> None:
+    # RULES §10 Huế: "4 consecutive pairs may chop out of turn as in the South."
+    hands = ("8D 2H 4H", f"{FOUR_PAIRS} 3H", "JD 3D")
+    t = later("hue", *hands, options={"out_of_turn_chops": allowed})
+    t.play(0, "8D").passes(1).play(2, "JD").play(0, "2H")
+    assert t.to_act == 2
+    assert t.can_play(1, FOUR_PAIRS) is allowed  # seat 1 passed and it is not its turn
+
+
+@pytest.mark.parametrize("variant", HUE_DA_NANG)
+def test_hue_and_da_nang_three_pairs_are_an_ordinary_unpaid_combination_that_does_not_rot(
+    variant: str,
+) -> None:
+    # RULES §10: "3 consecutive pairs are not bombs: an ordinary combination (a higher one beats
+    # a lower one, unpaid) ... and they don't rot." The chop table and the penalty value decide.
+    preset = rules(variant)
+    assert relation(THREE_PAIRS_HIGH, THREE_PAIRS_LOW, preset) == Beat.BEATS
+    assert relation(THREE_PAIRS_HIGH, "2H", preset) == Beat.NO
+    southern_table = rules(variant, chop_table="southern")
+    assert relation(THREE_PAIRS_HIGH, THREE_PAIRS_LOW, southern_table) == Beat.CHOPS
+    assert relation(THREE_PAIRS_HIGH, "2H", southern_table) == Beat.CHOPS
+
+    last_hand = "10S 10D JS JD QS QD"
+    assert transfers(_left_holding(variant, last_hand).settle(), TransferReason.ROTTEN) == []
+    valued = _left_holding(variant, last_hand, penalty_three_pairs="3/2").settle()
+    assert transfers(valued, TransferReason.ROTTEN) == [(2, 1, 150)]
+
+
+@pytest.mark.parametrize("variant", HUE_DA_NANG)
+@pytest.mark.parametrize(
+    ("led", "chop", "chips"),
+    [("6S 6C 6D 6H", "9S 9C 9D 9H", 200), (FOUR_PAIRS_LOW, FOUR_PAIRS, 250)],
+)
+def test_hue_and_da_nang_a_bomb_on_a_smaller_bomb_of_its_kind_remains_a_paid_chop(
+    variant: str, led: str, chop: str, chips: int
+) -> None:
+    # RULES §10: "Four of a kind on a smaller four of a kind, and 4 consecutive pairs on a
+    # smaller 4 consecutive pairs, remain paid chops." With no chop table it is a plain beat.
+    def game(**options: object) -> Table:
+        t = later(variant, f"{led} KH", f"{chop} AD", options=options)
+        t.play(0, led).play(1, chop).passes(0).play(1, "AD")
+        assert t.over
+        return t
+
+    assert relation(chop, led, rules(variant)) == Beat.CHOPS
+    assert transfers(game().settle(), TransferReason.CHOP) == [(0, 1, chips)]
+    assert relation(chop, led, rules(variant, chop_table="none")) == Beat.BEATS
+    assert transfers(game(chop_table="none").settle(), TransferReason.CHOP) == []
+
+
+def _spade_three_win(variant: str, **options: object) -> Table:
+    """Seat 0 goes out with ♠3 as its very last card, after everyone has played."""
+    t = later(variant, "4S 2H 3S", "5S 9S", "6S 10S", "7S 8S", options=options)
+    t.play(0, "4S").play(1, "5S").play(2, "6S").play(3, "7S").play(0, "2H").passes(1, 2, 3)
+    t.play(0, "3S").passes(1, 2, 3).play(1, "9S").passes(2, 3).play(2, "10S")
+    assert t.places == (1, 2, 3, 4)
+    return t
+
+
+@pytest.mark.parametrize("variant", HUE_DA_NANG)
+def test_hue_and_da_nang_ba_mu_pays_l_instead_of_the_place_transfers(variant: str) -> None:
+    # RULES §10: "ba mù — every other player pays the winner L instead of their place transfer".
+    on = _spade_three_win(variant).settle()
+    assert sorted(transfers(on)) == [(1, 0, 200), (2, 0, 200), (3, 0, 200)]
+    assert {t.reason for t in on.transfers} == {TransferReason.BLIND_THREE}
+    off = _spade_three_win(variant, blind_three_stakes=0).settle()
+    assert sorted(transfers(off)) == [(2, 1, 100), (3, 0, 200)]
+
+
+@pytest.mark.parametrize("variant", HUE_DA_NANG)
+@pytest.mark.parametrize(
+    ("options", "expected"), [({}, [(1, 0, 300)]), ({"rotten_three_stakes": 0}, [])]
+)
+def test_hue_and_da_nang_rotten_spade_three_pays_the_winner_three_stakes(
+    variant: str, options: dict[str, object], expected: list[tuple[int, int, int]]
+) -> None:
+    # RULES §10: "rotten ♠3 — the last player pays the winner 3 stakes".
+    t = later(variant, "4D 9S", "3S 5D", options=options)
+    t.play(0, "4D").play(1, "5D").play(0, "9S")
+    assert transfers(t.settle(), TransferReason.ROTTEN_THREE) == expected
+
+
+@pytest.mark.parametrize("variant", HUE_DA_NANG)
+def test_hue_and_da_nang_cuop_cai_is_on_and_can_be_turned_off(variant: str) -> None:
+    # RULES §10: "Ba mù, rotten ♠3 and cướp cái are on" in Huế and Đà Nẵng; §7: "Option."
+    hands = ("9S 10S", f"{THREE_PAIRS_LOW} JS", "QS KS")
+    on = later(variant, *hands)
+    on.play(1, THREE_PAIRS_LOW)
+    assert on.to_act == 2
+    off = later(variant, *hands, options={"lead_stealing": False})
+    assert off.refused(1, THREE_PAIRS_LOW) == Reason.NOT_YOUR_TURN
+
+
+# --------------------------------------------------------------------------- §10 Đấu
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+def test_dau_only_three_triples_and_six_pairs_chop_out_of_turn(allowed: bool) -> None:
+    # RULES §10 Đấu: "only 3 consecutive triples and 6 consecutive pairs chop out of turn".
+    def after_a_two(bomb: str) -> Table:
+        t = later("dau", "8D 2H 4H", f"{bomb} 6H", "JD 3H", options={"out_of_turn_chops": allowed})
+        t.play(0, "8D").passes(1).play(2, "JD").play(0, "2H")
+        assert t.to_act == 2
+        return t
+
+    assert after_a_two(THREE_TRIPLES).can_play(1, THREE_TRIPLES) is allowed
+    assert not after_a_two(FOUR_PAIRS).can_play(1, FOUR_PAIRS)  # 4 pairs: only in turn
+    in_turn = later("dau", "2H 4H", f"{FOUR_PAIRS} 3C", "5D 6D").play(0, "2H")
+    assert in_turn.can_play(1, FOUR_PAIRS)
+
+
+# --------------------------------------------------------------------------- §10 Đếm lá
+
+
+@pytest.mark.parametrize(("options", "chips"), [({}, 200), ({"penalty_two_spades": 1}, 100)])
+def test_dem_la_chops_are_paid_at_the_rotten_conversions(
+    options: dict[str, object], chips: int
+) -> None:
+    # RULES §10 Đếm lá: "Chops are paid at the rotten conversions (black 2 = 2 stakes, ...)".
+    t = later("dem_la", "2S 3H", "JS JC JD JH 4C", options=options)
+    t.play(0, "2S").play(1, "JS JC JD JH").passes(0).play(1, "4C")
+    assert t.over
+    s = t.settle()
+    assert transfers(s, TransferReason.CHOP) == [(0, 1, chips)]
+    assert transfers(s, TransferReason.CARD_COUNT) == [(0, 1, 100)]
+
+
+@pytest.mark.parametrize(("options", "chips"), [({}, 1300), ({"instant_win_stakes": 5}, 500)])
+def test_dem_la_instant_win_pays_thirteen_stakes(options: dict[str, object], chips: int) -> None:
+    # RULES §10 Đếm lá: "Instant wins ...: each other player pays 13 stakes plus their rotten
+    # conversions."
+    t = deal("dem_la", "2S 2C 2D 2H 9D", "3S 5H", options=options)
+    assert t.state.instant_pattern == "four_twos"
+    assert transfers(t.settle()) == [(1, 0, chips)]
+
+
+@pytest.mark.parametrize(
+    ("options", "cards_chips", "rotten_chips", "reason"),
+    [
+        ({}, 400, 800, TransferReason.FROZEN),
+        ({"freeze_multiplier": 3}, 600, 1200, TransferReason.FROZEN),
+        ({"freezing": False}, 200, 400, TransferReason.CARD_COUNT),
+    ],
+)
+def test_dem_la_a_frozen_loser_pays_everything_doubled(
+    options: dict[str, object], cards_chips: int, rotten_chips: int, reason: TransferReason
+) -> None:
+    # RULES §7/§8/§10 Đếm lá: "a frozen hand (all 13 cards left) counts double"; "Frozen =
+    # holding every dealt card; a frozen loser's whole payment is doubled."
+    t = later("dem_la", "9S", "4D 2H", options=options)
+    t.play(0, "9S")
+    assert t.over
+    s = t.settle()
+    assert transfers(s, reason) == [(1, 0, cards_chips)]  # 2 cards left
+    assert transfers(s, TransferReason.ROTTEN) == [(1, 0, rotten_chips)]  # ♥2 = 4 cards
+
+
+def test_count_pigs_decides_the_rotten_payments_of_a_card_count_instant_win() -> None:
+    hands = ("2S 2C 2D 2H 9D", "3S 3H", "JS JC JD JH 4D")
+
+    def rotten(count_pigs: bool) -> list[tuple[int, int, int]]:
+        options = {"scoring": "card_count", "count_pigs": count_pigs}
+        return transfers(deal("southern", *hands, options=options).settle(), TransferReason.ROTTEN)
+
+    assert rotten(True) == [(2, 0, 400)]  # the four jacks: 4 cards' worth
+    assert rotten(False) == []
+    assert build_rules("dem_la").count_pigs  # đếm lá: "13 stakes plus their rotten conversions"
+
+
+def test_an_explicit_hand_emptied_by_the_four_threes_lay_down_is_refused() -> None:
+    rules = build_rules("southern", {"four_threes_lay_down_twos": True})
+    with pytest.raises(SetupError) as info:
+        new_game(
+            rules,
+            2,
+            hands=[parse_set("3S 3C 3D 3H 9D"), parse_set("2H 2D")],
+            first_game=False,
+            leader=0,
+        )
+    assert (info.value.code, info.value.field) == ("INVALID_DEAL", "hands[1]")
