@@ -864,3 +864,49 @@ def test_option_dealer_rotation() -> None:
     assert dealer == winner == 2  # the previous winner deals
     dealer, _ = next_dealer(dealer_rotation="next_seat")
     assert dealer == 1  # the seat after the previous dealer (seat 0)
+
+
+@covers("pair_of_twos_beats_pair_of_twos")
+def test_option_pair_of_twos_beats_pair_of_twos() -> None:
+    assert relation("2D 2H", "2S 2C", rules("northern")) == Beat.NO  # only a chop (§10)
+    north = rules("northern", pair_of_twos_beats_pair_of_twos=True)
+    assert relation("2D 2H", "2S 2C", north) == Beat.BEATS  # "a pair of 2s likewise" (§6)
+    assert relation("2S 2C", "2D 2H", north) == Beat.NO
+    t = later("northern", "2S 2C 9S", "2D 2H 9D", options={"pair_of_twos_beats_pair_of_twos": True})
+    t.play(0, "2S 2C")
+    assert "2D 2H" in t.legal(1)
+
+
+@covers("missing_starting_card")
+def test_option_missing_starting_card() -> None:
+    hands = ("4S 9D", "5S 10D")  # nobody holds ♠3: ♠4 is the lowest card dealt
+
+    def first(**options: object) -> Table:
+        return deal("southern", *hands, options=options, seed=3)
+
+    t = first()
+    assert (t.to_act, t.state.must_include) == (0, parse_card("4S"))
+    t = first(missing_starting_card="lowest_card_free")
+    assert (t.to_act, t.state.must_include) == (0, -1)
+    assert "9D" in t.legal(0)
+    drawn = {
+        deal("southern", *hands, options={"missing_starting_card": "random"}).to_act
+        for _ in range(40)
+    }
+    assert drawn == {0, 1}  # a fair draw, not the ♠4 holder every time
+
+
+@covers("any_game_instant_wins_in_first_game")
+def test_option_any_game_instant_wins_in_first_game() -> None:
+    hands = ("2S 2C 2D 2H 9D", "3S 5D")  # four 2s: an any-game instant win
+    assert deal("southern", *hands).over
+    off = {"any_game_instant_wins_in_first_game": False}
+    assert not deal("southern", *hands, options=off).over  # a first game: first-game list only
+    assert later("southern", *hands, options=off).over  # later games still check it
+
+
+@covers("instant_wins_on_short_hands")
+def test_option_instant_wins_on_short_hands() -> None:
+    hands = ("2S 2C 2D 2H 9D", "3S 5D")  # five cards: a short explicit deal
+    assert later("southern", *hands).over
+    assert not later("southern", *hands, options={"instant_wins_on_short_hands": False}).over

@@ -36,7 +36,7 @@ def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Re
     if new.kind != table.kind or new.length != table.length:
         return Beat.NO, Reason.WRONG_TYPE_OR_LENGTH
     if rules.follow_suit:
-        return _follows(new, table)
+        return _follows(new, table, rules)
     if new.top > table.top:
         return Beat.BEATS, None
     return Beat.NO, Reason.DOES_NOT_BEAT
@@ -50,9 +50,11 @@ def is_out_of_turn_chop(new: Combination, table: Combination, rules: RuleSet) ->
     return bomb in rules.out_of_turn and beat(new, table, rules)[0] == Beat.CHOPS
 
 
-def _follows(new: Combination, table: Combination) -> tuple[Beat, Reason | None]:
+def _follows(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Reason | None]:
     """Northern following (RULES §6, §10): suit for singles, colour for pairs, suit make-up
-    for triples, suit for straights; a 2 (pair of 2s) may go on any single (pair) below 2s."""
+    for triples, suit for straights; a 2 (pair of 2s) may go on any single (pair) below 2s.
+    A pair of 2s is beaten only by a chop (§10), or by a higher pair of 2s with the option
+    `pair_of_twos_beats_pair_of_twos` (§6 "a pair of 2s likewise", source 000)."""
     higher = new.top > table.top
     new_two = new.top >> 2 == RANK_TWO
     table_two = table.top >> 2 == RANK_TWO
@@ -60,7 +62,10 @@ def _follows(new: Combination, table: Combination) -> tuple[Beat, Reason | None]
     if kind == Kind.SINGLE:
         ok = higher and (new_two or new.top & 3 == table.top & 3)
     elif kind == Kind.PAIR:
-        ok = not table_two and (new_two or (higher and _pair_colour(new) == _pair_colour(table)))
+        if table_two:
+            ok = rules.pair_of_twos_beats_pair_of_twos and new_two and higher
+        else:
+            ok = new_two or (higher and _pair_colour(new) == _pair_colour(table))
     elif kind == Kind.TRIPLE:
         ok = higher and _suits(new) == _suits(table)
     elif kind == Kind.STRAIGHT:

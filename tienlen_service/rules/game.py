@@ -130,11 +130,10 @@ def _first_leader(
     everything = 0
     for hand in dealt:
         everything |= hand
-    card = (
-        rules.start_card
-        if everything >> rules.start_card & 1
-        else (everything & -everything).bit_length() - 1
-    )
+    dealt_start = everything >> rules.start_card & 1
+    if not dealt_start and first_game and rules.missing_starting_card == "random":
+        return (leader if leader is not None else randbelow(len(dealt))), -1
+    card = rules.start_card if dealt_start else (everything & -everything).bit_length() - 1
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
     if leader is not None and leader != holder and first_game:
         raise SetupError(
@@ -145,7 +144,9 @@ def _first_leader(
         )
     # Góp 3 (Northern option): in later games the holder leads ("được ưu tiên đánh trước",
     # source 000) without having to play the card; only a first game's lead must contain it.
-    return holder, card if first_game else -1
+    # Without the starting card, the lowest card's holder may also lead freely (option).
+    free = not dealt_start and rules.missing_starting_card == "lowest_card_free"
+    return holder, card if first_game and not free else -1
 
 
 def _instant_win(
@@ -154,6 +155,8 @@ def _instant_win(
     """Tới trắng: checked on the deal, in seat order from the leader (**[ours]**)."""
     n = state.players
     if state.rules.instant_wins == "none":
+        return state, tuple(events)
+    if not state.rules.instant_wins_on_short_hands and min(h.bit_count() for h in state.hands) < 13:
         return state, tuple(events)
     for offset in range(n):
         seat = (lead + offset) % n

@@ -159,6 +159,12 @@ def instant_win(rules: RuleSet, hand: CardSet, *, first_game: bool, is_dealer: b
     for pattern in INSTANT_WIN_LISTS[rules.instant_wins]:
         if pattern.first_game_only and not (first_game and rules.first_game_instant_wins):
             continue
+        if (
+            not pattern.first_game_only
+            and first_game
+            and not rules.any_game_instant_wins_in_first_game
+        ):
+            continue
         if pattern.dealer_only and not is_dealer:
             continue
         if pattern.name == "four_twos" and rules.four_twos == "redeal":

@@ -101,6 +101,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         False,
         "Northern: follow suit and colour (singles by suit, pairs by colour, triples by suit make-up, straights by suit).",
     ),
+    _b(
+        "pair_of_twos_beats_pair_of_twos",
+        False,
+        "Northern (follow_suit): a higher pair of 2s beats a lower one (RULES §6, source 000); off: only a chop beats a pair of 2s (RULES §10).",
+    ),
     # --- chops ---
     _c(
         "chop_table",
@@ -142,6 +147,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ("starting_card", "random"),
         "Who leads a first game: the starting card's holder, or a fair random draw (đếm lá).",
     ),
+    _c(
+        "missing_starting_card",
+        "lowest_card",
+        ("lowest_card", "lowest_card_free", "random"),
+        "A first game where nobody holds the starting card (2-3 players): the lowest dealt card's holder leads and must include it (RULES §4 [ours]), leads with anything, or a fair random draw leads.",
+    ),
     _b(
         "pass_lockout",
         True,
@@ -176,6 +187,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "first_game_instant_wins",
         True,
         "The first-game part of the list applies (Huế: no first-game instant wins).",
+    ),
+    _b(
+        "any_game_instant_wins_in_first_game",
+        True,
+        "The any-game part of the list applies in first games too (RULES §7 [ours]); off: a first game checks only the first-game part.",
+    ),
+    _b(
+        "instant_wins_on_short_hands",
+        True,
+        "Instant wins are checked on hands of fewer than 13 cards too (short explicit deals, cards_per_hand; RULES §7 [ours]); off: only when every hand holds 13 or more.",
     ),
     _b(
         "count_pigs",

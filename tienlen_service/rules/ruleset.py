@@ -50,6 +50,7 @@ class RuleSet:
     consecutive_triples: bool
     single_suit_straights: bool
     follow_suit: bool
+    pair_of_twos_beats_pair_of_twos: bool
     chop_table: str
     suited_straight_chops: bool
     out_of_turn_chops: bool
@@ -57,12 +58,15 @@ class RuleSet:
     starting_card: str
     starting_card_every_game: bool
     first_game_leader: str
+    missing_starting_card: str
     pass_lockout: bool
     lead_stealing: bool
     finish_on_two: str
     finish_on_four_of_a_kind: str
     instant_wins: str
     first_game_instant_wins: bool
+    any_game_instant_wins_in_first_game: bool
+    instant_wins_on_short_hands: bool
     count_pigs: bool
     first_game_after_instant_win: bool
     instant_win_stakes: Fraction
