@@ -910,3 +910,29 @@ def test_option_instant_wins_on_short_hands() -> None:
     hands = ("2S 2C 2D 2H 9D", "3S 5D")  # five cards: a short explicit deal
     assert later("southern", *hands).over
     assert not later("southern", *hands, options={"instant_wins_on_short_hands": False}).over
+
+
+@covers("alone_with_frozen_pays_place")
+def test_option_alone_with_frozen_pays_place() -> None:
+    def places_paid(**options: object) -> list[tuple[int, int, int]]:
+        t = later("southern", "3S 9S", "4S 5D", "7D 8D", options=options)
+        t.play(0, "3S").play(1, "4S").passes(2).play(0, "9S")  # seat 2 never played: frozen
+        assert t.over
+        assert t.places == (1, 2, 3)
+        return transfers(t.settle(), TransferReason.PLACE)
+
+    assert places_paid() == []  # seat 1, alone with a frozen player, neither pays nor receives
+    assert places_paid(alone_with_frozen_pays_place=True) == [(1, 0, 100)]  # 2nd -> 1st
+
+
+@covers("chops_paid_on_freeze")
+def test_option_chops_paid_on_freeze() -> None:
+    def chops(**options: object) -> list[tuple[int, int, int]]:
+        t = later("southern", "2S 4D", "3S 3C 4S 4C 5S 5C", "9C 10C", options=options)
+        t.play(0, "2S").play(1, "3S 3C 4S 4C 5S 5C")  # seat 1 chops and goes out; seat 2 frozen
+        assert t.over
+        assert t.state.frozen == 0b100
+        return transfers(t.settle(), TransferReason.CHOP)
+
+    assert chops() == [(0, 1, 50)]  # the chopped ♠2, paid as usual
+    assert chops(chops_paid_on_freeze=False) == []

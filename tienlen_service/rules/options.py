@@ -232,6 +232,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Đà Nẵng: when exactly this many players have not played at the first finish, nobody is frozen (0: off).",
     ),
     _b(
+        "alone_with_frozen_pays_place",
+        False,
+        "The one player left alone with frozen players (2nd) pays or receives the usual place transfer; off: neither (RULES §8 [ours]).",
+    ),
+    _b(
+        "chops_paid_on_freeze",
+        True,
+        "Chops made in a game that ends with frozen players are paid as usual (RULES §8 [ours]); off: cóng cancels them.",
+    ),
+    _b(
         "compensation",
         True,
         "Đền bài: when every opponent is frozen, the one who passed while only they could beat pays for all (places and points schemes; the card count has none).",

@@ -73,6 +73,8 @@ class RuleSet:
     freezing: bool
     freeze_multiplier: Fraction
     freeze_exempt_unplayed: int
+    alone_with_frozen_pays_place: bool
+    chops_paid_on_freeze: bool
     compensation: bool
     blind_three_stakes: Fraction
     rotten_three_stakes: Fraction

@@ -146,7 +146,8 @@ def _places(state: GameState, ledger: _Ledger) -> Settlement:
             if rules.count_pigs:
                 ledger.pay_rotten(seat, winner, state.hands[seat])
         return ledger.settlement(state)
-    ledger.add_chops(state)
+    if rules.chops_paid_on_freeze or not state.frozen:
+        ledger.add_chops(state)
     next_leader = _frozen(state, ledger, winner)
     frozen = [s for s in range(state.players) if state.frozen >> s & 1]
     if rules.blind_three_stakes and state.winning_play == 1 << THREE_OF_SPADES:
@@ -192,7 +193,14 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
     n = state.players
     winner = state.winner
     unfrozen = [s for s in range(n) if s != winner and s not in frozen]
-    alone = unfrozen[0] if frozen and len(unfrozen) == 1 and state.hands[unfrozen[0]] else -1
+    alone = (
+        unfrozen[0]
+        if frozen
+        and len(unfrozen) == 1
+        and state.hands[unfrozen[0]]
+        and not rules.alone_with_frozen_pays_place
+        else -1
+    )
     table = {
         4: ((4, 1, rules.place_last_to_first), (3, 2, rules.place_third_to_second)),
         3: ((3, 1, rules.place_last_to_first), (2, 1, rules.place_second_to_first)),
