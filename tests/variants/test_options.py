@@ -936,3 +936,16 @@ def test_option_chops_paid_on_freeze() -> None:
 
     assert chops() == [(0, 1, 50)]  # the chopped ♠2, paid as usual
     assert chops(chops_paid_on_freeze=False) == []
+
+
+@covers("card_count_rotten")
+def test_option_card_count_rotten() -> None:
+    def paid(**options: object) -> list[tuple[int, int, int]]:
+        t = later("dem_la", "9S", "4D 5D 2S", options=options)
+        t.play(0, "9S")  # seat 0 out at once; seat 1 holds its whole hand: frozen, doubled
+        return sorted(transfers(t.settle()))
+
+    # in addition: 3 cards + ♠2's conversion 2 = 5 stakes, doubled = 10
+    assert paid() == sorted([(1, 0, 600), (1, 0, 400)])
+    # instead: 2 cards + the ♠2 at 2 = 4 stakes, doubled = 8
+    assert paid(card_count_rotten="instead") == sorted([(1, 0, 400), (1, 0, 400)])

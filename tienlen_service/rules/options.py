@@ -277,6 +277,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Card count (đếm lá): what a loser pays the winner per card left, in stakes.",
     ),
     _c(
+        "card_count_rotten",
+        "in_addition",
+        ("in_addition", "instead"),
+        "Card count (đếm lá): rotten 2s and bombs are paid at their conversions in addition to the cards themselves (black 2 = 1 + 2, RULES §10 [ours]), or instead of them (black 2 = 2).",
+    ),
+    _c(
         "rotten_payee",
         "above",
         ("above", "winner"),

@@ -81,6 +81,7 @@ class RuleSet:
     scoring: str
     stake: int
     card_count_per_card: Fraction
+    card_count_rotten: str
     rotten_payee: str
     dealer_rotation: str
     place_last_to_first: Fraction

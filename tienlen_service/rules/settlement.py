@@ -238,8 +238,9 @@ def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
 
 def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
     """Đếm lá (source 004): each loser pays the winner a stake per card left (option
-    `card_count_per_card`) plus the rotten
-    conversions of its 2s and bombs; a frozen hand (every dealt card) pays it all doubled."""
+    `card_count_per_card`) plus the rotten conversions of its 2s and bombs (RULES §10: in
+    addition to the cards; option `card_count_rotten`: instead of them); a frozen hand (every
+    dealt card) pays it all doubled."""
     rules = state.rules
     winner = state.winner
     if state.instant_winner >= 0:
@@ -254,8 +255,11 @@ def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
         frozen = rules.freezing and hand == state.dealt[seat]
         multiplier = rules.freeze_multiplier if frozen else Fraction(1)
         reason = TransferReason.FROZEN if frozen else TransferReason.CARD_COUNT
-        ledger.pay(
-            seat, winner, hand.bit_count() * rules.card_count_per_card * multiplier, reason, hand
-        )
+        counted = hand
+        if rules.card_count_rotten == "instead":  # a rotten card is paid at its conversion only
+            for part in rotten_split(rules, hand):
+                counted &= ~part.cards
+        per_card = rules.card_count_per_card * multiplier
+        ledger.pay(seat, winner, counted.bit_count() * per_card, reason, hand)
         ledger.pay_rotten(seat, winner, hand, multiplier)
     return ledger.settlement(state)
