@@ -949,3 +949,11 @@ def test_option_card_count_rotten() -> None:
     assert paid() == sorted([(1, 0, 600), (1, 0, 400)])
     # instead: 2 cards + the ♠2 at 2 = 4 stakes, doubled = 8
     assert paid(card_count_rotten="instead") == sorted([(1, 0, 400), (1, 0, 400)])
+
+
+@covers("triple_counts_as_pair")
+def test_option_triple_counts_as_pair() -> None:
+    hands = ("3S 3D 5C 5H 7S 7D 9C 9H JS JD KS KC KH", "4D 6D")  # five pairs and a triple
+    assert not later("southern", *hands).over  # a triple is no pair: five pairs only
+    won = later("southern", *hands, options={"triple_counts_as_pair": True})
+    assert won.of(InstantWin) == [InstantWin(0, "six_pairs")]

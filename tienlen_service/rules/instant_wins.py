@@ -39,8 +39,9 @@ def _longest_run(counts: list[int], at_least: int, start_rank: int | None = None
     return best
 
 
-def _pairs(counts: list[int]) -> int:
-    return sum(2 if c == 4 else 1 if c == 2 else 0 for c in counts)
+def _pairs(counts: list[int], *, triple_as_one: bool = False) -> int:
+    triple = 1 if triple_as_one else 0
+    return sum(2 if c == 4 else 1 if c == 2 else triple if c == 3 else 0 for c in counts)
 
 
 def run_of(n: int, width: int, *, with_start: bool = False) -> Test:
@@ -61,8 +62,9 @@ def rank_complete(rank: int) -> Test:
 
 
 def pairs_of_any_ranks(n: int) -> Test:
-    """`n` or more pairs of any ranks (a four of a kind counts as two, a triple as none)."""
-    return lambda hand, _rules: _pairs(_counts(hand)) >= n
+    """`n` or more pairs of any ranks (a four of a kind counts as two; a triple as none
+    **[ours]**, or as one with the option `triple_counts_as_pair`)."""
+    return lambda hand, rules: _pairs(_counts(hand), triple_as_one=rules.triple_counts_as_pair) >= n
 
 
 def sets_of_any_ranks(n: int, width: int) -> Test:

@@ -194,6 +194,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "The any-game part of the list applies in first games too (RULES §7 [ours]); off: a first game checks only the first-game part.",
     ),
     _b(
+        "triple_counts_as_pair",
+        False,
+        "Six pairs (Đấu: eight pairs): a triple counts as one pair; off: as none (RULES §7 [ours], source 000 lists '5 pairs + 1 triple' apart). A four of a kind always counts as two.",
+    ),
+    _b(
         "instant_wins_on_short_hands",
         True,
         "Instant wins are checked on hands of fewer than 13 cards too (short explicit deals, cards_per_hand; RULES §7 [ours]); off: only when every hand holds 13 or more.",
