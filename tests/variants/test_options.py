@@ -957,3 +957,17 @@ def test_option_triple_counts_as_pair() -> None:
     assert not later("southern", *hands).over  # a triple is no pair: five pairs only
     won = later("southern", *hands, options={"triple_counts_as_pair": True})
     assert won.of(InstantWin) == [InstantWin(0, "six_pairs")]
+
+
+@covers("instant_win_tie")
+def test_option_instant_win_tie() -> None:
+    hands = ("2S 2C 2D 2H 9D", "3S 3D 5C 5H 7S 7D 9C 9H JS JD KS KC")  # four 2s; six pairs
+    won = later("southern", *hands)
+    assert won.of(InstantWin) == [InstantWin(0, "four_twos")]  # the first from the leader
+    won = later("southern", *hands, leader=1)
+    assert won.of(InstantWin) == [InstantWin(1, "six_pairs")]
+    with pytest.raises(SetupError) as info:
+        later("southern", *hands, options={"instant_win_tie": "redeal"})
+    assert (info.value.code, info.value.field) == ("REDEAL_REQUIRED", "hands")
+    one = later("southern", "2S 2C 2D 2H 9D", "3S 4D", options={"instant_win_tie": "redeal"})
+    assert one.of(InstantWin) == [InstantWin(0, "four_twos")]  # a single winner still wins

@@ -14,6 +14,7 @@ from tienlen_service.rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_service.rules.cards import CardSet, card_name, cards_of
 from tienlen_service.rules.combinations import Combination, Kind, classify
 from tienlen_service.rules.deal import (
+    MAX_REDEALS,
     RandBelow,
     check_explicit_deal,
     deal,
@@ -54,12 +55,22 @@ def new_game(
         match = match._replace(seed=seed)
     seeded = match.seed >= 0 and not random_deal
     randbelow = seeded_randbelow(match.seed, match.game_number) if seeded else system_randbelow()
-    dealt = (
-        check_explicit_deal(rules, players, hands)
-        if hands is not None
-        else deal(rules, players, randbelow, dealer)
-    )
-    lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
+    for _ in range(MAX_REDEALS):
+        dealt = (
+            check_explicit_deal(rules, players, hands)
+            if hands is not None
+            else deal(rules, players, randbelow, dealer)
+        )
+        lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
+        tie = len(_instant_winners(rules, dealt, lead, dealer, first_game=first_game)) > 1
+        if not tie or rules.instant_win_tie == "seat_order":
+            break
+        if hands is not None:
+            raise SetupError(
+                "REDEAL_REQUIRED", "several hands win instantly and these rules redeal", "hands"
+            )
+    else:  # pragma: no cover - a tie in 1000 deals in a row
+        raise SetupError("REDEAL_LIMIT", "no playable deal was found", "deal")
     state = GameState(
         rules=rules,
         hands=dealt,
@@ -149,28 +160,38 @@ def _first_leader(
     return holder, card if first_game and not free else -1
 
 
+def _instant_winners(
+    rules: RuleSet, dealt: tuple[CardSet, ...], lead: int, dealer: int, *, first_game: bool
+) -> list[tuple[int, str]]:
+    """Every seat whose hand wins at once, with its pattern, in seat order from the leader."""
+    n = len(dealt)
+    if rules.instant_wins == "none":
+        return []
+    if not rules.instant_wins_on_short_hands and min(h.bit_count() for h in dealt) < 13:
+        return []
+    found = []
+    for offset in range(n):
+        seat = (lead + offset) % n
+        pattern = instant_win(rules, dealt[seat], first_game=first_game, is_dealer=seat == dealer)
+        if pattern:
+            found.append((seat, pattern))
+    return found
+
+
 def _instant_win(
     state: GameState, lead: int, dealer: int, events: list[Event]
 ) -> tuple[GameState, tuple[Event, ...]]:
-    """Tới trắng: checked on the deal, in seat order from the leader (**[ours]**)."""
+    """Tới trắng: checked on the deal; when several hands qualify, the first in seat order from
+    the leader wins (**[ours]**; option `instant_win_tie`: redeal instead)."""
     n = state.players
-    if state.rules.instant_wins == "none":
+    winners = _instant_winners(state.rules, state.hands, lead, dealer, first_game=state.first_game)
+    if not winners:
         return state, tuple(events)
-    if not state.rules.instant_wins_on_short_hands and min(h.bit_count() for h in state.hands) < 13:
-        return state, tuple(events)
-    for offset in range(n):
-        seat = (lead + offset) % n
-        pattern = instant_win(
-            state.rules, state.hands[seat], first_game=state.first_game, is_dealer=seat == dealer
-        )
-        if pattern:
-            places = tuple(1 if s == seat else n for s in range(n))
-            events += [InstantWin(seat, pattern), GameOver(places)]
-            over = state._replace(
-                to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern
-            )
-            return over, tuple(events)
-    return state, tuple(events)
+    seat, pattern = winners[0]
+    places = tuple(1 if s == seat else n for s in range(n))
+    events += [InstantWin(seat, pattern), GameOver(places)]
+    over = state._replace(to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
+    return over, tuple(events)
 
 
 def validate(state: GameState, move: Move) -> Combination | None:

@@ -193,6 +193,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         True,
         "The any-game part of the list applies in first games too (RULES §7 [ours]); off: a first game checks only the first-game part.",
     ),
+    _c(
+        "instant_win_tie",
+        "seat_order",
+        ("seat_order", "redeal"),
+        "Several hands win at once: the first in seat order from the would-be leader wins (RULES §7 [ours]), or the cards are dealt again (an explicit deal is refused).",
+    ),
     _b(
         "triple_counts_as_pair",
         False,

@@ -66,6 +66,7 @@ class RuleSet:
     instant_wins: str
     first_game_instant_wins: bool
     any_game_instant_wins_in_first_game: bool
+    instant_win_tie: str
     triple_counts_as_pair: bool
     instant_wins_on_short_hands: bool
     count_pigs: bool
