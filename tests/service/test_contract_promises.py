@@ -10,12 +10,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from tienlen.v1 import (
     cards_pb2,
@@ -28,6 +26,8 @@ from tienlen.v1 import (
 )
 from tienlen_service import codec
 from tienlen_service.tokens import KeyRing
+
+from .rich_status import fails, rich
 
 Stub = service_pb2_grpc.TienLenEngineStub
 TIMEOUT = 20.0
@@ -58,38 +58,6 @@ def texts(cards: Any) -> list[str]:
 
 def spec(variant: str = "", **options: str) -> rules_pb2.RuleSetSpec:
     return rules_pb2.RuleSetSpec(variant=variant, options=options)
-
-
-class Rich(NamedTuple):
-    code: grpc.StatusCode
-    reason: str
-    metadata: dict[str, str]
-    fields: list[str]
-
-
-def rich(error: grpc.RpcError) -> Rich:
-    """The rich status of a failed call (exactly one ErrorInfo of domain tienlen.v1)."""
-    assert isinstance(error, grpc.Call)
-    status = rpc_status.from_call(error)
-    assert status is not None, f"no rich status: {error.code()} {error.details()}"
-    infos = [d for d in status.details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)]
-    assert len(infos) == 1
-    info = error_details_pb2.ErrorInfo()
-    infos[0].Unpack(info)
-    assert info.domain == "tienlen.v1"
-    fields: list[str] = []
-    for detail in status.details:
-        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-            bad = error_details_pb2.BadRequest()
-            detail.Unpack(bad)
-            fields += [v.field for v in bad.field_violations]
-    return Rich(error.code(), info.reason, dict(info.metadata), fields)
-
-
-def fails(call: Callable[..., Any], request: Any) -> Rich:
-    with pytest.raises(grpc.RpcError) as caught:
-        call(request, timeout=TIMEOUT)
-    return rich(caught.value)
 
 
 @pytest.fixture

@@ -10,58 +10,22 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from tienlen_service import codec
 from tienlen_service.tokens import KeyRing, TokenCodec
+
+from .rich_status import Rich, fails
 
 Stub = service_pb2_grpc.TienLenEngineStub
 TIMEOUT = 10.0
 PASS = moves_pb2.Move(pass_turn=moves_pb2.Pass())
 RANK_99 = cards_pb2.Rank.ValueType(99)  # an enum number the contract does not define
 SPADES = cards_pb2.SUIT_SPADES
-
-
-class Rich(NamedTuple):
-    code: grpc.StatusCode
-    reason: str
-    message: str
-    metadata: dict[str, str]
-    fields: list[str]
-
-
-def rich(error: grpc.RpcError) -> Rich:
-    """The status of a failed call; asserts the rich error model's shape."""
-    assert isinstance(error, grpc.Call)
-    status = rpc_status.from_call(error)
-    assert status is not None, f"no rich status: {error.code()} {error.details()}"
-    infos = [d for d in status.details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)]
-    assert len(infos) == 1, "exactly one ErrorInfo"
-    info = error_details_pb2.ErrorInfo()
-    infos[0].Unpack(info)
-    assert info.domain == "tienlen.v1"
-    assert info.reason.isupper()
-    fields: list[str] = []
-    for detail in status.details:
-        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-            bad = error_details_pb2.BadRequest()
-            detail.Unpack(bad)
-            fields += [v.field for v in bad.field_violations]
-            assert all(v.description for v in bad.field_violations)
-    assert status.message
-    return Rich(error.code(), info.reason, status.message, dict(info.metadata), fields)
-
-
-def fails(call: Callable[..., Any], request: Any) -> Rich:
-    with pytest.raises(grpc.RpcError) as info:
-        call(request, timeout=TIMEOUT)
-    return rich(info.value)
 
 
 def card(text: str) -> cards_pb2.Card:
