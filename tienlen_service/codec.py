@@ -229,14 +229,19 @@ def rules_from_pb(spec: rules_pb2.RuleSetSpec, field: str = "rules") -> RuleSet:
     return rules
 
 
+#: The stakes options, those that follow L last (a huge L is blamed on place_last_to_first).
+_AMOUNT_OPTIONS: Final = tuple(
+    sorted(
+        (o for o in OPTIONS if o.type is OptionType.STAKES),
+        key=lambda o: o.name in FOLLOWS_LAST_PLACE,
+    )
+)
+
+
 def check_amounts(rules: RuleSet, field: str = "rules") -> None:
-    """Refuse rules whose chip amounts could overflow the wire's int64 (AMOUNT_TOO_LARGE).
-    The options that follow L come last, so a huge L is blamed on place_last_to_first."""
-    for spec in sorted(OPTIONS, key=lambda o: o.name in FOLLOWS_LAST_PLACE):
-        if (
-            spec.type is OptionType.STAKES
-            and getattr(rules, spec.name) * rules.stake > MAX_OPTION_CHIPS
-        ):
+    """Refuse rules whose chip amounts could overflow the wire's int64 (AMOUNT_TOO_LARGE)."""
+    for spec in _AMOUNT_OPTIONS:
+        if getattr(rules, spec.name) * rules.stake > MAX_OPTION_CHIPS:
             raise SetupError(
                 "AMOUNT_TOO_LARGE",
                 f"option {spec.name!r} times the stake exceeds {MAX_OPTION_CHIPS} chips",

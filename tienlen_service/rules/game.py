@@ -62,8 +62,8 @@ def new_game(
             else deal(rules, players, randbelow, dealer)
         )
         lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
-        tie = len(_instant_winners(rules, dealt, lead, dealer, first_game=first_game)) > 1
-        if not tie or rules.instant_win_tie == "seat_order":
+        winners = _instant_winners(rules, dealt, lead, dealer, first_game=first_game)
+        if len(winners) < 2 or rules.instant_win_tie == "seat_order":
             break
         if hands is not None:
             raise SetupError(
@@ -99,7 +99,7 @@ def new_game(
     events: list[Event] = [
         GameStarted(match.game_number, lead, must_include, first_game, dealer, sizes)
     ]
-    return _instant_win(state, lead, dealer, events)
+    return _instant_win(state, winners, events)
 
 
 def _check_table(
@@ -179,12 +179,11 @@ def _instant_winners(
 
 
 def _instant_win(
-    state: GameState, lead: int, dealer: int, events: list[Event]
+    state: GameState, winners: list[tuple[int, str]], events: list[Event]
 ) -> tuple[GameState, tuple[Event, ...]]:
-    """Tới trắng: checked on the deal; when several hands qualify, the first in seat order from
-    the leader wins (**[ours]**; option `instant_win_tie`: redeal instead)."""
+    """Tới trắng, checked on the deal (`_instant_winners`): when several hands qualify, the
+    first in seat order from the leader wins (**[ours]**; option `instant_win_tie`: redeal)."""
     n = state.players
-    winners = _instant_winners(state.rules, state.hands, lead, dealer, first_game=state.first_game)
     if not winners:
         return state, tuple(events)
     seat, pattern = winners[0]
