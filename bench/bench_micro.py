@@ -184,7 +184,7 @@ def codec_rows(args: argparse.Namespace, pairs: list[tuple[GameState, Move]]) ->
         (
             "spectator view -> pb",
             *timed(
-                lambda s: codec.view_to_pb(view(s, SPECTATOR), s), [(s,) for s, _ in stepped], n
+                lambda s: codec.view_to_wire(view(s, SPECTATOR), s), [(s,) for s, _ in stepped], n
             ),
             "-",
         ),
@@ -308,7 +308,7 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
         (
             "9 view -> pb",
             *timed(
-                lambda s: codec.view_to_pb(view(s, SPECTATOR), s), [(s,) for s, _ in stepped], n
+                lambda s: codec.view_to_wire(view(s, SPECTATOR), s), [(s,) for s, _ in stepped], n
             ),
             "-",
         ),

@@ -29,7 +29,7 @@ from tienlen_service.config import Config
 
 # (component, substring of "function (file:line)" frames), most specific first.
 COMPONENTS: Final = (
-    ("view -> pb", "view_to_pb ("),
+    ("view -> wire", "view_to_wire ("),
     ("events -> pb", "events_to_pb ("),
     ("settle", "rules/settlement.py"),
     ("state decode", "decode_state ("),

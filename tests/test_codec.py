@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tienlen.v1 import cards_pb2, events_pb2, moves_pb2, rules_pb2, state_pb2
-from tienlen_service import codec
+from tienlen.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2, state_pb2
+from tienlen_service import codec, wire
 from tienlen_service.codec import FieldError, StateDecodeError
 from tienlen_service.rules import game
 from tienlen_service.rules.cards import cards_of, parse_card, parse_set
@@ -19,7 +19,7 @@ from tienlen_service.rules.options import OPTIONS, PRESETS
 from tienlen_service.rules.ruleset import build_rules
 from tienlen_service.rules.settlement import settle
 from tienlen_service.rules.state import GameState, Move
-from tienlen_service.rules.view import view
+from tienlen_service.rules.view import SeatView, view
 
 VARIANTS = tuple(PRESETS)
 
@@ -397,3 +397,108 @@ def test_a_spectator_view_has_no_hand_and_a_seat_view_only_its_own() -> None:
             if other != seat:
                 others |= state.hands[other]
         assert not any(others >> c & 1 for c in held)
+
+
+# --- hand-written wire bytes (tienlen_service.wire) --------------------------------------------
+
+
+def _reference_view(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
+    """The view built field by field as messages: what `view_to_wire`'s bytes must equal."""
+    table = seat_view.table
+    return game_pb2.TableView(
+        seat=seat_view.seat if seat_view.seat >= 0 else None,
+        hand=codec.cards_to_pb(seat_view.hand if seat_view.seat >= 0 else 0),
+        players=len(seat_view.hand_counts),
+        rules=codec.rules_to_pb(state.rules),
+        seats=[
+            game_pb2.SeatStatus(
+                seat=s,
+                cards_left=seat_view.hand_counts[s],
+                place=seat_view.places[s],
+                passed=bool(seat_view.passed >> s & 1),
+                frozen=bool(seat_view.frozen >> s & 1),
+                has_played=not state.unplayed >> s & 1,
+                match_total=seat_view.totals[s],
+            )
+            for s in range(len(seat_view.hand_counts))
+        ],
+        table=None if table is None else codec.combination_to_pb(table),
+        table_seat=seat_view.table_seat
+        if table is not None and seat_view.table_seat >= 0
+        else None,
+        to_act=None if seat_view.over else seat_view.to_act,
+        must_include=codec.card_to_pb(seat_view.must_include)
+        if seat_view.must_include >= 0
+        else None,
+        finished=seat_view.over,
+        first_game=seat_view.first_game,
+        game_number=seat_view.game_number,
+        dealer=state.match.dealer,
+        played=codec.cards_to_pb(seat_view.played),
+        steal_open=state.steal_open,
+        move_count=state.move_count,
+    )
+
+
+def _match_states(variant: str, seed: int) -> list[GameState]:
+    """Every state of a random game, then of the match's next game (match totals that are not
+    zero, some negative; a dealer and a game number)."""
+    rng = random.Random(seed)
+    first = random_game(variant, seed, rng)
+    if not first[-1].over:
+        return first
+    state, _ = game.next_game(first[-1], seed=seed + 1)
+    states = [state]
+    while not state.over and len(states) < 400:
+        seat = state.to_act
+        state, _ = game.apply(state, rng.choice(game.legal_moves(state, seat)))
+        states.append(state)
+    return first + states
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_wire_view_is_byte_for_byte_the_serialised_view_message(variant: str) -> None:
+    for state in _match_states(variant, 23)[::3]:
+        for seat in (-1, *range(state.players)):
+            seat_view = view(state, seat)
+            wanted = _reference_view(seat_view, state).SerializeToString(deterministic=True)
+            assert codec.view_to_wire(seat_view, state) == wanted
+
+
+def test_a_wire_view_covers_negative_totals_a_dealer_and_a_finished_game() -> None:
+    states = _match_states("southern", 5)
+    assert any(min(s.match.totals) < 0 for s in states)
+    assert any(s.match.dealer > 0 for s in states)
+    assert states[-1].over
+
+
+@pytest.mark.parametrize(
+    "value", [0, 1, 127, 128, 300, 2**31 - 1, -1, -(2**31), 2**63 - 1, -(2**63), 2**64 - 1]
+)
+def test_varints_match_protobuf_for_every_width_and_sign(value: int) -> None:
+    if value != 0 and value < 2**63:  # a proto3 int64 of 0 is not written at all
+        as_int64 = game_pb2.SeatStatus(match_total=value).SerializeToString()
+        assert as_int64 == wire.tag(game_pb2.SeatStatus, "match_total") + wire.varint(value)
+    if value >= 0:  # the seed is optional: a 0 is written
+        as_uint64 = state_pb2.MatchState(seed=value).SerializeToString()
+        assert as_uint64 == wire.tag(state_pb2.MatchState, "seed") + wire.varint(value)
+
+
+@pytest.mark.parametrize("value", [0, 1, -1, 63, -64, 64, 2**31 - 1, -(2**31), 2**62, -(2**63)])
+def test_zigzag_varints_match_protobuf_sint_fields(value: int) -> None:
+    if -(2**31) <= value < 2**31:
+        sint32 = state_pb2.GameState(to_act=value).SerializeToString()
+        assert sint32 == (
+            wire.tag(state_pb2.GameState, "to_act") + wire.zigzag(value) if value else b""
+        )
+    sint64 = state_pb2.MatchState(totals=[value]).SerializeToString()
+    body = wire.zigzag(value)
+    assert sint64 == wire.tag(state_pb2.MatchState, "totals") + wire.varint(len(body)) + body
+
+
+def test_fixed64_and_tags_follow_the_descriptors() -> None:
+    mask = parse_set("3S 2H")
+    as_fixed = state_pb2.GameState(table=mask).SerializeToString()
+    assert as_fixed == wire.tag(state_pb2.GameState, "table") + wire.fixed64(mask)
+    with pytest.raises(KeyError):
+        wire.tag(state_pb2.GameState, "no_such_field")

@@ -293,10 +293,11 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             dealer=request.dealer,
         )
         game_id = codec.new_game_id()
-        return service_pb2.NewGameResponse(
-            game=self._update(state, game_id, events),
-            seat_tokens=[self._tokens.seat_token(game_id, seat) for seat in range(state.players)],
+        response = service_pb2.NewGameResponse(
+            seat_tokens=[self._tokens.seat_token(game_id, seat) for seat in range(state.players)]
         )
+        self._update(response.game, state, game_id, events)
+        return response
 
     @_rpc
     def ApplyMove(  # noqa: N802
@@ -334,9 +335,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         state, game_id = self._seat_state(request.state_token, request.seat, request.seat_token)
         move = codec.move_from_pb(request.move, request.seat)
         new_state, events = engine.apply(state, move)
-        return service_pb2.ApplyMoveResponse(
-            game=self._update(new_state, game_id, events, applied=True, with_view=with_view)
-        )
+        response = service_pb2.ApplyMoveResponse()
+        self._update(response.game, new_state, game_id, events, applied=True, with_view=with_view)
+        return response
 
     def _stream_step(
         self, request: service_pb2.PlayStreamRequest
@@ -444,9 +445,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         del context
         if not request.HasField("seat"):
             state, _ = self._decode(request.state_token)
-            return service_pb2.GetViewResponse(view=_view(state, SPECTATOR))
+            return _view_response(state, SPECTATOR)
         state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
-        return service_pb2.GetViewResponse(view=_view(state, request.seat))
+        return _view_response(state, request.seat)
 
     @_rpc
     def NextGame(  # noqa: N802
@@ -459,7 +460,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         new_state, events = engine.next_game(
             state, seed=seed, hands=hands, random_deal=request.HasField("random")
         )
-        return service_pb2.NextGameResponse(game=self._update(new_state, game_id, events))
+        response = service_pb2.NextGameResponse()
+        self._update(response.game, new_state, game_id, events)
+        return response
 
     @_rpc
     def DescribeRules(  # noqa: N802
@@ -517,25 +520,27 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     def _update(
         self,
+        update: game_pb2.GameUpdate,
         state: GameState,
         game_id: bytes,
         events: Sequence[Event],
         *,
         applied: bool = False,
         with_view: bool = True,
-    ) -> game_pb2.GameUpdate:
-        """The GameUpdate of a step (without the view for UPDATE_VIEW_BASIC), and the step's
-        domain metrics."""
+    ) -> None:
+        """Fill the (empty) GameUpdate of an answer with a step, without the view for
+        UPDATE_VIEW_BASIC, and count the step's domain metrics. Filled in place: building the
+        update apart and assigning it would copy every message in it."""
         self._count_events(state.rules, events, applied=applied)
-        over = state.over
-        return game_pb2.GameUpdate(
-            state_token=self._tokens.encode(self._states.encode(state, game_id)),
-            events=codec.events_to_pb(events),
-            view=_view(state, SPECTATOR) if with_view else None,
-            to_act=codec.to_act_or_none(state),
-            finished=over,
-            settlement=codec.settlement_to_pb(settle(state)) if over else None,
-        )
+        update.state_token = self._tokens.encode(self._states.encode(state, game_id))
+        update.events.extend(codec.events_to_pb(events))
+        if with_view:
+            update.view.MergeFromString(codec.view_to_wire(view(state, SPECTATOR), state))
+        if state.to_act >= 0:
+            update.to_act = state.to_act
+        if state.over:
+            update.finished = True
+            update.settlement.CopyFrom(codec.settlement_to_pb(settle(state)))
 
     def _count_events(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
         m = self._metrics
@@ -601,8 +606,10 @@ def _with_view(value: int) -> bool:
     raise FieldError(codec.INVALID_ARGUMENT, "view", f"{value} is not an UpdateView")
 
 
-def _view(state: GameState, seat: int) -> game_pb2.TableView:
-    return codec.view_to_pb(view(state, seat), state)
+def _view_response(state: GameState, seat: int) -> service_pb2.GetViewResponse:
+    response = service_pb2.GetViewResponse()
+    response.view.MergeFromString(codec.view_to_wire(view(state, seat), state))
+    return response
 
 
 def _chops(state: GameState, combo: Combination) -> bool:

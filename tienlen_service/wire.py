@@ -1,0 +1,97 @@
+"""The protobuf wire format, written by hand for the answers on every move's hot path.
+
+Building a protobuf message field by field and serialising it costs a loaded replica far more
+than the bytes are worth (bench/README.md §5: every µs of servicer work in process is 2–3 µs
+of a loaded server's CPU, and a message per seat and per card is most of a view). The codec
+writes the view and the state payload as wire bytes with these primitives instead, and
+tests/test_codec.py proves, for every state of random games of every preset, that the bytes are
+exactly what `SerializeToString(deterministic=True)` of the message gives.
+
+Field numbers and wire types come from the generated descriptors, never from literals here, so
+a renumbered field (which buf's breaking check refuses anyway) can't silently drift.
+Only the encodings the contract uses are here: varints (int32, int64, uint32, uint64, bool,
+enum), zigzag varints (sint32, sint64), fixed64, and length-delimited (bytes, string,
+messages, packed repeated scalars).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING, Final
+
+from google.protobuf.descriptor import FieldDescriptor
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
+
+VARINT: Final = 0
+FIXED64: Final = 1
+LENGTH_DELIMITED: Final = 2
+
+_UINT64: Final = 1 << 64
+# One byte per small varint: most fields of a view or a state are below 128.
+_SMALL: Final = tuple(bytes((i,)) for i in range(128))
+_FIXED64: Final = struct.Struct("<Q")
+
+
+def varint(value: int) -> bytes:
+    """Base-128 varint; a negative value is its 64-bit two's complement (10 bytes), as
+    protobuf encodes a negative int32/int64."""
+    if 0 <= value < 128:
+        return _SMALL[value]
+    if value < 0:
+        value += _UINT64
+    out = bytearray()
+    while value >= 128:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def zigzag(value: int) -> bytes:
+    """The varint of a sint32/sint64 value (0, -1, 1, -2 … → 0, 1, 2, 3 …)."""
+    return varint(value << 1 if value >= 0 else (-value << 1) - 1)
+
+
+def fixed64(value: int) -> bytes:
+    """Eight little-endian bytes (fixed64)."""
+    return _FIXED64.pack(value)
+
+
+def length_delimited(tag: bytes, body: bytes) -> bytes:
+    """A length-delimited record: tag, length, body."""
+    return tag + varint(len(body)) + body
+
+
+def tag(message: type[Message], field: str) -> bytes:
+    """The key of `message.field` on the wire (field number and wire type), from its
+    descriptor; raises KeyError for an unknown field."""
+    desc = message.DESCRIPTOR.fields_by_name[field]
+    if desc.type in (FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64):
+        wire = FIXED64
+    elif desc.type in (
+        FieldDescriptor.TYPE_MESSAGE,
+        FieldDescriptor.TYPE_BYTES,
+        FieldDescriptor.TYPE_STRING,
+    ) or (desc.is_repeated and desc.is_packed):
+        wire = LENGTH_DELIMITED
+    elif desc.type in _VARINT_TYPES:
+        wire = VARINT
+    else:  # pragma: no cover - a type the contract does not use in hand-written answers
+        raise ValueError(f"{message.DESCRIPTOR.name}.{field}: no hand encoding for its type")
+    return varint(desc.number << 3 | wire)
+
+
+_VARINT_TYPES: Final = frozenset(
+    {
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_BOOL,
+        FieldDescriptor.TYPE_ENUM,
+    }
+)
