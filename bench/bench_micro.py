@@ -182,7 +182,7 @@ def codec_rows(args: argparse.Namespace, pairs: list[tuple[GameState, Move]]) ->
         ),
         ("events -> pb", *timed(codec.events_to_pb, [(e,) for _, e in stepped], n), "-"),
         (
-            "spectator view -> pb",
+            "spectator view -> wire bytes",
             *timed(
                 lambda s: codec.view_to_wire(view(s, SPECTATOR), s), [(s,) for s, _ in stepped], n
             ),
@@ -283,10 +283,13 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
     decoded = [decode(p) for p in payloads]
     moves = [codec.move_from_pb(r.move, r.seat) for r in reqs]
     stepped = [game.apply(s, m) for (s, _), m in zip(decoded, moves, strict=True)]
-    updates = [
-        svc._update(s, gid, e, applied=True)  # noqa: SLF001
-        for (s, e), (_, gid) in zip(stepped, decoded, strict=True)
-    ]
+
+    def respond(s: GameState, e: Any, g: bytes) -> service_pb2.ApplyMoveResponse:
+        response = service_pb2.ApplyMoveResponse()
+        update(response.game, s, g, e, applied=True)
+        return response
+
+    responses = [respond(s, e, gid) for (s, e), (_, gid) in zip(stepped, decoded, strict=True)]
     enc = [(s, gid) for (s, _), (_, gid) in zip(stepped, decoded, strict=True)]
     return [
         (
@@ -306,7 +309,7 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
         ("7 sign token", *timed(tokens.encode, [(codec.encode_state(*e),) for e in enc], n), "-"),
         ("8 events -> pb", *timed(codec.events_to_pb, [(e,) for _, e in stepped], n), "-"),
         (
-            "9 view -> pb",
+            "9 view -> wire bytes",
             *timed(
                 lambda s: codec.view_to_wire(view(s, SPECTATOR), s), [(s,) for s, _ in stepped], n
             ),
@@ -318,9 +321,9 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
             "-",
         ),
         (
-            "11 build GameUpdate (6-10 + settle)",
+            "11 fill the response (6-10 + settle)",
             *timed(
-                lambda s, e, g: update(s, g, e, applied=True),
+                respond,
                 [(s, e, g) for (s, e), (_, g) in zip(stepped, decoded, strict=True)],
                 n,
             ),
@@ -328,11 +331,7 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
         ),
         (
             "12 serialize response",
-            *timed(
-                lambda u: service_pb2.ApplyMoveResponse(game=u).SerializeToString(),
-                [(u,) for u in updates],
-                n,
-            ),
+            *timed(lambda r: r.SerializeToString(), [(r,) for r in responses], n),
             "-",
         ),
     ]

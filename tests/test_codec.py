@@ -18,7 +18,7 @@ from tienlen_service.rules.errors import CardParseError, SetupError
 from tienlen_service.rules.options import OPTIONS, PRESETS
 from tienlen_service.rules.ruleset import build_rules
 from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, Move
+from tienlen_service.rules.state import ChopPayment, GameState, Match, Move
 from tienlen_service.rules.view import SeatView, view
 
 VARIANTS = tuple(PRESETS)
@@ -502,3 +502,86 @@ def test_fixed64_and_tags_follow_the_descriptors() -> None:
     assert as_fixed == wire.tag(state_pb2.GameState, "table") + wire.fixed64(mask)
     with pytest.raises(KeyError):
         wire.tag(state_pb2.GameState, "no_such_field")
+
+
+def _reference_payload(state: GameState, game_id: bytes) -> bytes:
+    """The state payload built as a message: what `encode_state`'s bytes must equal."""
+    match = state.match
+    return state_pb2.GameState(
+        game_id=game_id,
+        variant=state.rules.variant,
+        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in state.rules.overrides],
+        hands=state.hands,
+        dealt=state.dealt,
+        to_act=state.to_act,
+        must_include=state.must_include,
+        table=0 if state.table is None else state.table.cards,
+        table_seat=state.table_seat,
+        passed=state.passed,
+        chain=[state_pb2.ChainLinkState(seat=s, cards=c) for s, c in state.chain],
+        chain_victim_out=state.chain_victim_out,
+        places=state.places,
+        frozen=state.frozen,
+        unplayed=state.unplayed,
+        chop_payments=[
+            state_pb2.ChopPaymentState(payer=p.payer, payee=p.payee, amount=p.amount, cards=p.cards)
+            for p in state.chop_payments
+        ],
+        first_game=state.first_game,
+        steal_open=state.steal_open,
+        instant_winner=state.instant_winner,
+        instant_pattern=state.instant_pattern,
+        compensation_seat=state.compensation_seat,
+        winning_play=state.winning_play,
+        move_count=state.move_count,
+        match=state_pb2.MatchState(
+            game_number=match.game_number,
+            totals=match.totals,
+            seed=None if match.seed < 0 else match.seed,
+            dealer=match.dealer,
+        ),
+    ).SerializeToString(deterministic=True)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_state_payload_is_byte_for_byte_the_serialised_state_message(variant: str) -> None:
+    game_id = bytes(range(16))
+    for state in _match_states(variant, 31):
+        assert codec.encode_state(state, game_id) == _reference_payload(state, game_id)
+
+
+def test_state_payloads_match_the_message_for_chops_freezes_and_instant_wins() -> None:
+    """Fields the matches above rarely reach: states of random games up to the first chop chain,
+    freeze and instant win, then every field pushed to its edge values (payloads encode fields,
+    whatever game they come from)."""
+    game_id = b"\x01" * 16
+    wanted = {"chain", "chop", "frozen", "instant win"}
+    seen: list[GameState] = []
+    for seed in range(400):
+        for state in random_game("southern", seed, random.Random(seed)):
+            found = {
+                "chain": bool(state.chain),
+                "chop": bool(state.chop_payments),
+                "frozen": bool(state.frozen),
+                "instant win": state.instant_winner >= 0,
+            }
+            if any(found[k] for k in wanted):
+                wanted -= {k for k, v in found.items() if v}
+                seen.append(state)
+        if not wanted:
+            break
+    assert not wanted, f"no random game reached {wanted}"
+    base = seen[0]
+    edges = [
+        base._replace(chain_victim_out=True, steal_open=True, first_game=False),
+        base._replace(to_act=-1, table_seat=-1, must_include=51, instant_winner=3),
+        base._replace(instant_pattern="tứ quý heo", compensation_seat=2, move_count=10**6),
+        base._replace(chain=((0, 0), (3, (1 << 52) - 1)), passed=0b1111, frozen=0b1010),
+        base._replace(
+            chop_payments=(ChopPayment(-1, 0, 0, 0), ChopPayment(3, 2, 2**62, (1 << 52) - 1))
+        ),
+        base._replace(match=Match(2**31 - 1, (-(2**62), 0, 5, -1), 2**64 - 1, 3)),
+        base._replace(match=Match(0, (0, 0, 0, 0), 0, 0), places=(0, -1, 4, 0)),
+    ]
+    for state in (*seen, *edges):
+        assert codec.encode_state(state, game_id) == _reference_payload(state, game_id)

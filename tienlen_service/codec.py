@@ -8,13 +8,16 @@ table as a mask that is classified again on decode).
 
 Decoding input never trusts it: a malformed field raises `FieldError` naming the field path
 (for the `BadRequest` of the error), a state that can't be rebuilt raises `StateDecodeError`.
-State encode/decode is on every call's hot path, so it builds messages in one constructor call
-and caches rule sets by their (variant, overrides) key; `StateCache` remembers the states a
-replica has just encoded or decoded, so the token of the previous move costs no decode.
+State encode/decode and the view are on every move's hot path: the state payload and the view
+are written as wire bytes by hand (`tienlen_service.wire`; tests prove them byte for byte equal
+to the messages' deterministic serialisation), decoding parses with protobuf and caches rule sets
+by their (variant, overrides) key, and `StateCache` remembers the states a replica has just
+encoded or decoded, so the token of the previous move costs no decode.
 """
 
 from __future__ import annotations
 
+import struct
 import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
@@ -47,7 +50,7 @@ from tienlen_service.rules.options import (
 from tienlen_service.rules.ruleset import RuleSet, build_rules
 from tienlen_service.rules.settlement import Settlement, TransferReason
 from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
-from tienlen_service.wire import length_delimited, tag, varint
+from tienlen_service.wire import fixed64, length_delimited, tag, varint, zigzag
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -333,44 +336,134 @@ def _cached_rules(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleS
 
 
 def encode_state(state: GameState, game_id: bytes) -> bytes:
-    """The deterministic serialisation of an engine state (the payload of a state token)."""
-    table = state.table
+    """The deterministic serialisation of an engine state (the payload of a state token): the
+    bytes of a `tienlen.v1.GameState` message, written by hand (`tienlen_service.wire`; a
+    test proves them equal to the message's deterministic serialisation)."""
     match = state.match
-    msg = state_pb2.GameState(
-        game_id=game_id,
-        variant=state.rules.variant,
-        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in state.rules.overrides],
-        hands=state.hands,
-        dealt=state.dealt,
-        to_act=state.to_act,
-        must_include=state.must_include,
-        table=0 if table is None else table.cards,
-        table_seat=state.table_seat,
-        passed=state.passed,
-        chain=[state_pb2.ChainLinkState(seat=s, cards=c) for s, c in state.chain],
-        chain_victim_out=state.chain_victim_out,
-        places=state.places,
-        frozen=state.frozen,
-        unplayed=state.unplayed,
-        chop_payments=[
-            state_pb2.ChopPaymentState(payer=p.payer, payee=p.payee, amount=p.amount, cards=p.cards)
-            for p in state.chop_payments
-        ],
-        first_game=state.first_game,
-        steal_open=state.steal_open,
-        instant_winner=state.instant_winner,
-        instant_pattern=state.instant_pattern,
-        compensation_seat=state.compensation_seat,
-        winning_play=state.winning_play,
-        move_count=state.move_count,
-        match=state_pb2.MatchState(
-            game_number=match.game_number,
-            totals=match.totals,
-            seed=None if match.seed < 0 else match.seed,
-            dealer=match.dealer,
-        ),
+    hands, dealt, places = state.hands, state.dealt, state.places
+    table = state.table
+    players = len(hands)
+    fixed = _packed_fixed64(players)
+    out = [
+        _GS_GAME_ID,
+        varint(len(game_id)),
+        game_id,
+        _rules_payload(state.rules),
+        _GS_HANDS,
+        varint(8 * players),
+        fixed.pack(*hands),
+        _GS_DEALT,
+        varint(8 * players),
+        fixed.pack(*dealt),
+    ]
+    if state.to_act:
+        out += (_GS_TO_ACT, zigzag(state.to_act))
+    if state.must_include:
+        out += (_GS_MUST_INCLUDE, zigzag(state.must_include))
+    if table is not None and table.cards:
+        out += (_GS_TABLE, fixed64(table.cards))
+    if state.table_seat:
+        out += (_GS_TABLE_SEAT, zigzag(state.table_seat))
+    if state.passed:
+        out += (_GS_PASSED, varint(state.passed))
+    for seat, cards in state.chain:
+        link = (_CL_SEAT + varint(seat) if seat else b"") + (
+            _CL_CARDS + fixed64(cards) if cards else b""
+        )
+        out += (_GS_CHAIN, varint(len(link)), link)
+    if state.chain_victim_out:
+        out.append(_GS_CHAIN_VICTIM_OUT)
+    body = b"".join([varint(p) for p in places])  # packed: written even when all zero
+    out += (_GS_PLACES, varint(len(body)), body)
+    if state.frozen:
+        out += (_GS_FROZEN, varint(state.frozen))
+    if state.unplayed:
+        out += (_GS_UNPLAYED, varint(state.unplayed))
+    for p in state.chop_payments:
+        payment = b"".join(
+            (
+                _CP_PAYER + zigzag(p.payer) if p.payer else b"",
+                _CP_PAYEE + varint(p.payee) if p.payee else b"",
+                _CP_AMOUNT + varint(p.amount) if p.amount else b"",
+                _CP_CARDS + fixed64(p.cards) if p.cards else b"",
+            )
+        )
+        out += (_GS_CHOP_PAYMENTS, varint(len(payment)), payment)
+    if state.first_game:
+        out.append(_GS_FIRST_GAME)
+    if state.steal_open:
+        out.append(_GS_STEAL_OPEN)
+    if state.instant_winner:
+        out += (_GS_INSTANT_WINNER, zigzag(state.instant_winner))
+    if state.instant_pattern:
+        pattern = state.instant_pattern.encode()
+        out += (_GS_INSTANT_PATTERN, varint(len(pattern)), pattern)
+    if state.compensation_seat:
+        out += (_GS_COMPENSATION_SEAT, zigzag(state.compensation_seat))
+    if state.winning_play:
+        out += (_GS_WINNING_PLAY, fixed64(state.winning_play))
+    if state.move_count:
+        out += (_GS_MOVE_COUNT, varint(state.move_count))
+    totals = b"".join([zigzag(t) for t in match.totals])
+    record = b"".join(
+        (
+            _MS_GAME_NUMBER + varint(match.game_number) if match.game_number else b"",
+            _MS_TOTALS + varint(len(totals)) + totals,
+            _MS_SEED + varint(match.seed) if match.seed >= 0 else b"",
+            _MS_DEALER + varint(match.dealer) if match.dealer else b"",
+        )
     )
-    return msg.SerializeToString(deterministic=True)
+    out += (_GS_MATCH, varint(len(record)), record)
+    return b"".join(out)
+
+
+@lru_cache(maxsize=512)
+def _rules_payload(rules: RuleSet) -> bytes:
+    """A state payload's `variant` and `overrides` records, built once per rule set."""
+    return state_pb2.GameState(
+        variant=rules.variant,
+        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in rules.overrides],
+    ).SerializeToString(deterministic=True)
+
+
+@lru_cache(maxsize=MAX_PLAYERS + 1)
+def _packed_fixed64(count: int) -> struct.Struct:
+    return struct.Struct(f"<{count}Q")
+
+
+_GS: Final = state_pb2.GameState
+_GS_GAME_ID: Final = tag(_GS, "game_id")
+_GS_HANDS: Final = tag(_GS, "hands")
+_GS_DEALT: Final = tag(_GS, "dealt")
+_GS_TO_ACT: Final = tag(_GS, "to_act")
+_GS_MUST_INCLUDE: Final = tag(_GS, "must_include")
+_GS_TABLE: Final = tag(_GS, "table")
+_GS_TABLE_SEAT: Final = tag(_GS, "table_seat")
+_GS_PASSED: Final = tag(_GS, "passed")
+_GS_CHAIN: Final = tag(_GS, "chain")
+_GS_CHAIN_VICTIM_OUT: Final = tag(_GS, "chain_victim_out") + varint(1)
+_GS_PLACES: Final = tag(_GS, "places")
+_GS_FROZEN: Final = tag(_GS, "frozen")
+_GS_UNPLAYED: Final = tag(_GS, "unplayed")
+_GS_CHOP_PAYMENTS: Final = tag(_GS, "chop_payments")
+_GS_FIRST_GAME: Final = tag(_GS, "first_game") + varint(1)
+_GS_STEAL_OPEN: Final = tag(_GS, "steal_open") + varint(1)
+_GS_INSTANT_WINNER: Final = tag(_GS, "instant_winner")
+_GS_INSTANT_PATTERN: Final = tag(_GS, "instant_pattern")
+_GS_COMPENSATION_SEAT: Final = tag(_GS, "compensation_seat")
+_GS_WINNING_PLAY: Final = tag(_GS, "winning_play")
+_GS_MOVE_COUNT: Final = tag(_GS, "move_count")
+_GS_MATCH: Final = tag(_GS, "match")
+_CL_SEAT: Final = tag(state_pb2.ChainLinkState, "seat")
+_CL_CARDS: Final = tag(state_pb2.ChainLinkState, "cards")
+_CP_PAYER: Final = tag(state_pb2.ChopPaymentState, "payer")
+_CP_PAYEE: Final = tag(state_pb2.ChopPaymentState, "payee")
+_CP_AMOUNT: Final = tag(state_pb2.ChopPaymentState, "amount")
+_CP_CARDS: Final = tag(state_pb2.ChopPaymentState, "cards")
+_MS_GAME_NUMBER: Final = tag(state_pb2.MatchState, "game_number")
+_MS_TOTALS: Final = tag(state_pb2.MatchState, "totals")
+_MS_SEED: Final = tag(state_pb2.MatchState, "seed")
+_MS_DEALER: Final = tag(state_pb2.MatchState, "dealer")
 
 
 def decode_state(payload: bytes) -> tuple[GameState, bytes]:

@@ -68,14 +68,14 @@ def tag(message: type[Message], field: str) -> bytes:
     """The key of `message.field` on the wire (field number and wire type), from its
     descriptor; raises KeyError for an unknown field."""
     desc = message.DESCRIPTOR.fields_by_name[field]
-    if desc.type in (FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64):
-        wire = FIXED64
-    elif desc.type in (
+    if desc.type in (
         FieldDescriptor.TYPE_MESSAGE,
         FieldDescriptor.TYPE_BYTES,
         FieldDescriptor.TYPE_STRING,
-    ) or (desc.is_repeated and desc.is_packed):
+    ) or (desc.is_repeated and desc.is_packed):  # a packed repeated scalar is one record
         wire = LENGTH_DELIMITED
+    elif desc.type in (FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64):
+        wire = FIXED64
     elif desc.type in _VARINT_TYPES:
         wire = VARINT
     else:  # pragma: no cover - a type the contract does not use in hand-written answers
