@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TextIO
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import grpc
@@ -84,6 +84,16 @@ _SERVER_FAULTS: Final = frozenset(
 )
 # Probes call these every few seconds: log them at debug level only (they are still counted).
 _QUIET_SERVICES: Final = frozenset({"grpc.health.v1.Health"})
+
+
+class VariantCounters(NamedTuple):
+    """One variant's domain counters (children of the `variant`-labelled counters)."""
+
+    games_started: Counter
+    moves_applied: Counter
+    games_finished: Counter
+    instant_wins: Counter
+    chops: Counter
 
 
 class Metrics:
@@ -168,12 +178,29 @@ class Metrics:
             ("reason",),
             registry=r,
         )
+        self._variants: dict[str, VariantCounters] = {}
         self.build_info = Gauge(
             "tienlen_build_info",
             "Always 1; the labels tell the running version.",
             ("version",),
             registry=r,
         )
+
+    def variant(self, variant: str) -> VariantCounters:
+        """The domain counters of one variant, their labelled children looked up once: the
+        servicer counts every move, and `labels()` validates, sorts and locks on each call."""
+        counters = self._variants.get(variant)
+        if counters is None:
+            counters = VariantCounters(
+                games_started=self.games_started.labels(variant=variant),
+                moves_applied=self.moves_applied.labels(variant=variant),
+                games_finished=self.games_finished.labels(variant=variant),
+                instant_wins=self.instant_wins.labels(variant=variant),
+                chops=self.chops.labels(variant=variant),
+            )
+            # A race only builds the same children twice: labels() returns one child per value.
+            self._variants[variant] = counters
+        return counters
 
     def initialize_methods(self, service: str, methods: dict[str, str]) -> None:
         """Create the zero-valued series of every method (name -> grpc_type) of `service`.

@@ -543,19 +543,18 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             update.settlement.CopyFrom(codec.settlement_to_pb(settle(state)))
 
     def _count_events(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
-        m = self._metrics
-        variant = rules.variant
+        counters = self._metrics.variant(rules.variant)
         if applied:
-            m.moves_applied.labels(variant=variant).inc()
+            counters.moves_applied.inc()
         for event in events:
             if isinstance(event, ev.GameStarted):
-                m.games_started.labels(variant=variant).inc()
+                counters.games_started.inc()
             elif isinstance(event, ev.Played) and event.chop:
-                m.chops.labels(variant=variant).inc()
+                counters.chops.inc()
             elif isinstance(event, ev.InstantWin):
-                m.instant_wins.labels(variant=variant).inc()
+                counters.instant_wins.inc()
             elif isinstance(event, ev.GameOver):
-                m.games_finished.labels(variant=variant).inc()
+                counters.games_finished.inc()
 
     def _count_error(self, exc: Exception, rpc: str) -> None:
         if isinstance(exc, IllegalMove) and rpc == "ApplyMove":
