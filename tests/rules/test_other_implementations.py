@@ -532,6 +532,19 @@ def test_chopping_a_red_two_with_three_consecutive_pairs_pays_one_stake() -> Non
     assert [(e.payer, e.payee, e.amount) for e in of_type(events, ChopSettled)] == [(0, 1, 100)]
 
 
+@pytest.mark.parametrize(
+    ("pigs", "chips"),
+    [("2S 2C", 100), ("2S 2H", 150), ("2D 2H", 200)],
+)
+def test_a_chopped_pair_of_twos_is_worth_the_sum_of_its_two_cards(pigs: str, chips: int) -> None:
+    """RULES §8: a pair of 2s is worth the sum of its cards: two black ½ + ½, mixed ½ + 1, two
+    red 1 + 1 stakes (the same ratios as uongsuadaubung/tien-len's 2x, 3x, 4x bet)."""
+    # uongsuadaubung/tien-len tests/engine/economy.test.ts ("Chặt Đôi Heo (2 Đen vs 1 Đỏ 1 Đen vs 2 Đỏ)")
+    state = start(f"{pigs} 9H", "5S 5D 5C 5H 10H", "3S JH")
+    state, events = run_events(state, f"0: {pigs}", "1: 5S 5D 5C 5H", "2: -", "0: -")
+    assert [(e.payer, e.payee, e.amount) for e in of_type(events, ChopSettled)] == [(0, 1, chips)]
+
+
 # --------------------------------------------------------------------------- leading (§4)
 
 
@@ -739,6 +752,15 @@ def test_places_follow_the_order_of_going_out() -> None:
 
 
 # --------------------------------------------------------------------------- frozen (§7)
+
+
+def test_a_two_player_game_ends_when_the_first_player_goes_out() -> None:
+    """RULES §4, §7-§8: with two players the game ends at the first finish; the other, who never
+    played, is frozen and pays 2L (4 stakes)."""
+    # uongsuadaubung/tien-len tests/engine/custom-modes-settlement.test.ts ("6. GameEngine Solo 1v1")
+    state, events = run_events(start("3S", "4S 5S 6S", first_game=True), "0: 3S")
+    assert of_type(events, GameOver) == [GameOver((1, 2))]
+    assert transfers(settled(state)) == [(1, 0, 400)]
 
 
 def test_players_who_have_not_played_when_the_first_player_goes_out_are_frozen() -> None:

@@ -8,6 +8,7 @@ each test here names the repository and file its case comes from. Differences fr
 | uongsuadaubung/tien-len prohibit-ending-with-two | going out on a 2 is refused | Huế, Northern: allowed, and ranks you last (§4, §10) |
 | uongsuadaubung/tien-len prohibit-ending-with-two | card count: a black 2 left costs 1 stake more, a red 2 2 more | đếm lá: black 2 = 2 cards, red 2 = 4, in addition to the card (§8, §10) |
 | uongsuadaubung/tien-len three-spades-rule | ♠3 as the last card doubles the winnings | ba mù: every other player pays L instead of their place transfer (§10) |
+| uongsuadaubung/tien-len custom-modes-settlement | a frozen card-count loser pays 26 stakes plus undoubled rotten 2s | đếm lá: the frozen loser's whole payment, rotten conversions included, is doubled (§8) |
 """
 
 from __future__ import annotations
@@ -75,6 +76,26 @@ def test_card_count_losers_pay_per_card_left_plus_their_rotten_twos() -> None:
         assert payee == 0
         paid[payer] += amount
     assert paid == {1: 300, 2: 500, 3: 200}
+
+
+def test_card_count_ends_at_the_first_finish_and_untouched_hands_pay_double() -> None:
+    """RULES §4, §8 (đếm lá): the game ends when the first player goes out; a loser still
+    holding every dealt card is frozen and pays double (3 cards: 6 stakes)."""
+    # uongsuadaubung/tien-len tests/engine/custom-modes-settlement.test.ts ("5. GameEngine COUNT_CARDS")
+    table = later("dem_la", "3S", "4S 5S 6S", "7S 8S 9S", "10S JS QS", leader=0)
+    table.play(0, "3S")
+    assert table.over
+    assert table.places == (1, 2, 3, 4)
+    assert transfers(table.settle()) == [(1, 0, 600), (2, 0, 600), (3, 0, 600)]
+
+
+def test_card_count_a_frozen_thirteen_card_hand_pays_twenty_six_stakes() -> None:
+    """RULES §8 (đếm lá): 13 cards left, none of them 2s or bombs, doubled: 26 stakes."""
+    # uongsuadaubung/tien-len tests/engine/economy.test.ts ("Tính tiền đền Cóng": 26x the bet)
+    hand = "4S 4H 5C 6D 6S 7H 8S 9C 10D JH QS KC AD"
+    table = later("dem_la", "3C", hand, leader=0)
+    table.play(0, "3C")
+    assert transfers(table.settle()) == [(1, 0, 2600)]
 
 
 @pytest.mark.parametrize(
