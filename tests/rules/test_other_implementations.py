@@ -17,6 +17,7 @@ Sources (GitHub repository: test files read):
 - Flexiblefabric/Tien-Len: tests/test_rules.py
 - spencerng94/thirteen-cards: utils/gameLogic.test.ts
 - LarryBui/ThirteenV4: Server/tests/integration/{pig_chopping,bomb_gameplay,invalid_moves}.test.ts
+- idoodis/tien-len-showdown: tests/rules/{combos,compare,engine}.test.ts
 
 Where they differ from RULES.md (the tests here follow RULES.md):
 
@@ -65,6 +66,7 @@ from tienlen_service.rules.events import (
 )
 from tienlen_service.rules.game import new_game
 from tienlen_service.rules.settlement import TransferReason
+from tienlen_service.rules.state import play as play_move
 
 NO_INSTANT_WINS = rules(instant_wins="none")
 #: Their turn-order tests let a player go out before the others have played; here that freezes
@@ -184,6 +186,9 @@ def test_no_straight_or_consecutive_pairs_contains_a_two(cards: str) -> None:
         "9D 7S 10H",  # nguyenank/tien-len
         "9C 9S 10H 10D 9H 8D",  # nguyenank/tien-len (a triple is not a pair)
         "9C 9S 10H 10D 7S 7H",  # nguyenank/tien-len (not consecutive)
+        "5S 6H",  # idoodis/tien-len-showdown tests/rules/combos.test.ts
+        "AS 2C 3D",  # idoodis/tien-len-showdown (a 2 inside)
+        "3S 3C 4D 5S 5C",  # idoodis/tien-len-showdown (a pair missing)
     ],
 )
 def test_cards_that_form_no_combination_are_not_a_play(cards: str) -> None:
@@ -298,6 +303,12 @@ def test_a_play_must_have_the_type_of_the_table() -> None:
     # binhrobles/thirteen packages/game-logic/__tests__/move-validator.test.ts ("must match combo type")
     state = run(start("5S 9H", "7S 7H 10H"), "0: 5S")
     assert refusal(state, "1: 7S 7H") == Reason.WRONG_TYPE_OR_LENGTH
+
+
+def test_a_pair_is_never_played_on_a_single_not_even_on_a_two() -> None:
+    """RULES §3: same type; a pair is no chop."""
+    # idoodis/tien-len-showdown tests/rules/compare.test.ts ("pair > single is never legal")
+    assert relation("KS KC", "2H") == Beat.NO
 
 
 def test_a_four_of_a_kind_does_not_beat_a_pair_that_is_not_twos() -> None:
@@ -604,10 +615,38 @@ def test_the_first_lead_of_a_first_game_must_contain_three_of_spades(
         assert refusal(state, f"0: {lead}") == Reason.MUST_INCLUDE_STARTING_CARD
 
 
+def test_two_players_without_three_of_spades_the_lowest_dealt_card_leads() -> None:
+    """RULES §4 [ours]: if nobody holds ♠3 (2-3 players), the holder of the lowest dealt card
+    leads and must include it."""
+    # idoodis/tien-len-showdown tests/rules/engine.test.ts ("starts with the seat holding the lowest dealt card")
+    without_three_of_spades = 0
+    for seed in range(1, 9):
+        state, events = new_game(SOUTHERN, 2, seed=seed, first_game=True)
+        if of_type(events, InstantWin):
+            continue
+        lowest = min(hand & -hand for hand in state.hands).bit_length() - 1
+        without_three_of_spades += lowest != parse_card("3S")
+        assert state.must_include == lowest
+        assert state.hands[state.to_act] >> lowest & 1
+        other = (state.hands[state.to_act] & ~(1 << lowest)).bit_length() - 1
+        assert refusal(state, play_move(state.to_act, [other])) == (
+            Reason.MUST_INCLUDE_STARTING_CARD
+        )
+    assert without_three_of_spades  # the seeds include deals that leave ♠3 out
+
+
+def test_two_players_when_the_other_passes_the_leader_leads_again() -> None:
+    """RULES §4: with two players one pass ends the round."""
+    # idoodis/tien-len-showdown tests/rules/engine.test.ts ("controller re-leads with empty trick")
+    state, events = run_events(start("3S 9H", "4D 5D", first_game=True), "0: 3S", "1: -")
+    assert of_type(events, RoundWon) == [RoundWon(0, 0)]
+    assert (state.to_act, state.table) == (0, None)
+
+
 def test_the_leader_cannot_pass() -> None:
     """RULES §4: the leader of a round plays a combination; passing is for followers."""
     # Flexiblefabric/Tien-Len tests/test_rules.py ("Passing on the opening turn is forbidden");
-    # binhrobles/thirteen game-state.test.ts ("can't pass with power")
+    # binhrobles/thirteen game-state.test.ts ("can't pass with power"); idoodis/tien-len-showdown engine.test.ts
     state = start("3S", "4H", "7C", "9S", first_game=True)
     assert refusal(state, "0: -") == Reason.LEADER_CANNOT_PASS
 
