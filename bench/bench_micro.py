@@ -180,7 +180,7 @@ def codec_rows(args: argparse.Namespace, pairs: list[tuple[GameState, Move]]) ->
             *timed(cache.decode, _warm(cache.decode, payloads[:500]), n),
             "-",
         ),
-        ("events -> pb", *timed(codec.events_to_pb, [(e,) for _, e in stepped], n), "-"),
+        ("events -> wire bytes", *timed(codec.events_to_wire, [(e,) for _, e in stepped], n), "-"),
         (
             "spectator view -> wire bytes",
             *timed(
@@ -307,7 +307,11 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
         ),
         ("6 encode state", *timed(codec.encode_state, enc, n), "-"),
         ("7 sign token", *timed(tokens.encode, [(codec.encode_state(*e),) for e in enc], n), "-"),
-        ("8 events -> pb", *timed(codec.events_to_pb, [(e,) for _, e in stepped], n), "-"),
+        (
+            "8 events -> wire bytes",
+            *timed(codec.events_to_wire, [(e,) for _, e in stepped], n),
+            "-",
+        ),
         (
             "9 view -> wire bytes",
             *timed(

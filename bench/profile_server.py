@@ -30,7 +30,7 @@ from tienlen_service.config import Config
 # (component, substring of "function (file:line)" frames), most specific first.
 COMPONENTS: Final = (
     ("view -> wire", "view_to_wire ("),
-    ("events -> pb", "events_to_pb ("),
+    ("events -> wire", "events_to_wire ("),
     ("settle", "rules/settlement.py"),
     ("state decode", "decode_state ("),
     ("state encode", "encode_state ("),

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tienlen.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2, state_pb2
 from tienlen_service import codec, wire
 from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.rules import events as ev
 from tienlen_service.rules import game
 from tienlen_service.rules.cards import cards_of, parse_card, parse_set
 from tienlen_service.rules.errors import CardParseError, SetupError
@@ -585,3 +586,119 @@ def test_state_payloads_match_the_message_for_chops_freezes_and_instant_wins() -
     ]
     for state in (*seen, *edges):
         assert codec.encode_state(state, game_id) == _reference_payload(state, game_id)
+
+
+def _reference_event(event: ev.Event) -> events_pb2.Event:
+    """An engine event built as a message: what `events_to_wire` must equal."""
+    match event:
+        case ev.GameStarted():
+            return events_pb2.Event(
+                game_started=events_pb2.GameStarted(
+                    game_number=event.game_number,
+                    leader=event.leader,
+                    must_include=codec.card_to_pb(event.must_include)
+                    if event.must_include >= 0
+                    else None,
+                    first_game=event.first_game,
+                    dealer=event.dealer,
+                    hand_sizes=event.hand_sizes,
+                )
+            )
+        case ev.Played():
+            combo = moves_pb2.Combination(
+                type=moves_pb2.CombinationType.ValueType(event.kind),
+                length=event.length,
+                top=codec.card_to_pb(event.cards.bit_length() - 1),
+                cards=codec.cards_to_pb(event.cards),
+            )
+            return events_pb2.Event(
+                played=events_pb2.Played(
+                    seat=event.seat,
+                    combination=combo,
+                    chop=event.chop,
+                    out_of_turn=event.out_of_turn,
+                    steal=event.steal,
+                    cards_left=event.cards_left,
+                )
+            )
+        case ev.Passed():
+            # `held_beat` stays inside the engine: it would tell the table about a hand.
+            return events_pb2.Event(passed=events_pb2.Passed(seat=event.seat))
+        case ev.ChopSettled():
+            return events_pb2.Event(
+                chop_settled=events_pb2.ChopSettled(
+                    payer=event.payer,
+                    payee=event.payee,
+                    amount=event.amount,
+                    cards=codec.cards_to_pb(event.cards),
+                    links=event.links,
+                )
+            )
+        case ev.RoundWon():
+            return events_pb2.Event(
+                round_won=events_pb2.RoundWon(seat=event.seat, leader=event.leader)
+            )
+        case ev.PlayerFinished():
+            return events_pb2.Event(
+                player_finished=events_pb2.PlayerFinished(
+                    seat=event.seat, place=event.place, ranked_last=event.ranked_last
+                )
+            )
+        case ev.PlayersFrozen():
+            return events_pb2.Event(
+                players_frozen=events_pb2.PlayersFrozen(seats=event.seats, places=event.places)
+            )
+        case ev.InstantWin():
+            return events_pb2.Event(
+                instant_win=events_pb2.InstantWin(seat=event.seat, pattern=event.pattern)
+            )
+        case ev.TurnPassed():
+            return events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=event.seat))
+        case ev.GameOver():
+            return events_pb2.Event(game_over=events_pb2.GameOver(places=event.places))
+    raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
+
+
+def _random_events(variant: str, seed: int) -> list[ev.Event]:
+    """Every event of a random game and of the match's next game."""
+    rng = random.Random(seed)
+    state, events = game.new_game(build_rules(variant), _players(variant), seed=seed)
+    out = list(events)
+    for _ in range(2):
+        while not state.over:
+            seat = rng.randrange(state.players)
+            moves = game.legal_moves(state, seat) or game.legal_moves(state, state.to_act)
+            state, events = game.apply(state, rng.choice(moves))
+            out += events
+        state, events = game.next_game(state, seed=seed + 1)
+        out += events
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_wire_events_are_byte_for_byte_the_serialised_event_messages(variant: str) -> None:
+    events = [e for seed in range(6) for e in _random_events(variant, seed)]
+    wanted = game_pb2.GameUpdate(events=[_reference_event(e) for e in events])
+    assert codec.events_to_wire(events) == wanted.SerializeToString(deterministic=True)
+
+
+def test_wire_events_cover_every_kind_and_edge_values() -> None:
+    events = [e for seed in range(60) for e in _random_events("southern", seed)]
+    events += [
+        ev.ChopSettled(-1, 3, 2**62, (1 << 52) - 1, 7),
+        ev.ChopSettled(0, 0, 0, 0, 0),
+        ev.InstantWin(3, "tứ quý heo"),
+        ev.InstantWin(0, ""),
+        ev.GameStarted(2**31 - 1, 0, -1, first_game=False, dealer=3, hand_sizes=()),
+        ev.PlayersFrozen((), ()),
+        ev.Passed(0, held_beat=1),
+        ev.TurnPassed(0),
+        ev.RoundWon(0, 0),
+        ev.PlayerFinished(0, 0, ranked_last=True),
+        ev.GameOver(()),
+    ]
+    kinds = {type(e) for e in events}
+    assert len(kinds) == len(events_pb2.Event.DESCRIPTOR.oneofs_by_name["kind"].fields)
+    for event in events:
+        wanted = game_pb2.GameUpdate(events=[_reference_event(event)])
+        assert codec.events_to_wire([event]) == wanted.SerializeToString(deterministic=True)

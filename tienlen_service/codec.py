@@ -50,7 +50,7 @@ from tienlen_service.rules.options import (
 from tienlen_service.rules.ruleset import RuleSet, build_rules
 from tienlen_service.rules.settlement import Settlement, TransferReason
 from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
-from tienlen_service.wire import fixed64, length_delimited, tag, varint, zigzag
+from tienlen_service.wire import fixed64, length_delimited, records, tag, varint, zigzag
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -196,6 +196,16 @@ class _RepeatedCards:
         )
 
 
+def _card_records(message: type[Message], field: str) -> tuple[bytes, ...]:
+    """The field record of a single `Card` field, for every card."""
+    return tuple(message(**{field: _CARDS[c]}).SerializeToString() for c in range(CARD_COUNT))
+
+
+def _bool_record(message: type[Message], field: str) -> bytes:
+    """The field record of a `bool` field set to true."""
+    return tag(message, field) + varint(1)
+
+
 # --------------------------------------------------------------------------------------------
 # Moves and combinations
 
@@ -225,6 +235,13 @@ def combination_to_pb(combo: Combination) -> moves_pb2.Combination:
         top=_CARDS[combo.top],
         cards=cards_to_pb(combo.cards),
     )
+
+
+_CO: Final = moves_pb2.Combination
+_CO_TYPE: Final = tag(_CO, "type")
+_CO_LENGTH: Final = tag(_CO, "length")
+_CO_TOP: Final = _card_records(_CO, "top")
+_COMBINATION_CARDS: Final = _RepeatedCards(_CO, "cards")
 
 
 def kind_from_pb(value: int, field: str) -> Kind | None:
@@ -373,7 +390,10 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
         out += (_GS_CHAIN, varint(len(link)), link)
     if state.chain_victim_out:
         out.append(_GS_CHAIN_VICTIM_OUT)
-    body = b"".join([varint(p) for p in places])  # packed: written even when all zero
+    # Packed, so written even when all zero; places 0..4 are one varint byte each.
+    body = (
+        bytes(places) if min(places) >= 0 and max(places) < 128 else b"".join(map(varint, places))
+    )
     out += (_GS_PLACES, varint(len(body)), body)
     if state.frozen:
         out += (_GS_FROZEN, varint(state.frozen))
@@ -594,77 +614,149 @@ def new_game_id() -> bytes:
 # Events
 
 
+def events_to_wire(events: Iterable[ev.Event]) -> bytes:
+    """Wire events of engine events, in order, as the `events` records of a `GameUpdate`
+    (merged into one, they append to its events). They carry public information only."""
+    out: list[bytes] = []
+    for event in events:
+        kind, body = _event_wire(event)
+        record = kind + varint(len(body)) + body
+        out += (_GU_EVENTS, varint(len(record)), record)
+    return b"".join(out)
+
+
 def events_to_pb(events: Iterable[ev.Event]) -> list[events_pb2.Event]:
-    """Wire events of engine events, in order. They carry public information only."""
-    return [_event_to_pb(e) for e in events]
+    """`events_to_wire`, as messages."""
+    return list(game_pb2.GameUpdate.FromString(events_to_wire(events)).events)
 
 
-def _event_to_pb(event: ev.Event) -> events_pb2.Event:
+def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
+    """The `Event` oneof key of an engine event and the bytes of its message."""
     match event:
-        case ev.GameStarted():
-            return events_pb2.Event(
-                game_started=events_pb2.GameStarted(
-                    game_number=event.game_number,
-                    leader=event.leader,
-                    must_include=_CARDS[event.must_include] if event.must_include >= 0 else None,
-                    first_game=event.first_game,
-                    dealer=event.dealer,
-                    hand_sizes=event.hand_sizes,
+        case ev.Played():
+            cards = event.cards
+            combination = b"".join(
+                (
+                    _int(_CO_TYPE, event.kind),
+                    _int(_CO_LENGTH, event.length),
+                    _CO_TOP[cards.bit_length() - 1],
+                    _COMBINATION_CARDS.encode(cards),
                 )
             )
-        case ev.Played():
-            combo = moves_pb2.Combination(
-                type=moves_pb2.CombinationType.ValueType(event.kind),
-                length=event.length,
-                top=_CARDS[event.cards.bit_length() - 1],
-                cards=cards_to_pb(event.cards),
-            )
-            return events_pb2.Event(
-                played=events_pb2.Played(
-                    seat=event.seat,
-                    combination=combo,
-                    chop=event.chop,
-                    out_of_turn=event.out_of_turn,
-                    steal=event.steal,
-                    cards_left=event.cards_left,
+            return _EV_PLAYED, b"".join(
+                (
+                    _int(_PL_SEAT, event.seat),
+                    _PL_COMBINATION,
+                    varint(len(combination)),
+                    combination,
+                    _PL_CHOP if event.chop else b"",
+                    _PL_OUT_OF_TURN if event.out_of_turn else b"",
+                    _PL_STEAL if event.steal else b"",
+                    _int(_PL_CARDS_LEFT, event.cards_left),
                 )
             )
         case ev.Passed():
             # `held_beat` stays inside the engine: it would tell the table about a hand.
-            return events_pb2.Event(passed=events_pb2.Passed(seat=event.seat))
-        case ev.ChopSettled():
-            return events_pb2.Event(
-                chop_settled=events_pb2.ChopSettled(
-                    payer=event.payer,
-                    payee=event.payee,
-                    amount=event.amount,
-                    cards=cards_to_pb(event.cards),
-                    links=event.links,
+            return _EV_PASSED, _int(_PA_SEAT, event.seat)
+        case ev.TurnPassed():
+            return _EV_TURN_PASSED, _int(_TP_SEAT, event.seat)
+        case ev.RoundWon():
+            return _EV_ROUND_WON, _int(_RW_SEAT, event.seat) + _int(_RW_LEADER, event.leader)
+        case ev.GameStarted():
+            return _EV_GAME_STARTED, b"".join(
+                (
+                    _int(_GST_GAME_NUMBER, event.game_number),
+                    _int(_GST_LEADER, event.leader),
+                    _GST_MUST_INCLUDE[event.must_include] if event.must_include >= 0 else b"",
+                    _GST_FIRST_GAME if event.first_game else b"",
+                    _int(_GST_DEALER, event.dealer),
+                    _packed(_GST_HAND_SIZES, event.hand_sizes),
                 )
             )
-        case ev.RoundWon():
-            return events_pb2.Event(
-                round_won=events_pb2.RoundWon(seat=event.seat, leader=event.leader)
+        case ev.ChopSettled():
+            return _EV_CHOP_SETTLED, b"".join(
+                (
+                    _int(_CS_PAYER, event.payer),
+                    _int(_CS_PAYEE, event.payee),
+                    _int(_CS_AMOUNT, event.amount),
+                    _CHOP_CARDS.encode(event.cards),
+                    _int(_CS_LINKS, event.links),
+                )
             )
         case ev.PlayerFinished():
-            return events_pb2.Event(
-                player_finished=events_pb2.PlayerFinished(
-                    seat=event.seat, place=event.place, ranked_last=event.ranked_last
+            return _EV_PLAYER_FINISHED, b"".join(
+                (
+                    _int(_PF_SEAT, event.seat),
+                    _int(_PF_PLACE, event.place),
+                    _PF_RANKED_LAST if event.ranked_last else b"",
                 )
             )
         case ev.PlayersFrozen():
-            return events_pb2.Event(
-                players_frozen=events_pb2.PlayersFrozen(seats=event.seats, places=event.places)
+            return _EV_PLAYERS_FROZEN, _packed(_FR_SEATS, event.seats) + _packed(
+                _FR_PLACES, event.places
             )
         case ev.InstantWin():
-            return events_pb2.Event(
-                instant_win=events_pb2.InstantWin(seat=event.seat, pattern=event.pattern)
+            pattern = event.pattern.encode()
+            return _EV_INSTANT_WIN, _int(_IW_SEAT, event.seat) + (
+                _IW_PATTERN + varint(len(pattern)) + pattern if pattern else b""
             )
-        case ev.TurnPassed():
-            return events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=event.seat))
         case ev.GameOver():
-            return events_pb2.Event(game_over=events_pb2.GameOver(places=event.places))
+            return _EV_GAME_OVER, _packed(_GO_PLACES, event.places)
     raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
+
+
+def _int(key: bytes, value: int) -> bytes:
+    """The record of an integer field without presence (proto3 writes no 0)."""
+    return key + varint(value) if value else b""
+
+
+def _packed(key: bytes, values: Iterable[int]) -> bytes:
+    """The record of a packed repeated varint field (none for an empty list)."""
+    body = b"".join(map(varint, values))
+    return key + varint(len(body)) + body if body else b""
+
+
+_GU_EVENTS: Final = tag(game_pb2.GameUpdate, "events")
+_EV: Final = events_pb2.Event
+_EV_GAME_STARTED: Final = tag(_EV, "game_started")
+_EV_PLAYED: Final = tag(_EV, "played")
+_EV_PASSED: Final = tag(_EV, "passed")
+_EV_CHOP_SETTLED: Final = tag(_EV, "chop_settled")
+_EV_ROUND_WON: Final = tag(_EV, "round_won")
+_EV_PLAYER_FINISHED: Final = tag(_EV, "player_finished")
+_EV_PLAYERS_FROZEN: Final = tag(_EV, "players_frozen")
+_EV_INSTANT_WIN: Final = tag(_EV, "instant_win")
+_EV_TURN_PASSED: Final = tag(_EV, "turn_passed")
+_EV_GAME_OVER: Final = tag(_EV, "game_over")
+_GST_GAME_NUMBER: Final = tag(events_pb2.GameStarted, "game_number")
+_GST_LEADER: Final = tag(events_pb2.GameStarted, "leader")
+_GST_MUST_INCLUDE: Final = _card_records(events_pb2.GameStarted, "must_include")
+_GST_FIRST_GAME: Final = _bool_record(events_pb2.GameStarted, "first_game")
+_GST_DEALER: Final = tag(events_pb2.GameStarted, "dealer")
+_GST_HAND_SIZES: Final = tag(events_pb2.GameStarted, "hand_sizes")
+_PL_SEAT: Final = tag(events_pb2.Played, "seat")
+_PL_COMBINATION: Final = tag(events_pb2.Played, "combination")
+_PL_CHOP: Final = _bool_record(events_pb2.Played, "chop")
+_PL_OUT_OF_TURN: Final = _bool_record(events_pb2.Played, "out_of_turn")
+_PL_STEAL: Final = _bool_record(events_pb2.Played, "steal")
+_PL_CARDS_LEFT: Final = tag(events_pb2.Played, "cards_left")
+_PA_SEAT: Final = tag(events_pb2.Passed, "seat")
+_CS_PAYER: Final = tag(events_pb2.ChopSettled, "payer")
+_CS_PAYEE: Final = tag(events_pb2.ChopSettled, "payee")
+_CS_AMOUNT: Final = tag(events_pb2.ChopSettled, "amount")
+_CHOP_CARDS: Final = _RepeatedCards(events_pb2.ChopSettled, "cards")
+_CS_LINKS: Final = tag(events_pb2.ChopSettled, "links")
+_RW_SEAT: Final = tag(events_pb2.RoundWon, "seat")
+_RW_LEADER: Final = tag(events_pb2.RoundWon, "leader")
+_PF_SEAT: Final = tag(events_pb2.PlayerFinished, "seat")
+_PF_PLACE: Final = tag(events_pb2.PlayerFinished, "place")
+_PF_RANKED_LAST: Final = _bool_record(events_pb2.PlayerFinished, "ranked_last")
+_FR_SEATS: Final = tag(events_pb2.PlayersFrozen, "seats")
+_FR_PLACES: Final = tag(events_pb2.PlayersFrozen, "places")
+_IW_SEAT: Final = tag(events_pb2.InstantWin, "seat")
+_IW_PATTERN: Final = tag(events_pb2.InstantWin, "pattern")
+_TP_SEAT: Final = tag(events_pb2.TurnPassed, "seat")
+_GO_PLACES: Final = tag(events_pb2.GameOver, "places")
 
 
 # --------------------------------------------------------------------------------------------
@@ -742,9 +834,9 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
     for s, cards_left in enumerate(counts):
         status = b"".join(
             (
-                _SS_SEAT + varint(s) if s else b"",
-                _SS_CARDS_LEFT + varint(cards_left) if cards_left else b"",
-                _SS_PLACE + varint(places[s]) if places[s] else b"",
+                _SS_SEAT[s],
+                _SS_CARDS_LEFT[cards_left],
+                _SS_PLACE[places[s]],
                 _SS_PASSED if passed >> s & 1 else b"",
                 _SS_FROZEN if frozen >> s & 1 else b"",
                 b"" if unplayed >> s & 1 else _SS_HAS_PLAYED,
@@ -795,16 +887,6 @@ def _rules_wire(rules: RuleSet) -> bytes:
     return length_delimited(_TV_RULES, rules_to_pb(rules).SerializeToString(deterministic=True))
 
 
-def _card_records(message: type[Message], field: str) -> tuple[bytes, ...]:
-    """The field record of a single `Card` field, for every card."""
-    return tuple(message(**{field: _CARDS[c]}).SerializeToString() for c in range(CARD_COUNT))
-
-
-def _bool_record(message: type[Message], field: str) -> bytes:
-    """The field record of a `bool` field set to true."""
-    return tag(message, field) + varint(1)
-
-
 _TV: Final = game_pb2.TableView
 _TV_SEAT: Final = tag(_TV, "seat")
 _TV_PLAYERS: Final = tag(_TV, "players")
@@ -823,15 +905,10 @@ _TV_MOVE_COUNT: Final = tag(_TV, "move_count")
 _VIEW_HAND: Final = _RepeatedCards(_TV, "hand")
 _VIEW_PLAYED: Final = _RepeatedCards(_TV, "played")
 _SS: Final = game_pb2.SeatStatus
-_SS_SEAT: Final = tag(_SS, "seat")
-_SS_CARDS_LEFT: Final = tag(_SS, "cards_left")
-_SS_PLACE: Final = tag(_SS, "place")
+_SS_SEAT: Final = records(_SS, "seat", MAX_PLAYERS)
+_SS_CARDS_LEFT: Final = records(_SS, "cards_left", CARD_COUNT + 1)
+_SS_PLACE: Final = records(_SS, "place", MAX_PLAYERS + 1)
 _SS_PASSED: Final = _bool_record(_SS, "passed")
 _SS_FROZEN: Final = _bool_record(_SS, "frozen")
 _SS_HAS_PLAYED: Final = _bool_record(_SS, "has_played")
 _SS_MATCH_TOTAL: Final = tag(_SS, "match_total")
-_CO: Final = moves_pb2.Combination
-_CO_TYPE: Final = tag(_CO, "type")
-_CO_LENGTH: Final = tag(_CO, "length")
-_CO_TOP: Final = _card_records(_CO, "top")
-_COMBINATION_CARDS: Final = _RepeatedCards(_CO, "cards")

@@ -533,7 +533,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         update apart and assigning it would copy every message in it."""
         self._count_events(state.rules, events, applied=applied)
         update.state_token = self._tokens.encode(self._states.encode(state, game_id))
-        update.events.extend(codec.events_to_pb(events))
+        update.MergeFromString(codec.events_to_wire(events))  # appends the events
         if with_view:
             update.view.MergeFromString(codec.view_to_wire(view(state, SPECTATOR), state))
         if state.to_act >= 0:

@@ -95,3 +95,12 @@ _VARINT_TYPES: Final = frozenset(
         FieldDescriptor.TYPE_ENUM,
     }
 )
+
+
+def records(message: type[Message], field: str, count: int) -> tuple[bytes, ...]:
+    """The whole record of an integer field for each value 0..count-1, to look up instead of
+    encoding (seats, places, card counts): b"" for a 0 that proto3 does not write (a field
+    without presence)."""
+    key = tag(message, field)
+    present = message.DESCRIPTOR.fields_by_name[field].has_presence
+    return tuple(key + varint(v) if v or present else b"" for v in range(count))
