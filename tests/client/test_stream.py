@@ -16,6 +16,7 @@ from tienlen_client import (
     MoveStream,
     TienLenClient,
     Unavailable,
+    UpdateView,
 )
 
 from tienlen_service.tokens import KeyRing
@@ -80,7 +81,11 @@ def test_a_refused_move_raises_what_apply_move_raises_and_the_stream_goes_on(
     assert after.view.seats[0].cards_left == 1
 
 
-def test_threads_share_one_stream_and_each_gets_its_own_answers(client: TienLenClient) -> None:
+@pytest.mark.parametrize("update_view", ["full", "basic"])
+def test_threads_share_one_stream_and_each_gets_its_own_answers(
+    client: TienLenClient, update_view: UpdateView
+) -> None:
+    """Each table's answers (and, with basic answers, each table's followed view) are its own."""
     tables = [client.new_game(players=4, seed=seed) for seed in range(6)]
     finished: dict[int, Game] = {}
     errors: list[BaseException] = []
@@ -101,7 +106,7 @@ def test_threads_share_one_stream_and_each_gets_its_own_answers(client: TienLenC
         except BaseException as exc:  # noqa: BLE001 - reported by the test thread
             errors.append(exc)
 
-    with client.play_stream() as stream:
+    with client.play_stream(update_view=update_view) as stream:
         threads = [threading.Thread(target=host, args=(i, g, stream)) for i, g in enumerate(tables)]
         for thread in threads:
             thread.start()
@@ -110,6 +115,8 @@ def test_threads_share_one_stream_and_each_gets_its_own_answers(client: TienLenC
     assert errors == []
     assert sorted(finished) == list(range(6))
     assert all(g.settlement is not None and sum(g.settlement.net) == 0 for g in finished.values())
+    for game in finished.values():
+        assert game.view.raw == client.view(game).raw
 
 
 def test_close_answers_every_move_sent_before_it(client: TienLenClient) -> None:

@@ -17,6 +17,7 @@ from tienlen_client.errors import (
     TienLenError,
     Unavailable,
 )
+from tienlen_client.follow import CannotFollow, UpdateView
 from tienlen_client.models import (
     Combination,
     Game,
@@ -31,6 +32,7 @@ from tienlen_client.models import (
 from tienlen_client.stream import MoveStream
 
 __all__ = [
+    "CannotFollow",
     "CardTextError",
     "Combination",
     "Game",
@@ -47,6 +49,7 @@ __all__ = [
     "TienLenError",
     "Transfer",
     "Unavailable",
+    "UpdateView",
     "Validation",
     "View",
     "channel_target",

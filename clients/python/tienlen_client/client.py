@@ -9,23 +9,37 @@ service is a pure function of its request, so the channel retries UNAVAILABLE an
 RESOURCE_EXHAUSTED automatically (the gRPC service config's retryPolicy, with backoff); with
 several addresses the channel balances calls over them (`round_robin`). Errors come back as
 typed exceptions (`tienlen_client.errors`); an illegal move raises `MoveRejected`.
+
+Game hosts should make moves with ``update_view="basic"`` (on the client, per call, or on a
+`play_stream`): the service then leaves the spectator view out of its answer (about half the
+bytes and a quarter less work per move) and the client follows the view from the answer's
+events (`tienlen_client.follow`), so the returned `Game` is the same as with the full answer.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Final, Self, TypeVar
 
 import grpc
 
-from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+from tienlen.v1 import cards_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from tienlen_client.cards import CardsLike, cards, move, texts
 from tienlen_client.errors import from_rpc_error
+from tienlen_client.follow import (
+    CannotFollow,
+    TableRules,
+    UpdateView,
+    check_update_view,
+    follow_game,
+)
 from tienlen_client.models import Combination, Game, LegalMove, Validation, View
 from tienlen_client.request_ids import request_metadata
+from tienlen_client.rule_options import RuleOptions
 from tienlen_client.stream import MoveStream
 
 SERVICE: Final = "tienlen.v1.TienLenEngine"
@@ -33,6 +47,8 @@ DEFAULT_TIMEOUT: Final = 5.0
 DEFAULT_ATTEMPTS: Final = 4
 
 _Resp = TypeVar("_Resp")
+
+_log = logging.getLogger("tienlen_client")
 
 
 def service_config(max_attempts: int = DEFAULT_ATTEMPTS, *, health_check: bool = False) -> str:
@@ -103,6 +119,9 @@ class TienLenClient:
     call for the transient codes. `health_check`: watch each replica's gRPC health and send
     nothing to one that is draining (default: on for a list of several addresses; off for one
     address, where the health watch would follow whichever replica a proxy picks).
+    `update_view`: how moves (`play`, `pass_turn`, `play_stream`) are answered by default:
+    ``"full"`` (the service sends the spectator view) or ``"basic"`` (it doesn't, and the
+    client follows the view from the events: the same `Game`, less work for the service).
     `options`: extra channel arguments.
     """
 
@@ -114,8 +133,10 @@ class TienLenClient:
         timeout: float = DEFAULT_TIMEOUT,
         max_attempts: int = DEFAULT_ATTEMPTS,
         health_check: bool | None = None,
+        update_view: UpdateView = "full",
         options: Iterable[tuple[str, object]] = (),
     ) -> None:
+        self.update_view = check_update_view(update_view)
         target = channel_target(address)
         if health_check is None:
             health_check = not isinstance(address, str) and len(address) > 1
@@ -131,6 +152,7 @@ class TienLenClient:
         self._stub = service_pb2_grpc.TienLenEngineStub(self._channel)
         self.timeout = timeout
         self.max_attempts = max_attempts
+        self._rule_options = RuleOptions(self.describe_rules)
 
     # --- lifetime -----------------------------------------------------------------------------
 
@@ -180,14 +202,29 @@ class TienLenClient:
         return Game.from_pb(response.game, tuple(response.seat_tokens))
 
     def play(
-        self, game: Game, seat: int, cards_: CardsLike, *, timeout: float | None = None
+        self,
+        game: Game,
+        seat: int,
+        cards_: CardsLike,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
     ) -> Game:
-        """Play cards for `seat`; raises `MoveRejected` (with the reason code) when illegal."""
-        return self._apply(game, seat, move(cards_), timeout)
+        """Play cards for `seat`; raises `MoveRejected` (with the reason code) when illegal.
+        `update_view`: this move's answer, ``"full"`` or ``"basic"`` (default: the client's)."""
+        return self._apply(game, seat, move(cards_), timeout, update_view)
 
-    def pass_turn(self, game: Game, seat: int, *, timeout: float | None = None) -> Game:
-        """Pass for `seat`; raises `MoveRejected` when the seat may not pass."""
-        return self._apply(game, seat, move(None), timeout)
+    def pass_turn(
+        self,
+        game: Game,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
+    ) -> Game:
+        """Pass for `seat`; raises `MoveRejected` when the seat may not pass. `update_view`:
+        as for `play`."""
+        return self._apply(game, seat, move(None), timeout, update_view)
 
     def next_game(
         self,
@@ -203,11 +240,18 @@ class TienLenClient:
         response = self._call(self._stub.NextGame, request, timeout)
         return Game.from_pb(response.game, game.seat_tokens)
 
-    def play_stream(self) -> MoveStream:
+    def play_stream(self, *, update_view: UpdateView | None = None) -> MoveStream:
         """A `MoveStream`: moves of many tables over one PlayStream call, about half the server
         CPU per move of `play`/`pass_turn` (for game hosts). Close it (or use it as a context
-        manager) when done; it answers every move sent before closing."""
-        return MoveStream(self._stub, timeout=self.timeout, max_attempts=self.max_attempts)
+        manager) when done; it answers every move sent before closing. `update_view`: how its
+        moves are answered by default (default: the client's)."""
+        return MoveStream(
+            self._stub,
+            timeout=self.timeout,
+            max_attempts=self.max_attempts,
+            update_view=self.update_view if update_view is None else update_view,
+            rule_options=self._rule_options,
+        )
 
     # --- questions ----------------------------------------------------------------------------
 
@@ -299,13 +343,43 @@ class TienLenClient:
     # --- plumbing -----------------------------------------------------------------------------
 
     def _apply(
-        self, game: Game, seat: int, wire_move: moves_pb2.Move, timeout: float | None
+        self,
+        game: Game,
+        seat: int,
+        wire_move: moves_pb2.Move,
+        timeout: float | None,
+        update_view: UpdateView | None,
     ) -> Game:
+        wanted = self.update_view if update_view is None else check_update_view(update_view)
+        # Basic only when the table can be followed; else the full view is asked for up front.
+        rules = self._rule_options.table_rules(game) if wanted == "basic" else None
         request = service_pb2.ApplyMoveRequest(
             state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=wire_move
         )
-        response = self._call(self._stub.ApplyMove, request, timeout)
-        return Game.from_pb(response.game, game.seat_tokens)
+        if rules is not None:
+            request.view = game_pb2.UPDATE_VIEW_BASIC
+        update = self._call(self._stub.ApplyMove, request, timeout).game
+        if update.HasField("view"):  # asked for, or a service that always sends it
+            return Game.from_pb(update, game.seat_tokens)
+        return self._follow(game, update, rules, timeout)
+
+    def _follow(
+        self,
+        game: Game,
+        update: game_pb2.GameUpdate,
+        rules: TableRules | None,
+        timeout: float | None,
+    ) -> Game:
+        """The Game after an answer without a view: followed from the events, or, when they
+        can't be followed, with the view GetView gives for the new state."""
+        if rules is not None:
+            try:
+                return follow_game(game, update, rules)
+            except CannotFollow as exc:
+                _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
+        request = service_pb2.GetViewRequest(state_token=update.state_token)
+        view = self._call(self._stub.GetView, request, timeout).view
+        return Game.from_pb(update, game.seat_tokens, View.from_pb(view))
 
     def _call(
         self,

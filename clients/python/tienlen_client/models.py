@@ -144,7 +144,11 @@ class Game:
     """A game as the client holds it: the opaque `state` token, the `seat_tokens` (passed
     automatically with every call made for a seat), who is `to_act` (None once over),
     whether it is `finished`, its `settlement` once over, the last step's `events` (wire
-    `tienlen.v1.Event` messages) and the spectator `view`."""
+    `tienlen.v1.Event` messages) and the spectator `view`.
+
+    `raw` is the GameUpdate as it came: after a move made with ``update_view="basic"`` its
+    `view` is unset and `view` here is the one the client followed from the events
+    (`tienlen_client.follow`)."""
 
     state: bytes
     seat_tokens: tuple[str, ...]
@@ -161,8 +165,17 @@ class Game:
         return self.view.players
 
     @classmethod
-    def from_pb(cls, msg: game_pb2.GameUpdate, seat_tokens: tuple[str, ...]) -> Game:
-        """From the wire message and the seat tokens of the match."""
+    def from_pb(
+        cls, msg: game_pb2.GameUpdate, seat_tokens: tuple[str, ...], view: View | None = None
+    ) -> Game:
+        """From the wire message and the seat tokens of the match. `view`: the spectator view
+        when the message has none (an UPDATE_VIEW_BASIC answer); the message's own view wins."""
+        if msg.HasField("view"):
+            view = View.from_pb(msg.view)
+        elif view is None:
+            raise ValueError(
+                "the GameUpdate carries no view (UPDATE_VIEW_BASIC) and none was given"
+            )
         return cls(
             state=msg.state_token,
             seat_tokens=seat_tokens,
@@ -170,7 +183,7 @@ class Game:
             finished=msg.finished,
             settlement=Settlement.from_pb(msg.settlement) if msg.HasField("settlement") else None,
             events=tuple(msg.events),
-            view=View.from_pb(msg.view),
+            view=view,
             raw=msg,
         )
 

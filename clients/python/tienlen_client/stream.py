@@ -16,11 +16,17 @@ stream breaks (the replica drains, restarts, or has no stream slot free:
 UNAVAILABLE, CANCELLED, RESOURCE_EXHAUSTED) the moves still waiting are sent again on a new
 stream, with backoff, up to `max_attempts` times in a row; after that they fail with
 `Unavailable`. Nothing sent is lost: every `submit` gets an answer or an exception.
+
+With ``update_view="basic"`` the answers carry no spectator view and the stream follows it from
+the events (`tienlen_client.follow`), on its reader thread; an answer that can't be followed
+gets its view from a GetView call (asynchronous: the reader goes on meanwhile).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
+import logging
 import queue
 import threading
 import time
@@ -31,16 +37,24 @@ from typing import TYPE_CHECKING, Final, Self
 
 import grpc
 
-from tienlen.v1 import service_pb2
+from tienlen.v1 import game_pb2, service_pb2
 from tienlen_client.cards import CardsLike, move
 from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
-from tienlen_client.models import Game
+from tienlen_client.follow import (
+    CannotFollow,
+    TableRules,
+    UpdateView,
+    check_update_view,
+    follow_game,
+)
+from tienlen_client.models import Game, View
 from tienlen_client.request_ids import request_metadata
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from tienlen.v1 import service_pb2_grpc
+    from tienlen_client.rule_options import RuleOptions
 
 #: Status codes after which the waiting moves are sent again on a new stream.
 RETRYABLE: Final = frozenset(
@@ -56,25 +70,34 @@ CLOSE_TIMEOUT: Final = 10.0
 
 _END: Final = None  # the end of one attempt's requests
 
+_log = logging.getLogger("tienlen_client")
+
 
 class _Pending:
     """A move sent and not yet answered."""
 
-    __slots__ = ("future", "game", "request")
+    __slots__ = ("future", "game", "request", "rules")
 
     def __init__(
-        self, request: service_pb2.PlayStreamRequest, game: Game, future: Future[Game]
+        self,
+        request: service_pb2.PlayStreamRequest,
+        game: Game,
+        future: Future[Game],
+        rules: TableRules | None,
     ) -> None:
         self.request = request
         self.game = game
         self.future = future
+        self.rules = rules  # set when the move asked for UPDATE_VIEW_BASIC
 
 
 class MoveStream:
     """One PlayStream call shared by any number of tables and threads; see the module doc.
 
     Made by `TienLenClient.play_stream()`. `timeout` is the default wait for one move's
-    answer; `max_attempts` how many streams in a row may break before the waiting moves fail.
+    answer; `max_attempts` how many streams in a row may break before the waiting moves fail;
+    `update_view` how moves are answered by default (``"basic"`` needs `rule_options`, the
+    client's DescribeRules cache).
     """
 
     def __init__(
@@ -83,12 +106,19 @@ class MoveStream:
         *,
         timeout: float,
         max_attempts: int,
+        update_view: UpdateView = "full",
+        rule_options: RuleOptions | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
+        self.update_view = check_update_view(update_view)
+        if self.update_view == "basic" and rule_options is None:
+            raise ValueError('update_view="basic" needs rule_options')
         self._stub = stub
         self.timeout = timeout
         self._max_attempts = max_attempts
+        self._rule_options = rule_options
+        self._fetching: set[Future[Game]] = set()  # answers waiting for GetView
         self._lock = threading.Lock()
         self._tags = itertools.count(1)
         self._pending: dict[str, _Pending] = {}
@@ -103,15 +133,28 @@ class MoveStream:
 
     # --- moves --------------------------------------------------------------------------------
 
-    def submit(self, game: Game, seat: int, cards_: CardsLike | None) -> Future[Game]:
+    def submit(
+        self,
+        game: Game,
+        seat: int,
+        cards_: CardsLike | None,
+        *,
+        update_view: UpdateView | None = None,
+    ) -> Future[Game]:
         """Send a move (cards to play, or None to pass) without waiting: a future of the game
-        after it. The future raises what ApplyMove would raise (`MoveRejected`, ...)."""
+        after it. The future raises what ApplyMove would raise (`MoveRejected`, ...).
+        `update_view`: ``"full"`` or ``"basic"`` (default: the stream's). The first basic
+        move of a client waits for its one DescribeRules call."""
+        wanted = self.update_view if update_view is None else check_update_view(update_view)
+        rules = self._table_rules(game) if wanted == "basic" else None
         apply = service_pb2.ApplyMoveRequest(
             state_token=game.state,
             seat=seat,
             seat_token=game.seat_token(seat),
             move=move(cards_),
         )
+        if rules is not None:
+            apply.view = game_pb2.UPDATE_VIEW_BASIC
         future: Future[Game] = Future()
         with self._lock:
             if self._failed is not None:
@@ -120,20 +163,39 @@ class MoveStream:
                 raise RuntimeError("the move stream is closed")
             tag = str(next(self._tags))
             request = service_pb2.PlayStreamRequest(tag=tag, move=apply)
-            self._pending[tag] = _Pending(request, game, future)
+            self._pending[tag] = _Pending(request, game, future, rules)
             self._requests.put(request)
             self._work.set()
         return future
 
     def play(
-        self, game: Game, seat: int, cards_: CardsLike, *, timeout: float | None = None
+        self,
+        game: Game,
+        seat: int,
+        cards_: CardsLike,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
     ) -> Game:
         """Play cards for `seat` and wait for the answer; raises `MoveRejected` when illegal."""
-        return self._wait(self.submit(game, seat, cards_), timeout)
+        return self._wait(self.submit(game, seat, cards_, update_view=update_view), timeout)
 
-    def pass_turn(self, game: Game, seat: int, *, timeout: float | None = None) -> Game:
+    def pass_turn(
+        self,
+        game: Game,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
+    ) -> Game:
         """Pass for `seat` and wait for the answer; raises `MoveRejected` when it may not."""
-        return self._wait(self.submit(game, seat, None), timeout)
+        return self._wait(self.submit(game, seat, None, update_view=update_view), timeout)
+
+    def _table_rules(self, game: Game) -> TableRules | None:
+        """What following `game` needs (None: ask for the full view instead)."""
+        if self._rule_options is None:
+            return None
+        return self._rule_options.table_rules(game)
 
     def _wait(self, future: Future[Game], timeout: float | None) -> Game:
         limit = self.timeout if timeout is None else timeout
@@ -162,6 +224,9 @@ class MoveStream:
             if call is not None:
                 call.cancel()  # type: ignore[no-untyped-call] # grpc-stubs leaves it untyped
             self._reader.join(timeout)
+        with self._lock:
+            fetching = list(self._fetching)
+        concurrent.futures.wait(fetching, timeout)  # answers still waiting for their view
 
     def __enter__(self) -> Self:
         return self
@@ -231,8 +296,44 @@ class MoveStream:
             return
         if response.HasField("error"):
             pending.future.set_exception(from_stream_error(response.error))
-        else:
-            pending.future.set_result(Game.from_pb(response.applied.game, pending.game.seat_tokens))
+            return
+        update = response.applied.game
+        try:
+            if update.HasField("view") or pending.rules is None:
+                game = Game.from_pb(update, pending.game.seat_tokens)
+            else:
+                game = follow_game(pending.game, update, pending.rules)
+        except CannotFollow as exc:
+            _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
+            self._fetch_view(pending, update)
+            return
+        except Exception as exc:  # noqa: BLE001 - the move's caller gets it; the reader goes on
+            pending.future.set_exception(exc)
+            return
+        pending.future.set_result(game)
+
+    def _fetch_view(self, pending: _Pending, update: game_pb2.GameUpdate) -> None:
+        """Answer `pending` with `update` and the view GetView gives for its state, without
+        waiting for it here (the reader thread has the other answers to route)."""
+        future = pending.future
+        with self._lock:
+            self._fetching.add(future)
+        request = service_pb2.GetViewRequest(state_token=update.state_token)
+        call = self._stub.GetView.future(request, timeout=self.timeout, metadata=request_metadata())
+
+        def done(answered: grpc.Future[service_pb2.GetViewResponse]) -> None:
+            try:
+                view = View.from_pb(answered.result().view)
+                future.set_result(Game.from_pb(update, pending.game.seat_tokens, view))
+            except grpc.RpcError as error:
+                future.set_exception(from_rpc_error(error))
+            except Exception as exc:  # noqa: BLE001 - the move's caller gets it
+                future.set_exception(exc)
+            finally:
+                with self._lock:
+                    self._fetching.discard(future)
+
+        call.add_done_callback(done)
 
     def _fail_all(self, error: TienLenError) -> None:
         """Fail every waiting move and every later submit with `error` (lock held)."""

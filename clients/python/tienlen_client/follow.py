@@ -1,0 +1,314 @@
+"""Following a table from the events: the spectator view after an `UPDATE_VIEW_BASIC` answer.
+
+An ApplyMove (or PlayStream) answer asked with ``view = UPDATE_VIEW_BASIC`` carries the new
+state token, the step's events, `to_act`, `finished` and the settlement, but no spectator
+`TableView`. The events say everything that changed (events.proto; docs/FRONTEND.md,
+"Following a table from the events"), so the view after the step is the view before it
+advanced by its events: `advance`, one function per event type below.
+
+Two rule options change what an event means and are not in the events or in
+`TableView.rules` (which names only the preset and the overrides): ``pass_lockout`` (does a
+play clear every pass?) and ``lead_stealing`` (is ``steal_open`` set at a deal?).
+`TableRules.resolve` takes them from the overrides or from the preset's values as
+DescribeRules lists them.
+
+Nothing here guesses: when an answer can't be followed — an event kind this client doesn't
+know (a newer service), a previous view that isn't a spectator's, or events that disagree with
+the answer's own `to_act` / `finished` — `advance` raises `CannotFollow` and the caller asks
+for the view instead (the client does, with GetView).
+
+Pure: protobuf messages in, a new message out; no I/O, the inputs are never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from tienlen.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2
+from tienlen_client.models import Game, View
+
+UpdateView = Literal["full", "basic"]
+"""How much of a move's answer to ask for: ``"full"`` (the spectator view too; the default)
+or ``"basic"`` (UPDATE_VIEW_BASIC: no view on the wire, the client follows it from the
+events)."""
+
+UPDATE_VIEWS: Final[tuple[UpdateView, ...]] = ("full", "basic")
+
+
+def check_update_view(value: str) -> UpdateView:
+    """`value` checked to be an `UpdateView`; ValueError otherwise."""
+    for known in UPDATE_VIEWS:
+        if value == known:
+            return known
+    raise ValueError(f"update_view must be one of {UPDATE_VIEWS}, not {value!r}")
+
+
+FOLLOWED_FIELDS: Final = frozenset(
+    {
+        # set at the deal and never changed by a move: copied from the previous view
+        "seat",
+        "hand",
+        "players",
+        "rules",
+        "first_game",
+        "game_number",
+        "dealer",
+        # changed by the events
+        "seats",
+        "table",
+        "table_seat",
+        "to_act",
+        "must_include",
+        "finished",
+        "played",
+        "steal_open",
+        "move_count",
+    }
+)
+"""Every TableView field `advance` keeps right. A field added to TableView and not here would
+be copied from the previous view unchanged, perhaps stale: the client's tests compare this set
+with the generated message, so such a field fails them until it is followed here."""
+
+FOLLOWED_SEAT_FIELDS: Final = frozenset(
+    {"seat", "cards_left", "place", "passed", "frozen", "has_played", "match_total"}
+)
+"""Every SeatStatus field `advance` keeps right (see FOLLOWED_FIELDS)."""
+
+_TRUE: Final = "true"
+_FALSE: Final = "false"
+
+
+class CannotFollow(Exception):  # noqa: N818 - a condition, not a failure of the caller
+    """An answer whose events can't be folded into the view (the message says why): ask for
+    the view instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRules:
+    """The rule options that change what an event does to the view.
+
+    `pass_lockout` (qua tay): a pass keeps a seat out until the round ends; off, every play
+    clears every pass. `lead_stealing` (cướp cái): at the deal of a game that is not a first
+    game the lead may be stolen (``steal_open``)."""
+
+    pass_lockout: bool
+    lead_stealing: bool
+
+    @classmethod
+    def resolve(
+        cls, spec: rules_pb2.RuleSetSpec, presets: Mapping[str, Mapping[str, str]]
+    ) -> TableRules:
+        """The options of a table's rules: its overrides (the service writes them in canonical
+        text), else its preset's values (`presets`: DescribeRules' option values by preset).
+        CannotFollow when the preset or a value is not known."""
+        variant = spec.variant or "southern"
+        preset = presets.get(variant)
+        if preset is None:
+            raise CannotFollow(f"preset {variant!r} is not in DescribeRules")
+        return cls(
+            pass_lockout=_flag(spec, preset, "pass_lockout"),
+            lead_stealing=_flag(spec, preset, "lead_stealing"),
+        )
+
+
+def _flag(spec: rules_pb2.RuleSetSpec, preset: Mapping[str, str], name: str) -> bool:
+    text = spec.options[name] if name in spec.options else preset.get(name)
+    if text == _TRUE:
+        return True
+    if text == _FALSE:
+        return False
+    raise CannotFollow(f"option {name!r} is {text!r}, not {_TRUE!r} or {_FALSE!r}")
+
+
+def advance(
+    view: game_pb2.TableView,
+    update: game_pb2.GameUpdate,
+    rules: TableRules,
+    previous_net: Sequence[int] = (),
+) -> game_pb2.TableView:
+    """The spectator view after `update`, from the spectator `view` before it and the
+    update's events. `previous_net`: the settlement nets of the game `view` shows, when it is
+    over (a deal adds them to the match totals; ApplyMove never deals, so it is a safeguard).
+    CannotFollow when the answer can't be followed (see the module doc)."""
+    if view.HasField("seat"):
+        raise CannotFollow(f"the previous view is seat {view.seat}'s, not a spectator's")
+    after = game_pb2.TableView()
+    after.CopyFrom(view)
+    for event in update.events:
+        kind = event.WhichOneof("kind")
+        if kind == "game_started":
+            on_game_started(after, event.game_started, rules, previous_net)
+        elif kind == "played":
+            on_played(after, event.played, rules)
+        elif kind == "passed":
+            on_passed(after, event.passed)
+        elif kind == "chop_settled":
+            on_chop_settled(after, event.chop_settled)
+        elif kind == "round_won":
+            on_round_won(after, event.round_won)
+        elif kind == "player_finished":
+            on_player_finished(after, event.player_finished)
+        elif kind == "players_frozen":
+            on_players_frozen(after, event.players_frozen)
+        elif kind == "instant_win":
+            on_instant_win(after, event.instant_win)
+        elif kind == "turn_passed":
+            on_turn_passed(after, event.turn_passed)
+        elif kind == "game_over":
+            on_game_over(after, event.game_over)
+        else:  # None: a kind added to events.proto after this client was generated
+            raise CannotFollow("an event of a kind this client does not know")
+    # The answer says who acts and whether it is over independently of the events: a
+    # disagreement means the fold went wrong somewhere, so nothing of it is trusted.
+    followed = (after.to_act if after.HasField("to_act") else None, after.finished)
+    answered = (update.to_act if update.HasField("to_act") else None, update.finished)
+    if followed != answered:
+        raise CannotFollow(
+            f"the events give (to_act, finished) = {followed}, the answer says {answered}"
+        )
+    return after
+
+
+def follow_game(previous: Game, update: game_pb2.GameUpdate, rules: TableRules) -> Game:
+    """The Game after an UPDATE_VIEW_BASIC answer `update` to a move made on `previous`: its
+    view followed from `previous.view` by the events (CannotFollow: see `advance`)."""
+    net = previous.settlement.net if previous.settlement is not None else ()
+    view = advance(previous.view.raw, update, rules, net)
+    return Game.from_pb(update, previous.seat_tokens, View.from_pb(view))
+
+
+# --- one function per event type (each changes `view` in place) --------------------------------
+
+
+def on_game_started(
+    view: game_pb2.TableView,
+    event: events_pb2.GameStarted,
+    rules: TableRules,
+    previous_net: Sequence[int],
+) -> None:
+    """A deal (chia bài): every seat starts again with its dealt cards, match totals take the
+    previous game's nets, nothing is on the table; the leader acts."""
+    sizes = list(event.hand_sizes)
+    if len(sizes) != view.players:
+        raise CannotFollow(f"GameStarted gives {len(sizes)} hand sizes for {view.players} seats")
+    nets = list(previous_net) or [0] * view.players
+    if len(nets) != view.players:
+        raise CannotFollow(f"{len(nets)} settlement nets for {view.players} seats")
+    for seat, status in enumerate(view.seats):
+        status.cards_left = sizes[seat]
+        status.place = 0
+        status.passed = False
+        status.frozen = False
+        status.has_played = False
+        status.match_total += nets[seat]
+    view.ClearField("table")
+    view.ClearField("table_seat")
+    view.to_act = event.leader
+    if event.HasField("must_include"):
+        view.must_include.CopyFrom(event.must_include)
+    else:
+        view.ClearField("must_include")
+    view.finished = False
+    view.first_game = event.first_game
+    view.game_number = event.game_number
+    view.dealer = event.dealer
+    del view.played[:]
+    # Cướp cái is open at the deal of every game that is not a first game (game.proto).
+    view.steal_open = rules.lead_stealing and not event.first_game
+    view.move_count = 0
+
+
+def on_played(view: game_pb2.TableView, event: events_pb2.Played, rules: TableRules) -> None:
+    """A play: it is the play to beat; the seat holds `cards_left` and is back in the round
+    (an out-of-turn chop brings back a seat that had passed); the cards are public."""
+    if not rules.pass_lockout:  # a pass does not lock a seat out: any play reopens every seat
+        for status in view.seats:
+            status.passed = False
+    status = _seat(view, event.seat)
+    status.cards_left = event.cards_left
+    status.has_played = True
+    status.passed = False
+    view.table.CopyFrom(event.combination)
+    view.table_seat = event.seat
+    view.ClearField("must_include")
+    played = [_copy(c) for c in (*view.played, *event.combination.cards)]
+    played.sort(key=lambda c: (c.rank, c.suit))  # both enums go weakest first
+    del view.played[:]
+    view.played.extend(played)
+    # Only three consecutive pairs keep the lead open to stealing (a higher one steals back).
+    view.steal_open = (
+        view.steal_open
+        and event.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
+        and event.combination.length == 3
+    )
+    view.move_count += 1
+
+
+def on_passed(view: game_pb2.TableView, event: events_pb2.Passed) -> None:
+    """A pass (bỏ lượt)."""
+    _seat(view, event.seat).passed = True
+    view.move_count += 1
+
+
+def on_chop_settled(view: game_pb2.TableView, event: events_pb2.ChopSettled) -> None:
+    """A chop chain paid (chặt chồng): money only, which the settlement carries at the end."""
+    del view, event
+
+
+def on_round_won(view: game_pb2.TableView, event: events_pb2.RoundWon) -> None:
+    """A round (vòng) won: the table is cleared, every pass forgotten, the leader acts; the
+    start of the game is over, so the lead can no longer be stolen."""
+    for status in view.seats:
+        status.passed = False
+    view.ClearField("table")
+    view.ClearField("table_seat")
+    view.to_act = event.leader
+    view.steal_open = False
+
+
+def on_player_finished(view: game_pb2.TableView, event: events_pb2.PlayerFinished) -> None:
+    """A seat went out, with its place."""
+    _seat(view, event.seat).place = event.place
+
+
+def on_players_frozen(view: game_pb2.TableView, event: events_pb2.PlayersFrozen) -> None:
+    """Cóng: the frozen seats take the last places."""
+    if len(event.seats) != len(event.places):
+        raise CannotFollow("PlayersFrozen lists seats and places of different lengths")
+    for seat, place in zip(event.seats, event.places, strict=True):
+        status = _seat(view, seat)
+        status.frozen = True
+        status.place = place
+
+
+def on_instant_win(view: game_pb2.TableView, event: events_pb2.InstantWin) -> None:
+    """Tới trắng: the GameOver that follows carries the places; money is in the settlement."""
+    del view, event
+
+
+def on_turn_passed(view: game_pb2.TableView, event: events_pb2.TurnPassed) -> None:
+    """The seat to act."""
+    view.to_act = event.seat
+
+
+def on_game_over(view: game_pb2.TableView, event: events_pb2.GameOver) -> None:
+    """The end: every seat's final place (the last seat gets its place only here); nobody
+    acts."""
+    if len(event.places) != view.players:
+        raise CannotFollow(f"GameOver gives {len(event.places)} places for {view.players} seats")
+    for status, place in zip(view.seats, event.places, strict=True):
+        status.place = place
+    view.finished = True
+    view.ClearField("to_act")
+
+
+def _seat(view: game_pb2.TableView, seat: int) -> game_pb2.SeatStatus:
+    if not 0 <= seat < len(view.seats):
+        raise CannotFollow(f"an event names seat {seat} at a table of {len(view.seats)}")
+    return view.seats[seat]
+
+
+def _copy(card: cards_pb2.Card) -> cards_pb2.Card:
+    return cards_pb2.Card(rank=card.rank, suit=card.suit)
