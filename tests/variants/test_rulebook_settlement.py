@@ -103,3 +103,21 @@ def test_s8_every_settlement_is_zero_sum_and_nets_add_up() -> None:
             net[t.payer] -= t.amount
             net[t.payee] += t.amount
         assert tuple(net) == s.net
+
+
+@pytest.mark.parametrize("variant", ["southern", "northern", "hue", "da_nang"])
+def test_s9_games_chain_into_a_match_that_carries_running_totals(variant: str) -> None:
+    """§9: "Games chain into a match: the next game's leader is the previous winner ... The match
+    carries running totals." """
+    first = _four_players(variant)
+    net = first.settle().net
+    second = first.next_game("3D 10D", "4D JD", "5D QD", "6D KD")
+    assert second.state.match.totals == net
+    assert second.state.match.game_number == first.state.match.game_number + 1
+    assert second.to_act == first.state.winner
+    second.play(0, "3D").play(1, "4D").play(2, "5D").play(3, "6D")
+    second.play(0, "10D").play(1, "JD").play(2, "QD")
+    third = second.next_game("3H", "4H", "5H", "6H")
+    assert third.state.match.totals == tuple(
+        a + b for a, b in zip(net, second.settle().net, strict=True)
+    )
