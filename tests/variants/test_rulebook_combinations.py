@@ -125,16 +125,26 @@ def test_s3_the_same_cards_have_one_classification(variant: str) -> None:
     assert combo("3S 3C 4S 4C", ruleset) is None  # two pairs are no combination
 
 
-@pytest.mark.parametrize("variant", ["southern", "hue", "da_nang", "northern", "dau", "dem_la"])
+ORDINARY_PLAYS = (
+    "AS",
+    "AS AC",
+    "AS AC AD",
+    "9S 10S JS QS KS AS",
+    "9S 9C 9D 10S 10C 10D JS JC JD QS QC QD",
+)
+
+
 @pytest.mark.parametrize(
-    "ordinary",
-    ["AS", "AS AC", "AS AC AD", "9S 10S JS QS KS AS", "9S 9C 9D 10S 10C 10D JS JC JD QS QC QD"],
+    ("variant", "ordinary"),
+    [
+        (variant, play)
+        for variant in ("southern", "hue", "da_nang", "northern", "dau", "dem_la")
+        for play in ORDINARY_PLAYS
+        if combo(play, rules(variant)) is not None  # a combination under this preset
+    ],
 )
 def test_s3_only_bombs_can_chop_a_2(variant: str, ordinary: str) -> None:
     """§3: "'Bombs' (hàng) are consecutive pairs (3+ pairs), four of a kind, and in Đấu
     consecutive triples: the combinations that can chop." — no single, pair, triple, straight
     (even of one suit) or run of 4 triples goes on a single 2."""
-    ruleset = rules(variant)
-    if combo(ordinary, ruleset) is None:  # not a combination under this preset at all
-        return
-    assert relation(ordinary, "2S", ruleset) == Beat.NO
+    assert relation(ordinary, "2S", rules(variant)) == Beat.NO

@@ -13,7 +13,7 @@ import pytest
 from tienlen_service.rules.cards import FULL_DECK, format_cards, parse_set
 from tienlen_service.rules.events import PlayersFrozen
 
-from .conftest import TransferReason, deal, later, transfers
+from .conftest import Reason, TransferReason, deal, later, transfers
 
 PRESETS = ("southern", "northern", "hue", "da_nang", "dau", "dem_la")
 
@@ -122,7 +122,7 @@ def test_s7_a_player_who_has_not_played_when_the_first_player_finishes_is_frozen
     assert t.of(PlayersFrozen) == [PlayersFrozen((3,), (4,))]
     assert not t.over
     assert t.to_act == 1
-    assert t.refused(3, "4H") is not None  # no more turns
+    assert t.refused(3, "4H") == Reason.SEAT_FINISHED  # out at once: no more turns
 
 
 def test_s7_northern_no_cong() -> None:
