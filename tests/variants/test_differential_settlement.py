@@ -106,6 +106,7 @@ class Book:
     twos_flat: Fraction = NONE  # Northern thối hai: any 2 left pays this once
     chops: Mapping[str, frozenset[str]] = field(default_factory=lambda: CHOPS["southern"])
     chop_on_last_card: str = "void"
+    chain_out_link: str = "paid"  # an earlier link its player went out with: paid, or void
     last_on_two: bool = False
     last_on_four: bool = False
     freezing: bool = True
@@ -328,7 +329,13 @@ def expected(b: Book, record: Record) -> Outcome:
     def close_chain() -> None:
         if len(chain) >= 2:
             victim, chopper = chain[-2], chain[-1]
-            value = sum((chopped_value(b, link.cards) for link in chain[:-1]), F(0))
+            value = F(0)
+            for i, link in enumerate(chain[:-1]):
+                # §5: an earlier link played as its player's last cards (the chain went on).
+                if i < len(chain) - 2 and link.cards_left == 0 and b.chain_out_link == "void":
+                    notes.append(f"chop chain link of {link.seat}'s last cards: void link")
+                    continue
+                value += chopped_value(b, link.cards)
             payer = victim.seat
             if victim.cards_left == 0 and b.chop_on_last_card == "void":
                 notes.append(f"chop chain on {victim.seat}'s last cards: void")
@@ -703,6 +710,7 @@ ENGINE_OPTION = {
     "third_to_second": "place_third_to_second",
     "second_to_first": "place_second_to_first",
     "chop_on_last_card": "chop_on_last_card",
+    "chain_out_link": "chop_chain_out_link",
     "freeze_multiplier": "freeze_multiplier",
     "freeze_exempt": "freeze_exempt_unplayed",
     "compensation": "compensation",
@@ -950,6 +958,48 @@ def test_rotten_and_frozen_hands_split_as_the_rule_book_says(variant: str, scori
         if problem is not None:
             problems.append(problem)
     assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
+
+
+@pytest.mark.parametrize(
+    ("variant", "value"),
+    [("southern", "paid"), ("southern", "void"), ("hue", "paid"), ("hue", "void")],
+)
+def test_chains_past_a_last_card_settle_as_the_rule_book_says(variant: str, value: str) -> None:
+    # Every seat plays a single, then seat 0 goes out on a 2 (1st, or last in Huế) and the
+    # others, holding 2s and bombs, play on chopping as often as they can: chains that go on
+    # past seat 0's last card are common, and chop_chain_out_link decides what that link is
+    # worth (§5).
+    b, rules = table_rules(
+        variant, changes={"chain_out_link": value}, engine={"instant_wins": "none"}
+    )
+    rng = random.Random(hash((variant, value)) & 0xFFFF)
+    chopper = Style(0.3, chop_rate=0.95, out_of_turn_rate=0.5)
+    problems = []
+    voided = 0
+    for i in range(150):
+        players = 3 + i % 2
+        singles = ["3H", "4H", "5H", "6H"][:players]
+        used = parse_set(" ".join(singles))
+        two = rng.randrange(48, 52)
+        hands = [parse_set(singles[0]) | 1 << two]
+        used |= 1 << two
+        for seat in range(1, players):
+            hand = loaded_hand(rng, b, 10, used)
+            while hand & used:  # its fallback single card was taken
+                hand = loaded_hand(rng, b, 10, used)
+            used |= hand
+            hands.append(hand | parse_set(singles[seat]))
+        game = start(rules, players, hands=hands, first_game=False, leader=0)
+        for seat, single in enumerate(singles):
+            game.move(play(seat, parse_cards(single)))
+        game.move(play(0, [two]))
+        play_out(game, b, rng, chopper)
+        voided += sum("void link" in note for note in expected(b, game.record).notes)
+        problem = compare(b, rules, game, "chain past a last card")
+        if problem is not None:
+            problems.append(problem)
+    assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
+    assert bool(voided) is (value == "void")
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ Choices whose flip `test_options.py` already proves (four_twos, finish_on_two wi
 finish_on_four_of_a_kind, chop_on_last_card, suited_straight_chops, góp 3, four 3s, cards per
 hand, count_pigs, the instant-win lists, first_game_instant_wins, freeze_multiplier under places,
 freeze_exempt_unplayed, freezing, compensation, blind/rotten three under Southern, lead_stealing
-under Southern, stake, place amounts, penalty values, match_bankroll) are not repeated here.
+under Southern, stake, place amounts, penalty values, match_bankroll, and the plain flip of
+chop_chain_out_link) are not repeated here.
 Choices with no option at all are listed in the audit report, not tested here.
 """
 
@@ -16,7 +17,7 @@ import pytest
 
 from tienlen_service.rules.cards import parse_set
 from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import PlayerFinished
+from tienlen_service.rules.events import ChopSettled, PlayerFinished
 from tienlen_service.rules.game import new_game
 from tienlen_service.rules.ruleset import build_rules
 
@@ -25,6 +26,7 @@ from .conftest import (
     Reason,
     Table,
     TransferReason,
+    cards,
     deal,
     later,
     relation,
@@ -84,6 +86,50 @@ def test_a_player_ranked_last_for_finishing_on_a_two_pays_as_last() -> None:
     allowed = played("allowed")
     assert allowed.places == (1, 3, 2)
     assert sorted(transfers(allowed.settle(), TransferReason.PLACE)) == [(1, 0, 200), (2, 0, 100)]
+
+
+# --------------------------------------------------------------------------- §5 chặt chồng
+
+
+@pytest.mark.parametrize("value", ["paid", "void"])
+def test_a_chain_link_is_void_only_if_its_player_went_out_with_that_link(value: str) -> None:
+    # RULES §5: only an earlier link its player *went out with* is in question. Seat 0 plays ♥2
+    # (not its last card), is chopped, and chops back with its last cards: seat 0 went out with
+    # the last link, so its ♥2 is paid under either reading: ♥2 1 + 3 pairs 1½, by seat 1.
+    t = later(
+        "southern",
+        "4D 2H 7S 7C 7D 7H",
+        f"5D {THREE_PAIRS_LOW} 9C",
+        "6D JD QD",
+        options={"chop_chain_out_link": value},
+    )
+    t.play(0, "4D").play(1, "5D").play(2, "6D").play(0, "2H").play(1, THREE_PAIRS_LOW)
+    t.passes(2).play(0, "7S 7C 7D 7H").passes(1)
+    assert t.places[0] == 1
+    settled = t.of(ChopSettled)
+    assert [(e.payer, e.payee, e.amount, e.links) for e in settled] == [(1, 0, 250, 2)]
+
+
+@pytest.mark.parametrize(("value", "chips"), [("paid", 300), ("void", 200)])
+def test_hue_chopper_only_decides_the_last_link_and_chop_chain_out_link_the_earlier(
+    value: str, chips: int
+) -> None:
+    # Huế pays the chopper of a last card by nobody (chop_on_last_card), a rule about the chain's
+    # last link; an earlier link its player went out with follows chop_chain_out_link. Seat 0
+    # goes out on ♥2 (ranked last), seat 1 chops it, seat 2 chops seat 1: seat 1 pays its four
+    # (2 stakes) and, unless the link is void, the ♥2 (1 stake); it is a chop every player pays.
+    t = later(
+        "hue",
+        "5D 2H",
+        "6D 9S 9C 9D 9H 3S",
+        "7D KS KC KD KH 4S",
+        options={"chop_chain_out_link": value},
+    )
+    t.play(0, "5D").play(1, "6D").play(2, "7D").play(0, "2H")
+    t.play(1, "9S 9C 9D 9H").play(2, "KS KC KD KH").passes(1)
+    settled = t.of(ChopSettled)[-1]
+    assert (settled.payer, settled.payee, settled.amount) == (1, 2, chips)
+    assert settled.cards == cards("2H 9S 9C 9D 9H")  # every chopped card of the chain
 
 
 # --------------------------------------------------------------------------- §10 Northern

@@ -19,7 +19,13 @@ import pytest
 from tienlen_service.rules.cards import TWOS, parse_card
 from tienlen_service.rules.combinations import Kind
 from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import InstantWin, Played, PlayerFinished, PlayersFrozen
+from tienlen_service.rules.events import (
+    ChopSettled,
+    InstantWin,
+    Played,
+    PlayerFinished,
+    PlayersFrozen,
+)
 from tienlen_service.rules.game import new_game, next_game
 from tienlen_service.rules.options import (
     LAST_PLACE,
@@ -283,6 +289,20 @@ def test_option_chop_on_last_card(
     assert transfers(s, TransferReason.CHOP) == chops
     assert s.zero_sum is zero_sum
     assert (sum(s.net) == 0) is zero_sum
+
+
+@covers("chop_chain_out_link")
+def test_option_chop_chain_out_link() -> None:
+    def chain(**options: object) -> list[tuple[int, int, int]]:
+        # Seat 0 goes out on ♥2; seat 1 chops it (3 pairs), seat 2 chops seat 1 (four 10s).
+        hands = ("3S 2H", "4S 5D 5H 6D 6H 7D 7H 9C", "8S 10C 10D 10H 10S JC")
+        t = later("southern", *hands, options=options)
+        t.play(0, "3S").play(1, "4S").play(2, "8S").play(0, "2H")
+        t.play(1, "5D 5H 6D 6H 7D 7H").play(2, "10C 10D 10H 10S").passes(1)
+        return [(e.payer, e.payee, e.amount) for e in t.of(ChopSettled)]
+
+    assert chain() == [(1, 2, 250)]  # the last chopped pays the ♥2 1 + 3 pairs 1½
+    assert chain(chop_chain_out_link="void") == [(1, 2, 150)]  # the 3 pairs only
 
 
 # --------------------------------------------------------------------------- leading

@@ -129,6 +129,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ("void", "paid", "chopper_only"),
         "A chop of a player's last card(s): nobody pays (Southern), paid as usual, or the chopper is paid but the chopped player pays nothing (Huế, not zero-sum).",
     ),
+    _c(
+        "chop_chain_out_link",
+        "paid",
+        ("paid", "void"),
+        "Chặt chồng: an earlier link of a chop chain that its player went out with, the chain going on: the last chopped player pays it with the rest (RULES §5 [ours]: only the last link decides), or nobody pays for it and the last chopped pays only the rest (sources 000/001/002's void chop of a last card, applied to every link).",
+    ),
     # --- leading ---
     _c(
         "starting_card",

@@ -55,6 +55,7 @@ class RuleSet:
     suited_straight_chops: bool
     out_of_turn_chops: bool
     chop_on_last_card: str
+    chop_chain_out_link: str
     starting_card: str
     starting_card_every_game: bool
     first_game_leader: str
