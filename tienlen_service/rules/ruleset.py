@@ -74,7 +74,9 @@ class RuleSet:
     first_game_after_instant_win: bool
     instant_win_stakes: Fraction
     freezing: bool
+    freeze_at: str
     freeze_multiplier: Fraction
+    frozen_pays: str
     freeze_exempt_unplayed: int
     alone_with_frozen_pays_place: bool
     chops_paid_on_freeze: bool
