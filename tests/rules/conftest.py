@@ -16,12 +16,16 @@ from collections.abc import Iterable
 
 import pytest
 
+# One definition of the settlement helper for both suites: the variants package's conftest is
+# importable by its package name (tests/ is on sys.path), this file only as an ambiguous `conftest`.
+from variants.conftest import transfers
+
 from tienlen_service.rules.cards import CardSet, parse_cards, parse_set
 from tienlen_service.rules.errors import IllegalMove, Reason
 from tienlen_service.rules.events import Event
 from tienlen_service.rules.game import apply, new_game
 from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import Settlement, TransferReason, settle
+from tienlen_service.rules.settlement import Settlement, settle
 from tienlen_service.rules.state import GameState, Move, pass_turn
 from tienlen_service.rules.state import play as play_move
 
@@ -133,17 +137,6 @@ def of_type(events: Iterable[Event], kind: type) -> list:
     return [e for e in events if isinstance(e, kind)]
 
 
-def transfers(
-    settlement: Settlement, reason: TransferReason | None = None
-) -> list[tuple[int, int, int]]:
-    """(payer, payee, chips) of the settlement's transfers, optionally of one reason."""
-    return [
-        (t.payer, t.payee, t.amount)
-        for t in settlement.transfers
-        if reason is None or t.reason == reason
-    ]
-
-
 def settled(state: GameState) -> Settlement:
     """The settlement of a finished game, checked to be zero-sum and to add up."""
     assert state.over, "the game is still being played"
@@ -157,3 +150,22 @@ def settled(state: GameState) -> Settlement:
     if result.zero_sum:
         assert sum(result.net) == 0
     return result
+
+
+__all__ = [
+    "SOUTHERN",
+    "deal",
+    "of_type",
+    "parse_step",
+    "pass_",
+    "play",
+    "play_events",
+    "refusal",
+    "rules",
+    "run",
+    "run_events",
+    "settled",
+    "start",
+    "start_events",
+    "transfers",  # defined once, in the variants suite's helpers
+]

@@ -106,11 +106,14 @@ class Book:
     twos_flat: Fraction = NONE  # Northern thối hai: any 2 left pays this once
     chops: Mapping[str, frozenset[str]] = field(default_factory=lambda: CHOPS["southern"])
     chop_on_last_card: str = "void"
+    chain_out_link: str = "paid"  # an earlier link its player went out with: paid, or void
     last_on_two: bool = False
     last_on_four: bool = False
     freezing: bool = True
     freeze_multiplier: Fraction = TWO
     freeze_exempt: int = 0
+    freeze_at: str = "first_finish"  # or every_finish (not ranked last)
+    frozen_pays: str = "winner"  # or whole_table: the game ends, each frozen pays all as L
     compensation: bool = True
     instant: Fraction | None = None  # None: L
     count_pigs: bool = False
@@ -328,7 +331,13 @@ def expected(b: Book, record: Record) -> Outcome:
     def close_chain() -> None:
         if len(chain) >= 2:
             victim, chopper = chain[-2], chain[-1]
-            value = sum((chopped_value(b, link.cards) for link in chain[:-1]), F(0))
+            value = F(0)
+            for i, link in enumerate(chain[:-1]):
+                # §5: an earlier link played as its player's last cards (the chain went on).
+                if i < len(chain) - 2 and link.cards_left == 0 and b.chain_out_link == "void":
+                    notes.append(f"chop chain link of {link.seat}'s last cards: void link")
+                    continue
+                value += chopped_value(b, link.cards)
             payer = victim.seat
             if victim.cards_left == 0 and b.chop_on_last_card == "void":
                 notes.append(f"chop chain on {victim.seat}'s last cards: void")
@@ -351,26 +360,41 @@ def expected(b: Book, record: Record) -> Outcome:
         last = (b.last_on_two and cards & TWOS) or (b.last_on_four and shape(cards)[0] == "four")
         place = free[-1] if last else free[0]
         take_place(seat, place)
-        if place == 1:
+        if place == 1 and b.counts_cards:
             winning_play = cards
             after = [(seat + k) % n for k in range(1, n)]
-            if b.counts_cards:
-                for other in sorted(
-                    (s for s in after if not places[s]), key=lambda s: hands[s].bit_count()
-                ):
-                    take_place(other, free[0])
-                game_over = True
-                return
+            for other in sorted(
+                (s for s in after if not places[s]), key=lambda s: hands[s].bit_count()
+            ):
+                take_place(other, free[0])
+            game_over = True
+            return
+        if place == 1:
+            winning_play = cards
+        # Cóng is judged at the win, or with freeze_at at every finish not ranked last; the
+        # frozen take the last places in seat order after the winner.
+        if place == 1 or (not last and b.freeze_at == "every_finish"):
+            winner = places.index(1)
+            after = [(winner + k) % n for k in range(1, n)]
             unplayed = [s for s in after if not places[s] and s not in played]
             if b.freezing and unplayed and len(unplayed) != b.freeze_exempt:
+                if place != 1:
+                    notes.append("cóng at a later finish")
                 for s, p in zip(unplayed, free[-len(unplayed) :], strict=True):
                     frozen.add(s)
                     places[s] = p
                 for p in places:
                     if p in free:
                         free.remove(p)
-                left = [s for s in range(n) if not places[s]]
-                if len(left) == 1:  # §8: left alone with frozen players: no place transfer
+                left = [s for s in after if not places[s]]
+                if b.frozen_pays == "whole_table":  # the game ends at the freeze
+                    for s in left:
+                        take_place(s, free[0])
+                    game_over = True
+                    return
+                # §8: left alone with frozen players (it takes 2nd): no place transfer. Not so
+                # after a later freeze: it lost to an opponent who went out and pays as usual.
+                if len(left) == 1 and place == 1:
                     alone.add(left[0])
         left = [s for s in range(n) if not places[s]]
         if len(left) <= 1:
@@ -427,10 +451,19 @@ def expected(b: Book, record: Record) -> Outcome:
         return _outcome(b, places, frozenset(frozen), net, notes)
 
     seat_at = {p: s for s, p in enumerate(places)}
-    owed = {
-        s: b.freeze_multiplier * b.last_to_first + rotten_value(b, hands[s]) for s in sorted(frozen)
-    }
     opponents = set(range(n)) - {winner}
+    whole_table = b.frozen_pays == "whole_table"
+    if whole_table:  # sources 000/001/002: each frozen pays as to an instant winner, to each
+        instant_stakes = b.last_to_first if b.instant is None else b.instant
+        owed = {
+            s: instant_stakes + (rotten_value(b, hands[s]) if b.count_pigs else NONE)
+            for s in sorted(frozen)
+        }
+    else:
+        owed = {
+            s: b.freeze_multiplier * b.last_to_first + rotten_value(b, hands[s])
+            for s in sorted(frozen)
+        }
     compensator = -1
     if b.compensation and frozen and frozen == opponents:
         for note in record.passes:
@@ -446,12 +479,18 @@ def expected(b: Book, record: Record) -> Outcome:
     else:
         for s, stakes in owed.items():
             pay(s, winner, stakes, "cóng")
+            if whole_table:  # and to the players the game ended on (still holding cards)
+                for other in sorted(o for o in opponents - frozen if hands[o]):
+                    pay(s, other, stakes, "cóng to the table")
 
     blind = bool(b.blind_three_stakes) and winning_play == 1 << SPADE_THREE
     if blind:
         for s in sorted(opponents - frozen):
             pay(s, winner, b.blind_three_stakes, "ba mù")
     else:
+        # With whole_table the game ended at the freeze: those still holding cards hold no
+        # place to pay for (one ranked last for going out on a 2 still pays as last).
+        unplaced = {s for s in range(n) if hands[s]} if whole_table and frozen else set()
         transfers = {
             4: [(4, 1, b.last_to_first), (3, 2, b.third_to_second)],
             3: [(3, 1, b.last_to_first), (2, 1, b.second_to_first)],
@@ -459,7 +498,7 @@ def expected(b: Book, record: Record) -> Outcome:
         }[n]
         for lo, hi, stakes in transfers:
             payer, payee = seat_at[lo], seat_at[hi]
-            if not {payer, payee} & (frozen | alone):
+            if not {payer, payee} & (frozen | alone | unplaced):
                 pay(payer, payee, stakes, "place")
     # Thối: the player left holding cards at the end (normally the last; see the Northern
     # example below when the last went out on a 2) pays its 2s and bombs to the place above.
@@ -703,6 +742,9 @@ ENGINE_OPTION = {
     "third_to_second": "place_third_to_second",
     "second_to_first": "place_second_to_first",
     "chop_on_last_card": "chop_on_last_card",
+    "chain_out_link": "chop_chain_out_link",
+    "freeze_at": "freeze_at",
+    "frozen_pays": "frozen_pays",
     "freeze_multiplier": "freeze_multiplier",
     "freeze_exempt": "freeze_exempt_unplayed",
     "compensation": "compensation",
@@ -881,6 +923,31 @@ def test_random_games_with_house_options_settle_as_the_rule_book_says() -> None:
     )
 
 
+def test_random_games_with_the_chain_and_cong_readings_settle_as_the_rule_book_says() -> None:
+    # The other readings of chặt chồng and cóng: a void earlier link, cóng judged at every
+    # finish (it differs where Đà Nẵng spared two players at the win), the frozen paying the
+    # whole table.
+    played = run_games(
+        "hue",
+        "places",
+        300,
+        seed=18,
+        changes={"chain_out_link": "void", "frozen_pays": "whole_table"},
+    )
+    assert played["cóng to the table"]
+    assert played["đền bài"]
+    played = run_games("da_nang", "places", 400, seed=19, changes={"freeze_at": "every_finish"})
+    assert played["cóng at a later finish"]
+    played = run_games(
+        "da_nang",
+        "points",
+        300,
+        seed=21,
+        changes={"freeze_at": "every_finish", "frozen_pays": "whole_table", "count_pigs": True},
+    )
+    assert played["cóng at a later finish"]
+
+
 # --------------------------------------------------------------------------------------------
 # Focused differential runs.
 # --------------------------------------------------------------------------------------------
@@ -950,6 +1017,48 @@ def test_rotten_and_frozen_hands_split_as_the_rule_book_says(variant: str, scori
         if problem is not None:
             problems.append(problem)
     assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
+
+
+@pytest.mark.parametrize(
+    ("variant", "value"),
+    [("southern", "paid"), ("southern", "void"), ("hue", "paid"), ("hue", "void")],
+)
+def test_chains_past_a_last_card_settle_as_the_rule_book_says(variant: str, value: str) -> None:
+    # Every seat plays a single, then seat 0 goes out on a 2 (1st, or last in Huế) and the
+    # others, holding 2s and bombs, play on chopping as often as they can: chains that go on
+    # past seat 0's last card are common, and chop_chain_out_link decides what that link is
+    # worth (§5).
+    b, rules = table_rules(
+        variant, changes={"chain_out_link": value}, engine={"instant_wins": "none"}
+    )
+    rng = random.Random(hash((variant, value)) & 0xFFFF)
+    chopper = Style(0.3, chop_rate=0.95, out_of_turn_rate=0.5)
+    problems = []
+    voided = 0
+    for i in range(150):
+        players = 3 + i % 2
+        singles = ["3H", "4H", "5H", "6H"][:players]
+        used = parse_set(" ".join(singles))
+        two = rng.randrange(48, 52)
+        hands = [parse_set(singles[0]) | 1 << two]
+        used |= 1 << two
+        for seat in range(1, players):
+            hand = loaded_hand(rng, b, 10, used)
+            while hand & used:  # its fallback single card was taken
+                hand = loaded_hand(rng, b, 10, used)
+            used |= hand
+            hands.append(hand | parse_set(singles[seat]))
+        game = start(rules, players, hands=hands, first_game=False, leader=0)
+        for seat, single in enumerate(singles):
+            game.move(play(seat, parse_cards(single)))
+        game.move(play(0, [two]))
+        play_out(game, b, rng, chopper)
+        voided += sum("void link" in note for note in expected(b, game.record).notes)
+        problem = compare(b, rules, game, "chain past a last card")
+        if problem is not None:
+            problems.append(problem)
+    assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
+    assert bool(voided) is (value == "void")
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ Choices whose flip `test_options.py` already proves (four_twos, finish_on_two wi
 finish_on_four_of_a_kind, chop_on_last_card, suited_straight_chops, góp 3, four 3s, cards per
 hand, count_pigs, the instant-win lists, first_game_instant_wins, freeze_multiplier under places,
 freeze_exempt_unplayed, freezing, compensation, blind/rotten three under Southern, lead_stealing
-under Southern, stake, place amounts, penalty values, match_bankroll) are not repeated here.
+under Southern, stake, place amounts, penalty values, match_bankroll, and the plain flips of
+chop_chain_out_link, frozen_pays and freeze_at) are not repeated here.
 Choices with no option at all are listed in the audit report, not tested here.
 """
 
@@ -16,7 +17,7 @@ import pytest
 
 from tienlen_service.rules.cards import parse_set
 from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import PlayerFinished
+from tienlen_service.rules.events import ChopSettled, PlayerFinished, PlayersFrozen
 from tienlen_service.rules.game import new_game
 from tienlen_service.rules.ruleset import build_rules
 
@@ -25,8 +26,10 @@ from .conftest import (
     Reason,
     Table,
     TransferReason,
+    cards,
     deal,
     later,
+    reasons,
     relation,
     rules,
     transfers,
@@ -84,6 +87,142 @@ def test_a_player_ranked_last_for_finishing_on_a_two_pays_as_last() -> None:
     allowed = played("allowed")
     assert allowed.places == (1, 3, 2)
     assert sorted(transfers(allowed.settle(), TransferReason.PLACE)) == [(1, 0, 200), (2, 0, 100)]
+
+
+# --------------------------------------------------------------------------- §5 chặt chồng
+
+
+@pytest.mark.parametrize("value", ["paid", "void"])
+def test_a_chain_link_is_void_only_if_its_player_went_out_with_that_link(value: str) -> None:
+    # RULES §5: only an earlier link its player *went out with* is in question. Seat 0 plays ♥2
+    # (not its last card), is chopped, and chops back with its last cards: seat 0 went out with
+    # the last link, so its ♥2 is paid under either reading: ♥2 1 + 3 pairs 1½, by seat 1.
+    t = later(
+        "southern",
+        "4D 2H 7S 7C 7D 7H",
+        f"5D {THREE_PAIRS_LOW} 9C",
+        "6D JD QD",
+        options={"chop_chain_out_link": value},
+    )
+    t.play(0, "4D").play(1, "5D").play(2, "6D").play(0, "2H").play(1, THREE_PAIRS_LOW)
+    t.passes(2).play(0, "7S 7C 7D 7H").passes(1)
+    assert t.places[0] == 1
+    settled = t.of(ChopSettled)
+    assert [(e.payer, e.payee, e.amount, e.links) for e in settled] == [(1, 0, 250, 2)]
+
+
+@pytest.mark.parametrize(("value", "chips"), [("paid", 300), ("void", 200)])
+def test_hue_chopper_only_decides_the_last_link_and_chop_chain_out_link_the_earlier(
+    value: str, chips: int
+) -> None:
+    # Huế pays the chopper of a last card by nobody (chop_on_last_card), a rule about the chain's
+    # last link; an earlier link its player went out with follows chop_chain_out_link. Seat 0
+    # goes out on ♥2 (ranked last), seat 1 chops it, seat 2 chops seat 1: seat 1 pays its four
+    # (2 stakes) and, unless the link is void, the ♥2 (1 stake); it is a chop every player pays.
+    t = later(
+        "hue",
+        "5D 2H",
+        "6D 9S 9C 9D 9H 3S",
+        "7D KS KC KD KH 4S",
+        options={"chop_chain_out_link": value},
+    )
+    t.play(0, "5D").play(1, "6D").play(2, "7D").play(0, "2H")
+    t.play(1, "9S 9C 9D 9H").play(2, "KS KC KD KH").passes(1)
+    settled = t.of(ChopSettled)[-1]
+    assert (settled.payer, settled.payee, settled.amount) == (1, 2, chips)
+    assert settled.cards == cards("2H 9S 9C 9D 9H")  # every chopped card of the chain
+
+
+# --------------------------------------------------------------------------- §7, §8 cóng
+
+
+@pytest.mark.parametrize(
+    ("value", "over", "paid"),
+    [
+        ("winner", True, [(2, 0, 400), (3, 0, 400)]),
+        ("whole_table", True, [(2, 0, 200), (2, 1, 200), (3, 0, 200), (3, 1, 200)]),
+    ],
+)
+def test_two_frozen_of_four_pay_the_winner_or_the_whole_table(
+    value: str, over: bool, paid: list[tuple[int, int, int]]
+) -> None:
+    # RULES §7: "two frozen: the one left takes 2nd and the game ends" and neither pays nor
+    # receives a place transfer (§8). Sources 000/001/002's other reading: "Cóng 2 nhà: thì 2 nhà
+    # bị cóng đền tới trắng nhà được cóng rồi đền luôn nhà còn lại" — the two frozen pay the
+    # instant-win amount to the winner and to the one left, not to each other.
+    t = later("southern", "3S 9S", "4S 5D", "6D 7D", "8D 10D", options={"frozen_pays": value})
+    t.play(0, "3S").play(1, "4S").passes(2, 3).play(0, "9S")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((2, 3), (3, 4))]
+    assert t.over is over
+    assert t.places == (1, 2, 3, 4)
+    s = t.settle()
+    assert sorted(transfers(s)) == paid
+    assert reasons(s) == {TransferReason.FROZEN}
+
+
+def test_whole_table_a_player_ranked_last_for_going_out_on_a_two_still_pays_as_last() -> None:
+    # Huế: seat 0 goes out on ♥2 and ranks last; seat 1 wins while seats 2 and 3 have not played.
+    # The frozen pay the whole table, which ended at the freeze: the winner (the only player
+    # the game was cut short for has gone out), and seat 0 pays as last (RULES §10).
+    t = later("hue", "2H", "9S", "4D 5D", "6D 7D", options={"frozen_pays": "whole_table"})
+    t.play(0, "2H").passes(1, 2, 3).play(1, "9S")
+    assert t.over
+    assert t.places == (4, 1, 2, 3)
+    s = t.settle()
+    assert sorted(transfers(s, TransferReason.FROZEN)) == [(2, 1, 200), (3, 1, 200)]
+    assert transfers(s, TransferReason.PLACE) == [(0, 1, 200)]
+
+
+@pytest.mark.parametrize(("value", "debt"), [("winner", 400), ("whole_table", 200)])
+def test_compensation_pays_what_the_frozen_owe_under_either_reading(value: str, debt: int) -> None:
+    # Đền bài: seat 1 passed on ♠8 holding ♠10, the only beat; both opponents end frozen. Seat 1
+    # pays the winner everything the frozen owe: 2L each, or L each when the frozen pay as to an
+    # instant winner (the whole table is then only the winner).
+    t = later("southern", "8S 9S", "10S 4D", "5D 6D", options={"frozen_pays": value})
+    t.play(0, "8S").passes(1, 2).play(0, "9S")
+    s = t.settle()
+    assert transfers(s) == [(1, 0, debt), (1, 0, debt)]
+    assert reasons(s) == {TransferReason.COMPENSATION}
+    assert s.next_leader == 1
+
+
+@pytest.mark.parametrize("value", ["first_finish", "every_finish"])
+def test_a_finish_ranked_last_judges_no_cong(value: str) -> None:
+    # Cóng is "eaten" by the winner ("Người ăn cóng là người tới nhất", source 000): going out on
+    # a 2 in Huế ranks seat 0 last and freezes nobody; seat 1's win then freezes seat 2.
+    t = later("hue", "2H", "9S", "4D 5D", options={"freeze_at": value})
+    t.play(0, "2H")
+    assert not t.of(PlayersFrozen)
+    t.passes(1, 2).play(1, "9S")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((2,), (2,))]
+    assert t.places == (3, 1, 2)
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "paid"),
+    [
+        ("first_finish", (1, 3, 2, 4), [(1, 2, 100), (3, 0, 200)]),
+        ("every_finish", (1, 3, 2, 4), [(1, 2, 100), (3, 0, 400)]),
+    ],
+)
+def test_da_nang_a_player_spared_at_the_win_is_frozen_at_a_later_finish_by_option(
+    value: str, places: tuple[int, ...], paid: list[tuple[int, int, int]]
+) -> None:
+    # Đà Nẵng spares the two players who have not played at the win ("vẫn đánh tiếp"). Seat 2
+    # then plays; when seat 2 goes out, seat 3 still has not played: frozen at every finish
+    # (it pays the winner 2L and takes 4th), or not (it plays on and ends last, paying L).
+    t = later("da_nang", "3S 9S", "4S JS QS", "KD AD", "7D 8D", options={"freeze_at": value})
+    t.play(0, "3S").play(1, "4S").passes(2, 3).play(0, "9S")
+    assert not t.of(PlayersFrozen)
+    t.passes(1).play(1, "JS").play(2, "KD").passes(3, 1).play(2, "AD")
+    if value == "first_finish":
+        assert not t.over
+        t.passes(3, 1).play(3, "7D").play(1, "QS")
+    else:
+        assert t.of(PlayersFrozen) == [PlayersFrozen((3,), (4,))]
+    assert t.over
+    assert t.places == places
+    assert sorted(transfers(t.settle())) == paid
 
 
 # --------------------------------------------------------------------------- §10 Northern

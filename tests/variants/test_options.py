@@ -19,7 +19,13 @@ import pytest
 from tienlen_service.rules.cards import TWOS, parse_card
 from tienlen_service.rules.combinations import Kind
 from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import InstantWin, Played, PlayerFinished, PlayersFrozen
+from tienlen_service.rules.events import (
+    ChopSettled,
+    InstantWin,
+    Played,
+    PlayerFinished,
+    PlayersFrozen,
+)
 from tienlen_service.rules.game import new_game, next_game
 from tienlen_service.rules.options import (
     LAST_PLACE,
@@ -285,6 +291,20 @@ def test_option_chop_on_last_card(
     assert (sum(s.net) == 0) is zero_sum
 
 
+@covers("chop_chain_out_link")
+def test_option_chop_chain_out_link() -> None:
+    def chain(**options: object) -> list[tuple[int, int, int]]:
+        # Seat 0 goes out on ♥2; seat 1 chops it (3 pairs), seat 2 chops seat 1 (four 10s).
+        hands = ("3S 2H", "4S 5D 5H 6D 6H 7D 7H 9C", "8S 10C 10D 10H 10S JC")
+        t = later("southern", *hands, options=options)
+        t.play(0, "3S").play(1, "4S").play(2, "8S").play(0, "2H")
+        t.play(1, "5D 5H 6D 6H 7D 7H").play(2, "10C 10D 10H 10S").passes(1)
+        return [(e.payer, e.payee, e.amount) for e in t.of(ChopSettled)]
+
+    assert chain() == [(1, 2, 250)]  # the last chopped pays the ♥2 1 + 3 pairs 1½
+    assert chain(chop_chain_out_link="void") == [(1, 2, 150)]  # the 3 pairs only
+
+
 # --------------------------------------------------------------------------- leading
 
 
@@ -480,6 +500,54 @@ def test_option_freeze_exempt_unplayed() -> None:
         t = later("southern", *hands, options={"freeze_exempt_unplayed": exempt})
         t.play(0, "3S").play(1, "4S").play(2, "5S").passes(3).play(0, "9S")  # only seat 3 unplayed
         assert bool(t.of(PlayersFrozen)) is frozen, exempt
+
+
+@covers("frozen_pays")
+def test_option_frozen_pays() -> None:
+    def frozen_game(**options: object) -> Table:
+        t = later("southern", "3S 9S", "4S 5D", "5S 6D", "7D 8D 2H", options=options)
+        t.play(0, "3S").play(1, "4S").play(2, "5S").passes(3).play(0, "9S")  # seat 3 frozen
+        assert t.of(PlayersFrozen) == [PlayersFrozen((3,), (4,))]
+        return t
+
+    t = frozen_game()
+    assert not t.over  # seats 1 and 2 play on for 2nd and 3rd
+    t.passes(1, 2).play(1, "5D")
+    assert t.over
+    assert t.places == (1, 2, 3, 4)
+    assert sorted(transfers(t.settle())) == [(2, 1, 100), (3, 0, 100), (3, 0, 400)]
+    # The whole table: the game ends at the freeze, seat 3 pays each other player L (as to an
+    # instant winner: no 2s counted without count_pigs), and nobody pays for places.
+    t = frozen_game(frozen_pays="whole_table")
+    assert t.over
+    assert t.places == (1, 2, 3, 4)
+    assert sorted(transfers(t.settle())) == [(3, 0, 200), (3, 1, 200), (3, 2, 200)]
+    s = frozen_game(frozen_pays="whole_table", count_pigs=True).settle()
+    assert sorted(transfers(s, TransferReason.ROTTEN)) == [(3, 0, 100), (3, 1, 100), (3, 2, 100)]
+    assert [(r.seat, r.label, r.amount) for r in s.rotten] == [(3, "2", 100)]  # shown once
+
+
+@covers("freeze_at")
+def test_option_freeze_at() -> None:
+    # Đà Nẵng: two players have not played at the first finish, so nobody is frozen; then seat
+    # 1 goes out while seat 2 still has not played.
+    def game(**options: object) -> Table:
+        t = later("da_nang", "3S 9S", "JS", "4D 5D", options=options)
+        t.play(0, "3S").passes(1, 2).play(0, "9S")
+        assert not t.of(PlayersFrozen)
+        t.play(1, "JS")
+        assert t.over
+        assert t.places == (1, 2, 3)
+        return t
+
+    at_first = game()
+    assert not at_first.of(PlayersFrozen)
+    assert sorted(transfers(at_first.settle())) == [(1, 0, 100), (2, 0, 200)]  # places
+    at_every = game(freeze_at="every_finish")
+    assert at_every.of(PlayersFrozen) == [PlayersFrozen((2,), (3,))]
+    s = at_every.settle()
+    assert sorted(transfers(s)) == [(1, 0, 100), (2, 0, 400)]  # seat 2 pays the winner 2L
+    assert transfers(s, TransferReason.FROZEN) == [(2, 0, 400)]
 
 
 @covers("compensation")

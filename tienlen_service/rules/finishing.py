@@ -4,6 +4,12 @@ A player who plays their last card takes the next place; going out on a 2 or a f
 ranks you last where the rules say so. At the first win, players who have not played a card are
 frozen: they take the last places and stop playing. The game ends when one player is left
 holding cards, or at the first finish under card counting (*đếm lá*).
+
+Two readings of *cóng* are options. When it is judged: at the win only (**[ours]**, RULES §10),
+or at every finish that is not ranked last (`freeze_at`) — which differs only for players a
+Đà Nẵng table spared at the win (`freeze_exempt_unplayed`). What it does to the game: the frozen
+stop and the others play on (RULES §7), or the game ends at once because the frozen pay the
+whole table (`frozen_pays`, sources 000/001/002).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ def ranks_last(state: GameState, combo: Combination) -> bool:
 
 
 def finish(state: GameState, seat: int, combo: Combination, events: list[Event]) -> GameState:
-    """The seat has gone out: give it its place, freeze at the first win, end the game if done."""
+    """The seat has gone out: give it its place, judge cóng, end the game if done."""
     free = _free_places(state.places)
     last = ranks_last(state, combo)
     place = free[-1] if last else free[0]
@@ -32,12 +38,18 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
     places[seat] = place
     events.append(PlayerFinished(seat, place, last))
     state = state._replace(places=tuple(places))
+    rules = state.rules
     if place == 1:
         state = state._replace(winning_play=combo.cards)
-        state = _freeze(state, seat, events)
-        if state.rules.ends_at_first_finish:
+        if rules.ends_at_first_finish:
             state = _rank_by_cards_left(state, seat)
             return end_game(state, events)
+    if place == 1 or (not last and rules.freeze_at == "every_finish"):
+        frozen_before = state.frozen
+        state = _freeze(state, events)
+        if state.frozen != frozen_before and rules.frozen_pays == "whole_table":
+            # The frozen pay every other player (settlement): nothing is left to play for.
+            return end_game(_place_the_rest(state), events)
     remaining = [s for s, p in enumerate(state.places) if not p]
     if len(remaining) <= 1:
         if remaining:
@@ -57,13 +69,16 @@ def _after(winner: int, players: int) -> list[int]:
     return [(winner + step) % players for step in range(1, players)]
 
 
-def _freeze(state: GameState, winner: int, events: list[Event]) -> GameState:
-    """Cóng: at the first win, every player still in who has not played is frozen."""
+def _freeze(state: GameState, events: list[Event]) -> GameState:
+    """Cóng: every player still in who has not played is frozen (at the first win, or at every
+    finish with `freeze_at`), unless exactly `freeze_exempt_unplayed` of them have not played."""
     rules = state.rules
     if not rules.freezing or rules.ends_at_first_finish:
         return state
     frozen = [
-        s for s in _after(winner, state.players) if state.unplayed >> s & 1 and not state.places[s]
+        s
+        for s in _after(state.winner, state.players)
+        if state.unplayed >> s & 1 and not state.places[s]
     ]
     if not frozen or len(frozen) == rules.freeze_exempt_unplayed:
         return state
@@ -75,6 +90,16 @@ def _freeze(state: GameState, winner: int, events: list[Event]) -> GameState:
         mask |= 1 << seat
     events.append(PlayersFrozen(tuple(frozen), tuple(free)))
     return state._replace(places=tuple(places), frozen=mask)
+
+
+def _place_the_rest(state: GameState) -> GameState:
+    """The players neither out nor frozen take the places left, in seat order after the winner
+    (as the frozen take theirs, RULES §7 [ours])."""
+    others = [s for s in _after(state.winner, state.players) if not state.places[s]]
+    places = list(state.places)
+    for seat, place in zip(others, _free_places(state.places), strict=True):
+        places[seat] = place
+    return state._replace(places=tuple(places))
 
 
 def _rank_by_cards_left(state: GameState, winner: int) -> GameState:

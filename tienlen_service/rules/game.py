@@ -353,7 +353,8 @@ def _play(
         chain = extend_chain(chain, state.table_seat, state.table.cards, seat, combo.cards)
         victim_out = hands[state.table_seat] == 0
     elif chain:
-        payments = close_chain(rules, chain, victim_out, payments, events)
+        # The hands before this play: a play that is no chop ends the chain and is no link.
+        payments = close_chain(rules, chain, victim_out, payments, events, state.hands)
         chain = ()
     passed = state.passed if rules.pass_lockout else 0
     state = state._replace(

@@ -129,6 +129,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ("void", "paid", "chopper_only"),
         "A chop of a player's last card(s): nobody pays (Southern), paid as usual, or the chopper is paid but the chopped player pays nothing (Huế, not zero-sum).",
     ),
+    _c(
+        "chop_chain_out_link",
+        "paid",
+        ("paid", "void"),
+        "Chặt chồng: an earlier link of a chop chain that its player went out with, the chain going on: the last chopped player pays it with the rest (RULES §5 [ours]: only the last link decides), or nobody pays for it and the last chopped pays only the rest (sources 000/001/002's void chop of a last card, applied to every link).",
+    ),
     # --- leading ---
     _c(
         "starting_card",
@@ -230,10 +236,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
         True,
         "Cóng: players who have not played a card when the first player finishes are frozen.",
     ),
+    _c(
+        "freeze_at",
+        "first_finish",
+        ("first_finish", "every_finish"),
+        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]), or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out (sources 000/001/002: 'while another player has played all their cards').",
+    ),
     _s(
         "freeze_multiplier",
         2,
         "A frozen player pays this many times L (places) or this multiple of their whole payment (card count).",
+    ),
+    _c(
+        "frozen_pays",
+        "winner",
+        ("winner", "whole_table"),
+        "Cóng (places and points schemes): each frozen player pays the winner freeze_multiplier × L plus its 2s and bombs and the others play on (RULES §7-§8), or the game ends at once and each frozen player pays the instant-win amount (instant_win_stakes; its 2s and bombs too with count_pigs) to the winner and to every other player still holding cards, with no place transfers but a player ranked last for going out paying as last (sources 000/001/002: 'cóng 1 nhà cũng như cả làng').",
     ),
     _i(
         "freeze_exempt_unplayed",

@@ -1,9 +1,12 @@
 """Rotten cards (*thối*), RULES §8: the largest-value split of a hand into 2s and bombs.
 
 A hand left at the end is split into disjoint 2s and valued bombs (those with a penalty value
-under the rules) in the way that gives the largest total **[ours]**. The search runs over per-rank
-counts (only 2s have suit-dependent values, and 2s are in no sequence), memoised, so it is
-instant even for an 18-card hand.
+under the rules) in the way that gives the largest total **[ours]**. This one is not an option:
+no source says how overlapping 2s and bombs are split (they only say the last hand's "heo, hàng"
+are counted), and the one that says who counts, source 003, has the player who collects do the
+check ("chỉ do người về thứ ba tự tiến hành"), which points to the largest split, not another.
+The search runs over per-rank counts (only 2s have suit-dependent values, and 2s are in no
+sequence), memoised, so it is instant even for an 18-card hand.
 """
 
 from __future__ import annotations

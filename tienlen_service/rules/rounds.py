@@ -3,7 +3,8 @@
 A round ends when every other player still in it has passed since the last play; the last
 player leads the next round, or, if they have gone out, the next seat still holding cards
 (*hưởng sái*). Chops in one round form a chain (*chặt chồng*); when it ends, the last chopped
-player pays the last chopper for every chopped play of the chain.
+player pays the last chopper for every chopped play of the chain — an earlier link its player
+went out with included (**[ours]**) or, with `chop_chain_out_link` = void, left unpaid.
 """
 
 from __future__ import annotations
@@ -145,17 +146,22 @@ def close_chain(
     victim_out: bool,
     payments: tuple[ChopPayment, ...],
     events: list[Event],
+    hands: tuple[CardSet, ...],
 ) -> tuple[ChopPayment, ...]:
     """The chain ended: the last chopped pays the last chopper the whole chain (RULES §5, §8).
 
     If the last chopped play was its player's last cards: nobody pays (Southern), the chopper
-    is paid by nobody (Huế, `chopper_only`), or it is paid as usual (`paid`).
+    is paid by nobody (Huế, `chopper_only`), or it is paid as usual (`paid`). An earlier link
+    its player went out with is paid with the rest (**[ours]**: only the last link decides), or
+    is worth nothing (`chop_chain_out_link` = void). `hands` are the hands as the chain ends.
     """
     payer, payee = chain[-2][0], chain[-1][0]
     chopped = 0
     value = Fraction(0)
-    for _, cards in chain[:-1]:
+    for index, (_, cards) in enumerate(chain[:-1]):
         chopped |= cards
+        if index < len(chain) - 2 and _went_out_with(chain, index, hands, rules):
+            continue
         value += link_value(rules, cards)
     amount = rules.amount(value)
     if victim_out and rules.chop_on_last_card == "void":
@@ -167,10 +173,24 @@ def close_chain(
     return (*payments, ChopPayment(payer, payee, amount, chopped))
 
 
+def _went_out_with(
+    chain: tuple[tuple[int, CardSet], ...], index: int, hands: tuple[CardSet, ...], rules: RuleSet
+) -> bool:
+    """Whether the chain's link `index` is void under `chop_chain_out_link`: its player went out
+    with it — their hand is empty now and they made no later link (every play after a link, up
+    to the chain's end, is a link of it)."""
+    seat = chain[index][0]
+    return (
+        rules.chop_chain_out_link == "void"
+        and not hands[seat]
+        and all(later != seat for later, _ in chain[index + 1 :])
+    )
+
+
 def close_open_chain(state: GameState, events: list[Event]) -> tuple[ChopPayment, ...]:
     """The chop payments once the round's chain, if one is open, has ended (round or game over)."""
     if not state.chain:
         return state.chop_payments
     return close_chain(
-        state.rules, state.chain, state.chain_victim_out, state.chop_payments, events
+        state.rules, state.chain, state.chain_victim_out, state.chop_payments, events, state.hands
     )

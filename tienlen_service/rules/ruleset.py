@@ -55,6 +55,7 @@ class RuleSet:
     suited_straight_chops: bool
     out_of_turn_chops: bool
     chop_on_last_card: str
+    chop_chain_out_link: str
     starting_card: str
     starting_card_every_game: bool
     first_game_leader: str
@@ -73,7 +74,9 @@ class RuleSet:
     first_game_after_instant_win: bool
     instant_win_stakes: Fraction
     freezing: bool
+    freeze_at: str
     freeze_multiplier: Fraction
+    frozen_pays: str
     freeze_exempt_unplayed: int
     alone_with_frozen_pays_place: bool
     chops_paid_on_freeze: bool

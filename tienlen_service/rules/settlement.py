@@ -89,15 +89,23 @@ class _Ledger:
         )
 
     def pay_rotten(
-        self, payer: int, payee: int, hand: CardSet, multiplier: Fraction = Fraction(1)
+        self,
+        payer: int,
+        payee: int,
+        hand: CardSet,
+        multiplier: Fraction = Fraction(1),
+        *,
+        shown: bool = True,
     ) -> Fraction:
-        """Charge the hand's 2s and bombs (largest split), one transfer per part."""
+        """Charge the hand's 2s and bombs (largest split), one transfer per part; the split is
+        shown once per hand (`shown=False` for a second payee of the same hand)."""
         total = Fraction(0)
         for part in rotten_split(self.rules, hand):
             stakes = part.value * multiplier
-            self.rotten.append(
-                RottenEntry(payer, part.label, part.cards, self.rules.amount(stakes))
-            )
+            if shown:
+                self.rotten.append(
+                    RottenEntry(payer, part.label, part.cards, self.rules.amount(stakes))
+                )
             self.pay(payer, payee, stakes, TransferReason.ROTTEN, part.cards)
             total += stakes
         return total
@@ -163,32 +171,47 @@ def _places(state: GameState, ledger: _Ledger) -> Settlement:
 
 def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
     """Cóng: each frozen player pays the winner `freeze_multiplier × L` plus its 2s and bombs;
-    when every opponent is frozen, the compensating player (*đền bài*) pays it all."""
+    or, with `frozen_pays` = whole_table (sources 000/001/002: "cóng 1 nhà cũng như cả làng"),
+    what a loser pays an instant winner (*đền tới trắng*: `instant_win_stakes`, and its 2s and
+    bombs only with `count_pigs`) to the winner and to every other player the game ended on
+    (still holding cards, not frozen). When every opponent is frozen, the compensating player
+    (*đền bài*) pays the winner all of it."""
     rules = state.rules
     frozen = [s for s in _others(state, winner) if state.frozen >> s & 1]
     if not frozen:
         return -1
-    penalty = rules.freeze_multiplier * rules.place_last_to_first
+    if rules.frozen_pays == "whole_table":
+        penalty, counts_hand = rules.instant_win_stakes, rules.count_pigs
+        cut_short = (s for s in _others(state, winner) if state.hands[s] and s not in frozen)
+        payees = [winner, *cut_short]
+    else:
+        penalty, counts_hand = rules.freeze_multiplier * rules.place_last_to_first, True
+        payees = [winner]
     payer = state.compensation_seat
     compensates = rules.compensation and payer >= 0 and len(frozen) == state.players - 1
     for seat in frozen:
-        if compensates:
-            parts = rotten_split(rules, state.hands[seat])
+        hand = state.hands[seat]
+        if compensates:  # every opponent frozen: the winner is the only payee
+            parts = rotten_split(rules, hand) if counts_hand else ()
             ledger.rotten.extend(
                 RottenEntry(seat, p.label, p.cards, rules.amount(p.value)) for p in parts
             )
             debt = penalty + sum((p.value for p in parts), Fraction(0))
-            ledger.pay(payer, winner, debt, TransferReason.COMPENSATION, state.hands[seat])
-        else:
-            ledger.pay(seat, winner, penalty, TransferReason.FROZEN)
-            ledger.pay_rotten(seat, winner, state.hands[seat])
+            ledger.pay(payer, winner, debt, TransferReason.COMPENSATION, hand)
+            continue
+        for payee in payees:
+            ledger.pay(seat, payee, penalty, TransferReason.FROZEN)
+            if counts_hand:
+                ledger.pay_rotten(seat, payee, hand, shown=payee == winner)
     return payer if compensates else -1
 
 
 def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> None:
     """Places (source 003): 4 players last→1st L, 3rd→2nd; 3 players last→1st L, 2nd→1st;
     2 players last→1st L. A frozen player pays its frozen amount instead, and the one player
-    left alone with frozen players (no other opponent played) neither pays nor receives."""
+    left alone with frozen players (no other opponent played) neither pays nor receives. When
+    the frozen pay the whole table the game ended at the freeze: only players who went out hold
+    a place to pay for (a player ranked last for going out on a 2 still pays as last)."""
     rules = state.rules
     n = state.players
     winner = state.winner
@@ -201,6 +224,9 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
         and not rules.alone_with_frozen_pays_place
         else -1
     )
+    unpaid = {*frozen, alone}
+    if frozen and rules.frozen_pays == "whole_table":
+        unpaid |= {s for s in range(n) if state.hands[s]}
     table = {
         4: ((4, 1, rules.place_last_to_first), (3, 2, rules.place_third_to_second)),
         3: ((3, 1, rules.place_last_to_first), (2, 1, rules.place_second_to_first)),
@@ -210,7 +236,7 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
         payer, payee = _seat_at(state, payer_place), _seat_at(state, payee_place)
         # A frozen player pays its frozen amount instead of a place transfer, and receives none
         # (it may sit above a player ranked last for going out on a 2).
-        if payer >= 0 and payee >= 0 and not {payer, payee} & {*frozen, alone}:
+        if payer >= 0 and payee >= 0 and not {payer, payee} & unpaid:
             ledger.pay(payer, payee, stakes, TransferReason.PLACE)
 
 
