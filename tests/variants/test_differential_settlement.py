@@ -311,6 +311,7 @@ def expected(b: Book, record: Record) -> Outcome:
     places = [0] * n
     free = list(range(1, n + 1))
     frozen: set[int] = set()
+    ranked_last: set[int] = set()  # went out on a 2 (or a four of a kind) and ranked last
     alone: set[int] = set()
     instant = -1
     winning_play = 0
@@ -359,6 +360,8 @@ def expected(b: Book, record: Record) -> Outcome:
         nonlocal winning_play, game_over
         last = (b.last_on_two and cards & TWOS) or (b.last_on_four and shape(cards)[0] == "four")
         place = free[-1] if last else free[0]
+        if last:
+            ranked_last.add(seat)
         take_place(seat, place)
         if place == 1 and b.counts_cards:
             winning_play = cards
@@ -479,8 +482,8 @@ def expected(b: Book, record: Record) -> Outcome:
     else:
         for s, stakes in owed.items():
             pay(s, winner, stakes, "cóng")
-            if whole_table:  # and to the players the game ended on (still holding cards)
-                for other in sorted(o for o in opponents - frozen if hands[o]):
+            if whole_table:  # and to every other player not frozen, not ranked last
+                for other in sorted(opponents - frozen - ranked_last):
                     pay(s, other, stakes, "cóng to the table")
 
     blind = bool(b.blind_three_stakes) and winning_play == 1 << SPADE_THREE

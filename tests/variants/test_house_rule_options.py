@@ -228,6 +228,23 @@ def test_da_nang_a_player_spared_at_the_win_is_frozen_at_a_later_finish_by_optio
 # --------------------------------------------------------------------------- §10 Northern
 
 
+def test_whole_table_pays_a_player_who_went_out_before_a_later_freeze() -> None:
+    # Sources 000/001/002, "cóng 1 nhà: nhà bị cóng đền tới trắng cho nhà được cóng rồi đền
+    # luôn cho 2 nhà còn lại": the frozen pay every other player. Đà Nẵng with freeze_at: seat 2
+    # goes out 2nd and freezes seat 3, ending the game while seat 1 still holds cards. Seat 2,
+    # ahead of seat 1, is paid as seat 1 is (not left with nothing while seat 1 collects).
+    options = {"freeze_at": "every_finish", "frozen_pays": "whole_table"}
+    t = later("da_nang", "3S 9S", "4S JS QS", "KD AD", "7D 8D", options=options)
+    t.play(0, "3S").play(1, "4S").passes(2, 3).play(0, "9S")
+    t.passes(1).play(1, "JS").play(2, "KD").passes(3, 1).play(2, "AD")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((3,), (4,))]
+    assert t.over
+    assert t.places == (1, 3, 2, 4)
+    s = t.settle()
+    assert sorted(transfers(s)) == [(3, 0, 200), (3, 1, 200), (3, 2, 200)]
+    assert s.net == (200, 200, 200, -600)
+
+
 def test_northern_thoi_hai_is_thirteen_stakes_once_and_a_four_rots_at_two() -> None:
     # RULES §10 Northern: "a last player holding any 2 pays 13 stakes (once, not per 2) to the
     # player who finished just before them; a four of a kind left rots at 2 stakes".

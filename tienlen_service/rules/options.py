@@ -251,7 +251,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "frozen_pays",
         "winner",
         ("winner", "whole_table"),
-        "Cóng (places and points schemes): each frozen player pays the winner freeze_multiplier × L plus its 2s and bombs and the others play on (RULES §7-§8), or the game ends at once and each frozen player pays the instant-win amount (instant_win_stakes; its 2s and bombs too with count_pigs) to the winner and to every other player still holding cards, with no place transfers but a player ranked last for going out paying as last (sources 000/001/002: 'cóng 1 nhà cũng như cả làng').",
+        "Cóng (places and points schemes): each frozen player pays the winner freeze_multiplier × L plus its 2s and bombs and the others play on (RULES §7-§8), or the game ends at once and each frozen player pays the instant-win amount (instant_win_stakes; its 2s and bombs too with count_pigs) to the winner and to every other player not frozen (still holding cards, or gone out before a freeze at a later finish), with no place transfers but a player ranked last for going out paying as last (sources 000/001/002: 'cóng 1 nhà cũng như cả làng').",
     ),
     _i(
         "freeze_exempt_unplayed",

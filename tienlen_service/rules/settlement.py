@@ -173,8 +173,8 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
     """Cóng: each frozen player pays the winner `freeze_multiplier × L` plus its 2s and bombs;
     or, with `frozen_pays` = whole_table (sources 000/001/002: "cóng 1 nhà cũng như cả làng"),
     what a loser pays an instant winner (*đền tới trắng*: `instant_win_stakes`, and its 2s and
-    bombs only with `count_pigs`) to the winner and to every other player the game ended on
-    (still holding cards, not frozen). When every opponent is frozen, the compensating player
+    bombs only with `count_pigs`) to the winner and to every other player not frozen (still
+    holding cards, or gone out before a later freeze; not one ranked last). When every opponent is frozen, the compensating player
     (*đền bài*) pays the winner all of it."""
     rules = state.rules
     frozen = [s for s in _others(state, winner) if state.frozen >> s & 1]
@@ -182,8 +182,16 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
         return -1
     if rules.frozen_pays == "whole_table":
         penalty, counts_hand = rules.instant_win_stakes, rules.count_pigs
-        cut_short = (s for s in _others(state, winner) if state.hands[s] and s not in frozen)
-        payees = [winner, *cut_short]
+        # Every other player not frozen: those still holding cards and, after a later freeze
+        # (freeze_at), those who went out before it, above the frozen; not one ranked last for
+        # going out on a 2, placed below them (it pays as last).
+        bottom = min(state.places[s] for s in frozen)
+        others = (
+            s
+            for s in _others(state, winner)
+            if s not in frozen and (state.hands[s] or state.places[s] < bottom)
+        )
+        payees = [winner, *others]
     else:
         penalty, counts_hand = rules.freeze_multiplier * rules.place_last_to_first, True
         payees = [winner]

@@ -12,7 +12,7 @@ typed exceptions (`tienlen_client.errors`); an illegal move raises `MoveRejected
 
 Game hosts should make moves with ``update_view="basic"`` (on the client, per call, or on a
 `play_stream`): the service then leaves the spectator view out of its answer (about half the
-bytes and a quarter less work per move) and the client follows the view from the answer's
+bytes and a third less work per move) and the client follows the view from the answer's
 events (`tienlen_client.follow`), so the returned `Game` is the same as with the full answer.
 """
 
