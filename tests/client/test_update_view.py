@@ -379,6 +379,42 @@ def test_an_answer_that_cannot_be_followed_gets_its_view_from_get_view(
     assert [r.getMessage() for r in caplog.records] == [warning] * 2
 
 
+class _GetViewRefused:
+    """A stub whose GetView can't even be started (as on a channel closed under the stream)."""
+
+    def __init__(self, stub: Any) -> None:
+        self._stub = stub
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "GetView":
+            return self
+        return getattr(self._stub, name)
+
+    def future(self, *_args: object, **_kwargs: object) -> Any:
+        raise ValueError("Cannot invoke RPC on closed channel!")
+
+
+def test_a_get_view_that_cannot_start_fails_only_its_move_and_the_stream_goes_on(
+    full: TienLenClient, basic: TienLenClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fallback's error reaches the move's caller; the stream's reader thread survives
+    it, answers the next move, and closing does not wait for a view that will never come."""
+    game = full.new_game(hands=["3S 9S", "4S 10S", "5S JS", "6S QS"])
+
+    def cannot(*_args: object, **_kwargs: object) -> game_pb2.TableView:
+        raise CannotFollow("an event of a kind this client does not know")
+
+    with basic.play_stream() as stream:
+        stream._stub = _GetViewRefused(stream._stub)
+        with monkeypatch.context() as patched:
+            patched.setattr(follow_module, "advance", cannot)
+            with pytest.raises(ValueError, match="closed channel"):
+                stream.play(game, 0, ["3S"], timeout=10)
+        after = stream.play(game, 0, ["3S"], timeout=10)
+        assert after == full.play(game, 0, ["3S"])
+        assert not after.raw.HasField("view")
+
+
 def test_a_game_holding_a_seats_view_is_answered_with_the_full_view(
     full: TienLenClient, basic: TienLenClient
 ) -> None:

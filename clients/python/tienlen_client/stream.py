@@ -319,7 +319,15 @@ class MoveStream:
         with self._lock:
             self._fetching.add(future)
         request = service_pb2.GetViewRequest(state_token=update.state_token)
-        call = self._stub.GetView.future(request, timeout=self.timeout, metadata=request_metadata())
+        try:
+            call = self._stub.GetView.future(
+                request, timeout=self.timeout, metadata=request_metadata()
+            )
+        except Exception as exc:  # noqa: BLE001 - the move's caller gets it; the reader goes on
+            with self._lock:
+                self._fetching.discard(future)
+            future.set_exception(from_rpc_error(exc) if isinstance(exc, grpc.RpcError) else exc)
+            return
 
         def done(answered: grpc.Future[service_pb2.GetViewResponse]) -> None:
             try:
