@@ -20,10 +20,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
+import grpc
 import pytest
 from tienlen_client import Game, MoveStream, TienLenClient
 from tienlen_client import follow as follow_module
 from tienlen_client.cards import CardsLike
+from tienlen_client.errors import TienLenError, Unavailable
 from tienlen_client.follow import (
     FOLLOWED_FIELDS,
     FOLLOWED_SEAT_FIELDS,
@@ -32,8 +34,9 @@ from tienlen_client.follow import (
     advance,
     follow_game,
 )
+from tienlen_client.rule_options import RETRY_SECONDS, RuleOptions
 
-from tienlen.v1 import events_pb2, game_pb2, moves_pb2
+from tienlen.v1 import events_pb2, game_pb2, moves_pb2, service_pb2
 
 TIME_BUDGET: Final = 12.0
 """Seconds of random matches for all presets together (each preset plays at least one)."""
@@ -514,3 +517,38 @@ def test_rule_options_come_from_the_overrides_or_the_preset() -> None:
     spec.variant = "martian"
     with pytest.raises(CannotFollow, match="martian"):
         TableRules.resolve(spec, presets)
+
+
+def test_while_describe_rules_fails_moves_get_full_answers_and_it_is_asked_again_later(
+    full: TienLenClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failing DescribeRules (a gateway that refuses it, an outage) never fails a move: the
+    move is asked for the full view, the warning is logged, and DescribeRules is asked again
+    only after `RETRY_SECONDS`."""
+    game = full.new_game(hands=["3S 9S", "4S 10S", "5S JS", "6S QS"])
+    now = [100.0]
+    answers: list[service_pb2.DescribeRulesResponse | TienLenError] = [
+        Unavailable(grpc.StatusCode.UNAVAILABLE, "", "DescribeRules is not served here"),
+        full.describe_rules(),
+    ]
+    asked: list[float] = []
+
+    def describe() -> service_pb2.DescribeRulesResponse:
+        asked.append(now[0])
+        answer = answers.pop(0)
+        if isinstance(answer, TienLenError):
+            raise answer
+        return answer
+
+    options = RuleOptions(describe, clock=lambda: now[0])
+    with caplog.at_level(logging.WARNING, logger="tienlen_client"):
+        assert options.table_rules(game) is None
+        now[0] += RETRY_SECONDS - 1
+        assert options.table_rules(game) is None  # not asked again yet
+    assert asked == [100.0]
+    assert ["DescribeRules failed" in r.getMessage() for r in caplog.records] == [True]
+    now[0] += 1
+    assert options.table_rules(game) == TableRules(pass_lockout=True, lead_stealing=False)
+    assert asked == [100.0, 100.0 + RETRY_SECONDS]
+    assert options.table_rules(game) is not None
+    assert len(asked) == 2  # once known, never asked again

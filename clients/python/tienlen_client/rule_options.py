@@ -2,27 +2,45 @@
 
 Following a table from the events (``update_view="basic"``) needs two option values that the
 events and `TableView.rules` don't carry (`follow.TableRules`). They are the deployment's data,
-the same for every game, so one DescribeRules call serves a client for its lifetime.
+the same for every game, so one DescribeRules call serves a client for its lifetime. While
+DescribeRules can't be had (the service or a gateway refuses it), moves are asked for the full
+view instead, and DescribeRules is asked again at most every `RETRY_SECONDS`.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
+from typing import Final
 
 from tienlen.v1 import service_pb2
+from tienlen_client.errors import TienLenError
 from tienlen_client.follow import CannotFollow, TableRules
 from tienlen_client.models import Game
+
+#: How long a client waits after a failed DescribeRules before asking again (its basic moves
+#: get full answers meanwhile).
+RETRY_SECONDS: Final = 30.0
+
+_log = logging.getLogger("tienlen_client")
 
 
 class RuleOptions:
     """The option values of every preset (from `describe`, called at most once, on first use);
     safe to share between threads."""
 
-    def __init__(self, describe: Callable[[], service_pb2.DescribeRulesResponse]) -> None:
+    def __init__(
+        self,
+        describe: Callable[[], service_pb2.DescribeRulesResponse],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._describe = describe
+        self._clock = clock
         self._lock = threading.Lock()
         self._presets: dict[str, dict[str, str]] | None = None
+        self._retry_at = float("-inf")
 
     def presets(self) -> dict[str, dict[str, str]]:
         """Every preset's option values by name (asks DescribeRules the first time; its errors
@@ -40,7 +58,26 @@ class RuleOptions:
         view is a seat's, or its preset or option values are unknown here): ask for the view."""
         if game.view.seat is not None:
             return None
+        presets = self._presets_or_none()
+        if presets is None:
+            return None
         try:
-            return TableRules.resolve(game.view.raw.rules, self.presets())
+            return TableRules.resolve(game.view.raw.rules, presets)
         except CannotFollow:
+            return None
+
+    def _presets_or_none(self) -> dict[str, dict[str, str]] | None:
+        """`presets()`, or None while DescribeRules fails (logged; asked again after
+        `RETRY_SECONDS`): a move is then simply answered with the full view."""
+        if self._presets is None and self._clock() < self._retry_at:
+            return None
+        try:
+            return self.presets()
+        except TienLenError as exc:
+            self._retry_at = self._clock() + RETRY_SECONDS
+            _log.warning(
+                "asking for full answers: DescribeRules failed (%s); retrying in %.0f s",
+                exc,
+                RETRY_SECONDS,
+            )
             return None
