@@ -586,6 +586,7 @@ def test_state_payloads_match_the_message_for_chops_freezes_and_instant_wins() -
     ]
     for state in (*seen, *edges):
         assert codec.encode_state(state, game_id) == _reference_payload(state, game_id)
+    assert codec.encode_state(base, b"") == _reference_payload(base, b"")  # proto3 omits it
 
 
 def _reference_event(event: ev.Event) -> events_pb2.Event:

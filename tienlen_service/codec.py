@@ -362,9 +362,7 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
     players = len(hands)
     fixed = _packed_fixed64(players)
     out = [
-        _GS_GAME_ID,
-        varint(len(game_id)),
-        game_id,
+        _GS_GAME_ID + varint(len(game_id)) + game_id if game_id else b"",
         _rules_payload(state.rules),
         _GS_HANDS,
         varint(8 * players),
