@@ -21,6 +21,7 @@ import pytest
 from variants.conftest import transfers
 
 from tienlen_service.rules.cards import CardSet, parse_cards, parse_set
+from tienlen_service.rules.combinations import Combination, classify
 from tienlen_service.rules.errors import IllegalMove, Reason
 from tienlen_service.rules.events import Event
 from tienlen_service.rules.game import apply, new_game
@@ -30,6 +31,18 @@ from tienlen_service.rules.state import GameState, Move, pass_turn
 from tienlen_service.rules.state import play as play_move
 
 SOUTHERN = build_rules("southern")
+
+
+def combo(text: str) -> Combination | None:
+    """What these cards form in the Southern game (None: no combination)."""
+    return classify(parse_set(text), SOUTHERN)
+
+
+def must(text: str) -> Combination:
+    """The Southern combination these cards form (the test's premise: they form one)."""
+    found = combo(text)
+    assert found is not None, f"{text} should be a combination"
+    return found
 
 
 def rules(**options: object) -> RuleSet:

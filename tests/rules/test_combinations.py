@@ -7,22 +7,12 @@ the refusals a player sees, through `game.apply` with explicit hands.
 from __future__ import annotations
 
 import pytest
-from conftest import SOUTHERN, refusal, run, start
+from conftest import SOUTHERN, combo, must, refusal, run, start
 
 from tienlen_service.rules.beating import Beat, beat
 from tienlen_service.rules.cards import parse_card, parse_set
-from tienlen_service.rules.combinations import Combination, Kind, classify
+from tienlen_service.rules.combinations import Kind, classify
 from tienlen_service.rules.errors import Reason
-
-
-def combo(text: str) -> Combination | None:
-    return classify(parse_set(text), SOUTHERN)
-
-
-def must(text: str) -> Combination:
-    found = combo(text)
-    assert found is not None, f"{text} should be a combination"
-    return found
 
 
 def relation(new: str, table: str) -> tuple[Beat, Reason | None]:

@@ -40,6 +40,8 @@ from __future__ import annotations
 import pytest
 from conftest import (
     SOUTHERN,
+    combo,
+    must,
     of_type,
     refusal,
     rules,
@@ -52,8 +54,8 @@ from conftest import (
 )
 
 from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.cards import parse_card, parse_set
-from tienlen_service.rules.combinations import Combination, Kind, classify
+from tienlen_service.rules.cards import parse_card
+from tienlen_service.rules.combinations import Kind
 from tienlen_service.rules.errors import Reason
 from tienlen_service.rules.events import (
     ChopSettled,
@@ -72,17 +74,6 @@ NO_INSTANT_WINS = rules(instant_wins="none")
 #: Their turn-order tests let a player go out before the others have played; here that freezes
 #: them (cóng, RULES §7) and ends the game, so those scenarios switch freezing off.
 NO_FREEZING = rules(freezing=False)
-
-
-def combo(text: str) -> Combination | None:
-    """What these cards form in the Southern game (None: no combination)."""
-    return classify(parse_set(text), SOUTHERN)
-
-
-def must(text: str) -> Combination:
-    found = combo(text)
-    assert found is not None, f"{text} should be a combination"
-    return found
 
 
 def relation(new: str, table: str) -> Beat:
