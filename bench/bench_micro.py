@@ -170,14 +170,18 @@ def codec_rows(args: argparse.Namespace, pairs: list[tuple[GameState, Move]]) ->
     payloads = [(codec.encode_state(s, gid),) for s, _ in pairs]
     decode = codec.decode_state  # uncached: a token made by another replica
     cache = codec.StateCache()
+
+    def hit(token: bytes) -> tuple[GameState, bytes]:
+        return cache.decode(token, bytes)  # a stand-in verify: only the first call runs it
+
     stepped = [game.apply(s, m) for s, m in pairs]
     n = args.samples
     return [
         ("state encode", *timed(codec.encode_state, [(s, gid) for s, _ in pairs], n), "-"),
         ("state decode (uncached)", *timed(decode, payloads, n), "-"),
         (
-            "state decode (cache hit)",
-            *timed(cache.decode, _warm(cache.decode, payloads[:500]), n),
+            "state decode (cache hit: this replica's token, not verified again)",
+            *timed(hit, _warm(hit, payloads[:500]), n),
             "-",
         ),
         ("events -> wire bytes", *timed(codec.events_to_wire, [(e,) for _, e in stepped], n), "-"),

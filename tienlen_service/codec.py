@@ -12,7 +12,7 @@ State encode/decode and the view are on every move's hot path: the state payload
 are written as wire bytes by hand (`tienlen_service.wire`; tests prove them byte for byte equal
 to the messages' deterministic serialisation), decoding parses with protobuf and caches rule sets
 by their (variant, overrides) key, and `StateCache` remembers the states a replica has just
-encoded or decoded, so the token of the previous move costs no decode.
+signed or checked, so the token of the previous move costs neither a verify nor a decode.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pas
 from tienlen_service.wire import fixed64, length_delimited, records, tag, varint, zigzag
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from tienlen_service.rules.view import SeatView
 
@@ -553,14 +553,18 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
 
 
 class StateCache:
-    """The states a replica encoded or decoded lately, by their (verified) token payload.
+    """The states a replica made or checked lately, by their state token.
 
     States are immutable values and `decode_state(encode_state(s, g)) == (s, g)` for every
     state (tests/test_codec.py proves it for every state of random games of every preset), so
-    a payload this replica produced need not be decoded again: the next move of a game that
-    comes back to the same replica (a PlayStream, a sticky load balancer, a single replica)
-    skips the decode, and so do the repeated decodes of one token (every seat's GetView,
-    ValidateMove then ApplyMove). Only payloads are keys: callers verify the token first.
+    a token this replica produced need not be verified or decoded again: the next move of a
+    game that comes back to the same replica (a PlayStream, a sticky load balancer, a single
+    replica) skips both, and so do the repeated decodes of one token (every seat's GetView,
+    ValidateMove then ApplyMove). A token becomes a key only once it is known good: this
+    replica signed it (`encode`), or `verify` accepted it (`decode`). It stays good for the
+    cache's life, because a replica's key ring is fixed when it starts (tokens.KeyRing holds
+    an immutable tuple of keys). The codec knows nothing of tokens: `sign` and `verify` are
+    the token codec's.
 
     Bounded (`size` entries, oldest first out) and safe to share between worker threads:
     reads take no lock (a dict lookup is atomic), writes do.
@@ -576,18 +580,20 @@ class StateCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def encode(self, state: GameState, game_id: bytes) -> bytes:
-        """`encode_state`, remembering the state under its payload."""
-        payload = encode_state(state, game_id)
-        self._remember(payload, (state, game_id))
-        return payload
+    def encode(self, state: GameState, game_id: bytes, sign: Callable[[bytes], bytes]) -> bytes:
+        """The state token `sign` makes of `encode_state`, remembering the state under it."""
+        token = sign(encode_state(state, game_id))
+        self._remember(token, (state, game_id))
+        return token
 
-    def decode(self, payload: bytes) -> tuple[GameState, bytes]:
-        """`decode_state`, from memory when this payload was seen lately."""
-        entry = self._entries.get(payload)
+    def decode(self, token: bytes, verify: Callable[[bytes], bytes]) -> tuple[GameState, bytes]:
+        """The state and game id of a state token: from memory when this replica made or
+        checked it lately, else `decode_state` of the payload `verify` returns (its errors,
+        and `StateDecodeError`, propagate; a refused token is not remembered)."""
+        entry = self._entries.get(token) if type(token) is bytes else None
         if entry is None:
-            entry = decode_state(payload)
-            self._remember(payload, entry)
+            entry = decode_state(verify(token))
+            self._remember(token, entry)
         return entry
 
     def clear(self) -> None:
@@ -595,10 +601,12 @@ class StateCache:
         with self._lock:
             self._entries.clear()
 
-    def _remember(self, payload: bytes, entry: tuple[GameState, bytes]) -> None:
+    def _remember(self, token: bytes, entry: tuple[GameState, bytes]) -> None:
+        if type(token) is not bytes:  # pragma: no cover - protobuf bytes fields are bytes
+            return
         entries = self._entries
         with self._lock:
-            entries[payload] = entry
+            entries[token] = entry
             while len(entries) > self._size:
                 del entries[next(iter(entries))]
 

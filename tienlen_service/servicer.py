@@ -248,7 +248,8 @@ def _abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn
 
 class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     """`tienlen.v1.TienLenEngine`: decode, call the engine, encode. Holds no game state: its
-    `codec.StateCache` of recent states only saves decodes (every answer is the same without it).
+    `codec.StateCache` of recent states only saves verifies and decodes (every answer is the
+    same without it).
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
     events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
@@ -501,7 +502,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not."""
-        return self._states.decode(self._tokens.decode(token))
+        return self._states.decode(token, self._tokens.decode)
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat`: the seat must be at the table and, when
@@ -532,7 +533,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         UPDATE_VIEW_BASIC, and count the step's domain metrics. Filled in place: building the
         update apart and assigning it would copy every message in it."""
         self._count_events(state.rules, events, applied=applied)
-        update.state_token = self._tokens.encode(self._states.encode(state, game_id))
+        update.state_token = self._states.encode(state, game_id, self._tokens.encode)
         update.MergeFromString(codec.events_to_wire(events))  # appends the events
         if with_view:
             update.view.MergeFromString(codec.view_to_wire(view(state, SPECTATOR), state))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import hashes
@@ -12,6 +13,11 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tienlen.v1 import cards_pb2, moves_pb2, service_pb2
+from tienlen_service import codec as wire_codec
+from tienlen_service.observability import Metrics
+from tienlen_service.rules.cards import parse_set
+from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import (
     FLAG_SEALED,
     TAG_BYTES,
@@ -406,3 +412,60 @@ def test_tokens_never_use_the_one_shot_hmac_that_gives_the_gil_away(
     for codec in (CODEC, SEALED):
         assert codec.decode(codec.encode(PAYLOAD)) == PAYLOAD
     assert CODEC.check_seat_token(GAME, 1, CODEC.seat_token(GAME, 1))
+
+
+# --- the servicer's state cache: a token it signed is not verified again -------------------
+
+
+class _CountingCodec(TokenCodec):
+    """The real token codec, counting the tokens it verifies."""
+
+    verified = 0
+
+    def decode(self, token: bytes) -> bytes:
+        self.verified += 1
+        return super().decode(token)
+
+
+class _Context:
+    def abort_with_status(self, status: object) -> None:
+        raise _Refused(status)
+
+
+class _Refused(Exception):  # noqa: N818 - what the test context raises for an abort
+    pass
+
+
+def _servicer(keys: KeyRing) -> tuple[TienLenServicer, _CountingCodec]:
+    tokens = _CountingCodec(keys, seal=False)
+    return TienLenServicer(tokens=tokens, metrics=Metrics()), tokens
+
+
+def _first_play(token: bytes) -> service_pb2.ApplyMoveRequest:
+    play = moves_pb2.Move(play=moves_pb2.Play(cards=[wire_codec.card_from_text("3S")]))
+    return service_pb2.ApplyMoveRequest(state_token=token, seat=0, move=play)
+
+
+def test_a_replica_does_not_verify_again_a_token_it_signed_but_verifies_every_other() -> None:
+    keys = KeyRing.from_spec(KeyRing.new_spec_entry("cache"))
+    mine, my_tokens = _servicer(keys)
+    other, _ = _servicer(keys)  # another replica of the same deployment
+    hands = ["3S 4S 5S", "6S 7S 8S", "9S 10S JS", "QS KS AS"]
+    new_game = service_pb2.NewGameRequest(
+        explicit=service_pb2.ExplicitDeal(
+            hands=[cards_pb2.Hand(cards=wire_codec.cards_to_pb(parse_set(h))) for h in hands]
+        )
+    )
+    ctx: Any = _Context()
+    token = mine.NewGame(new_game, ctx).game.state_token
+    mine.ApplyMove(_first_play(token), ctx)
+    assert my_tokens.verified == 0  # its own token: neither verified nor decoded again
+    theirs = other.NewGame(new_game, ctx).game.state_token
+    mine.ApplyMove(_first_play(theirs), ctx)
+    mine.ApplyMove(_first_play(theirs), ctx)
+    assert my_tokens.verified == 1  # verified once, then remembered
+    tampered = bytearray(token)
+    tampered[-1] ^= 1
+    with pytest.raises(_Refused):
+        mine.ApplyMove(_first_play(bytes(tampered)), ctx)
+    assert my_tokens.verified == 2
