@@ -180,7 +180,7 @@ def codec_rows(args: argparse.Namespace, pairs: list[tuple[GameState, Move]]) ->
         ("state encode", *timed(codec.encode_state, [(s, gid) for s, _ in pairs], n), "-"),
         ("state decode (uncached)", *timed(decode, payloads, n), "-"),
         (
-            "state decode (cache hit: this replica's token, not verified again)",
+            "state decode (cache hit, no verify)",
             *timed(hit, _warm(hit, payloads[:500]), n),
             "-",
         ),
