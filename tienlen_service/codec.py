@@ -50,7 +50,16 @@ from tienlen_service.rules.options import (
 from tienlen_service.rules.ruleset import RuleSet, build_rules
 from tienlen_service.rules.settlement import Settlement, TransferReason
 from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
-from tienlen_service.wire import fixed64, length_delimited, records, tag, varint, zigzag
+from tienlen_service.wire import (
+    fixed64,
+    int_field,
+    length_delimited,
+    packed_varints,
+    records,
+    tag,
+    varint,
+    zigzag,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -643,83 +652,74 @@ def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
             cards = event.cards
             combination = b"".join(
                 (
-                    _int(_CO_TYPE, event.kind),
-                    _int(_CO_LENGTH, event.length),
+                    int_field(_CO_TYPE, event.kind),
+                    int_field(_CO_LENGTH, event.length),
                     _CO_TOP[cards.bit_length() - 1],
                     _COMBINATION_CARDS.encode(cards),
                 )
             )
             return _EV_PLAYED, b"".join(
                 (
-                    _int(_PL_SEAT, event.seat),
+                    int_field(_PL_SEAT, event.seat),
                     _PL_COMBINATION,
                     varint(len(combination)),
                     combination,
                     _PL_CHOP if event.chop else b"",
                     _PL_OUT_OF_TURN if event.out_of_turn else b"",
                     _PL_STEAL if event.steal else b"",
-                    _int(_PL_CARDS_LEFT, event.cards_left),
+                    int_field(_PL_CARDS_LEFT, event.cards_left),
                 )
             )
         case ev.Passed():
             # `held_beat` stays inside the engine: it would tell the table about a hand.
-            return _EV_PASSED, _int(_PA_SEAT, event.seat)
+            return _EV_PASSED, int_field(_PA_SEAT, event.seat)
         case ev.TurnPassed():
-            return _EV_TURN_PASSED, _int(_TP_SEAT, event.seat)
+            return _EV_TURN_PASSED, int_field(_TP_SEAT, event.seat)
         case ev.RoundWon():
-            return _EV_ROUND_WON, _int(_RW_SEAT, event.seat) + _int(_RW_LEADER, event.leader)
+            return _EV_ROUND_WON, int_field(_RW_SEAT, event.seat) + int_field(
+                _RW_LEADER, event.leader
+            )
         case ev.GameStarted():
             return _EV_GAME_STARTED, b"".join(
                 (
-                    _int(_GST_GAME_NUMBER, event.game_number),
-                    _int(_GST_LEADER, event.leader),
+                    int_field(_GST_GAME_NUMBER, event.game_number),
+                    int_field(_GST_LEADER, event.leader),
                     _GST_MUST_INCLUDE[event.must_include] if event.must_include >= 0 else b"",
                     _GST_FIRST_GAME if event.first_game else b"",
-                    _int(_GST_DEALER, event.dealer),
-                    _packed(_GST_HAND_SIZES, event.hand_sizes),
+                    int_field(_GST_DEALER, event.dealer),
+                    packed_varints(_GST_HAND_SIZES, event.hand_sizes),
                 )
             )
         case ev.ChopSettled():
             return _EV_CHOP_SETTLED, b"".join(
                 (
-                    _int(_CS_PAYER, event.payer),
-                    _int(_CS_PAYEE, event.payee),
-                    _int(_CS_AMOUNT, event.amount),
+                    int_field(_CS_PAYER, event.payer),
+                    int_field(_CS_PAYEE, event.payee),
+                    int_field(_CS_AMOUNT, event.amount),
                     _CHOP_CARDS.encode(event.cards),
-                    _int(_CS_LINKS, event.links),
+                    int_field(_CS_LINKS, event.links),
                 )
             )
         case ev.PlayerFinished():
             return _EV_PLAYER_FINISHED, b"".join(
                 (
-                    _int(_PF_SEAT, event.seat),
-                    _int(_PF_PLACE, event.place),
+                    int_field(_PF_SEAT, event.seat),
+                    int_field(_PF_PLACE, event.place),
                     _PF_RANKED_LAST if event.ranked_last else b"",
                 )
             )
         case ev.PlayersFrozen():
-            return _EV_PLAYERS_FROZEN, _packed(_FR_SEATS, event.seats) + _packed(
+            return _EV_PLAYERS_FROZEN, packed_varints(_FR_SEATS, event.seats) + packed_varints(
                 _FR_PLACES, event.places
             )
         case ev.InstantWin():
             pattern = event.pattern.encode()
-            return _EV_INSTANT_WIN, _int(_IW_SEAT, event.seat) + (
+            return _EV_INSTANT_WIN, int_field(_IW_SEAT, event.seat) + (
                 _IW_PATTERN + varint(len(pattern)) + pattern if pattern else b""
             )
         case ev.GameOver():
-            return _EV_GAME_OVER, _packed(_GO_PLACES, event.places)
+            return _EV_GAME_OVER, packed_varints(_GO_PLACES, event.places)
     raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
-
-
-def _int(key: bytes, value: int) -> bytes:
-    """The record of an integer field without presence (proto3 writes no 0)."""
-    return key + varint(value) if value else b""
-
-
-def _packed(key: bytes, values: Iterable[int]) -> bytes:
-    """The record of a packed repeated varint field (none for an empty list)."""
-    body = b"".join(map(varint, values))
-    return key + varint(len(body)) + body if body else b""
 
 
 _GU_EVENTS: Final = tag(game_pb2.GameUpdate, "events")

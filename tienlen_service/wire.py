@@ -1,11 +1,12 @@
 """The protobuf wire format, written by hand for the answers on every move's hot path.
 
 Building a protobuf message field by field and serialising it costs a loaded replica far more
-than the bytes are worth (bench/README.md §5: every µs of servicer work in process is 2–3 µs
-of a loaded server's CPU, and a message per seat and per card is most of a view). The codec
-writes the view and the state payload as wire bytes with these primitives instead, and
-tests/test_codec.py proves, for every state of random games of every preset, that the bytes are
-exactly what `SerializeToString(deterministic=True)` of the message gives.
+than the bytes are worth (bench/README.md §5: every µs of servicer work in process is 3–4 µs
+of a loaded server's CPU, and a message per seat and per card was most of a view). The codec
+writes the view, the events and the state payload as wire bytes with these primitives instead,
+and tests/test_codec.py proves, for every state and event of random matches of every preset
+and edge values of every field, that the bytes are exactly what
+`SerializeToString(deterministic=True)` of the message gives.
 
 Field numbers and wire types come from the generated descriptors, never from literals here, so
 a renumbered field (which buf's breaking check refuses anyway) can't silently drift.
@@ -22,6 +23,8 @@ from typing import TYPE_CHECKING, Final
 from google.protobuf.descriptor import FieldDescriptor
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from google.protobuf.message import Message
 
 VARINT: Final = 0
@@ -57,6 +60,17 @@ def zigzag(value: int) -> bytes:
 def fixed64(value: int) -> bytes:
     """Eight little-endian bytes (fixed64)."""
     return _FIXED64.pack(value)
+
+
+def int_field(key: bytes, value: int) -> bytes:
+    """The record of an integer field without presence (proto3 writes no 0)."""
+    return key + varint(value) if value else b""
+
+
+def packed_varints(key: bytes, values: Iterable[int]) -> bytes:
+    """The record of a packed repeated varint field (none for an empty list)."""
+    body = b"".join(map(varint, values))
+    return key + varint(len(body)) + body if body else b""
 
 
 def length_delimited(tag: bytes, body: bytes) -> bytes:
