@@ -18,6 +18,7 @@ messages, packed repeated scalars).
 from __future__ import annotations
 
 import struct
+from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -42,6 +43,13 @@ def varint(value: int) -> bytes:
     protobuf encodes a negative int32/int64."""
     if 0 <= value < 128:
         return _SMALL[value]
+    return _long_varint(value)
+
+
+@lru_cache(maxsize=4096)
+def _long_varint(value: int) -> bytes:
+    # Memoised: the long values on the wire are mostly match totals and chip amounts, the same
+    # ones on every move of a game (a negative total is a 10-byte loop each time otherwise).
     if value < 0:
         value += _UINT64
     out = bytearray()
