@@ -38,7 +38,7 @@ from tienlen_service.servicer import SERVICE_NAME
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-UNARY: Final = ("NewGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView")
+UNARY: Final = ("NewGame", "NextGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView")
 STREAM: Final = "PlayStream"
 
 

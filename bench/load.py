@@ -330,7 +330,7 @@ async def _run_worker(job: WorkerJob, conn: Connection) -> WorkerResult:
     stubs = [
         {
             m: ch.unary_unary(traffic.PREFIX + m)
-            for m in ("NewGame", "ApplyMove", "ValidateMove", "ListLegalMoves")
+            for m in ("NewGame", "NextGame", "ApplyMove", "ValidateMove", "ListLegalMoves")
         }
         for ch in channels
     ]
@@ -644,6 +644,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds first")
     parser.add_argument("--rounds", type=int, default=1, help="interleaved repetitions (medians)")
     parser.add_argument("--games", type=int, default=200, help="recorded games to replay")
+    parser.add_argument(
+        "--match-games",
+        type=int,
+        default=1,
+        help="games per recorded match (NextGame between them; later games carry match totals)",
+    )
     parser.add_argument("--clients", type=int, default=2, help="load processes")
     parser.add_argument("--channels", type=int, default=2, help="connections per load process")
     parser.add_argument(
@@ -659,8 +665,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="also write every point here")
     parser.add_argument("--baselines", default="echo,echo-bare", help="ratios against these")
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.seconds > 600 or args.rounds < 1 or args.games < 1:
-        parser.error("--seconds must be in (0, 600], --rounds and --games at least 1")
+    if (
+        args.seconds <= 0
+        or args.seconds > 600
+        or args.rounds < 1
+        or args.games < 1
+        or args.match_games < 1
+    ):
+        parser.error(
+            "--seconds must be in (0, 600], --rounds, --games and --match-games at least 1"
+        )
     return args
 
 
@@ -680,14 +694,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tienlen-load-") as tmp:
         workdir = Path(tmp)
         trace = workdir / "trace.pickle"
-        games = traffic.record(args.games, keys, mode=args.mode)
+        games = traffic.record(args.games, keys, mode=args.mode, match_games=args.match_games)
         traffic.save(games, trace)
+        unit = "games" if args.match_games == 1 else f"matches of {args.match_games} games"
         sizes = ", ".join(
             f"{m} {req:.0f} B -> {resp:.0f} B" for m, (req, resp, _) in traffic.sizes(games).items()
         )
         calls = sum(len(g) for g in games)
         print(
-            f"# {args.games} recorded games, {calls / args.games:.0f} calls/game ({args.mode}): {sizes}"
+            f"# {args.games} recorded {unit}, {calls / args.games:.0f} calls each"
+            f" ({args.mode}): {sizes}"
         )
         print(
             f"# {args.clients} load processes x {args.channels} connections; {args.warmup:g} s warm-up"

@@ -77,11 +77,21 @@ def servicer(keys: str, *, seal: bool = False) -> TienLenServicer:
 
 
 def record(
-    games: int, keys: str, *, mode: str = "apply", variant: str = "southern", seed: int = 0
+    games: int,
+    keys: str,
+    *,
+    mode: str = "apply",
+    variant: str = "southern",
+    seed: int = 0,
+    match_games: int = 1,
 ) -> list[Game]:
-    """`games` complete 4-player games (seeded deals, seeded random legal moves)."""
+    """`games` complete 4-player games (seeded deals, seeded random legal moves); with
+    `match_games` > 1 each is a match of that many games (NextGame between them, so the later
+    games carry match totals, as real tables do)."""
     if mode not in MODES:
         raise ValueError(f"mode {mode!r} is not one of {MODES}")
+    if match_games < 1:
+        raise ValueError("a match has at least one game")
     svc = servicer(keys)
     ctx: Any = Context()
     out: list[Game] = []
@@ -94,39 +104,64 @@ def record(
         response: Any = svc.NewGame(request, ctx)
         calls.append(Call("NewGame", request.SerializeToString(), response.SerializeToString()))
         update = response.game
-        while not update.finished:
-            token = update.state_token
-            state, _ = codec.decode_state(svc._tokens.decode(token))  # noqa: SLF001
-            seat = state.to_act
-            move = codec.move_to_pb(rng.choice(engine.legal_moves(state, seat)))
-            if mode == "full":
-                for name, req in (
-                    (
-                        "ListLegalMoves",
-                        service_pb2.ListLegalMovesRequest(state_token=token, seat=seat),
-                    ),
-                    (
-                        "ValidateMove",
-                        service_pb2.ValidateMoveRequest(state_token=token, seat=seat, move=move),
-                    ),
-                ):
-                    resp = getattr(svc, name)(req, ctx)
-                    calls.append(Call(name, req.SerializeToString(), resp.SerializeToString()))
-            apply_req = service_pb2.ApplyMoveRequest(
-                state_token=token,
-                seat=seat,
-                move=move,
-                view=game_pb2.UPDATE_VIEW_BASIC
-                if mode == "basic"
-                else game_pb2.UPDATE_VIEW_UNSPECIFIED,
+        for later in range(1, match_games + 1):
+            update = _play(svc, ctx, update, rng, mode, calls)
+            if later == match_games:
+                break
+            next_req = service_pb2.NextGameRequest(
+                state_token=update.state_token, seed=seed + number + 1000 * later
             )
-            apply_resp = svc.ApplyMove(apply_req, ctx)
+            next_resp = svc.NextGame(next_req, ctx)
             calls.append(
-                Call("ApplyMove", apply_req.SerializeToString(), apply_resp.SerializeToString())
+                Call("NextGame", next_req.SerializeToString(), next_resp.SerializeToString())
             )
-            update = apply_resp.game
+            update = next_resp.game
         out.append(tuple(calls))
     return out
+
+
+def _play(
+    svc: TienLenServicer,
+    ctx: Any,
+    update: Any,
+    rng: random.Random,
+    mode: str,
+    calls: list[Call],
+) -> Any:
+    """Play one game from `update` to its end with random legal moves, recording the calls;
+    the last GameUpdate."""
+    while not update.finished:
+        token = update.state_token
+        state, _ = codec.decode_state(svc._tokens.decode(token))  # noqa: SLF001
+        seat = state.to_act
+        move = codec.move_to_pb(rng.choice(engine.legal_moves(state, seat)))
+        if mode == "full":
+            for name, req in (
+                (
+                    "ListLegalMoves",
+                    service_pb2.ListLegalMovesRequest(state_token=token, seat=seat),
+                ),
+                (
+                    "ValidateMove",
+                    service_pb2.ValidateMoveRequest(state_token=token, seat=seat, move=move),
+                ),
+            ):
+                resp = getattr(svc, name)(req, ctx)
+                calls.append(Call(name, req.SerializeToString(), resp.SerializeToString()))
+        apply_req = service_pb2.ApplyMoveRequest(
+            state_token=token,
+            seat=seat,
+            move=move,
+            view=game_pb2.UPDATE_VIEW_BASIC
+            if mode == "basic"
+            else game_pb2.UPDATE_VIEW_UNSPECIFIED,
+        )
+        apply_resp = svc.ApplyMove(apply_req, ctx)
+        calls.append(
+            Call("ApplyMove", apply_req.SerializeToString(), apply_resp.SerializeToString())
+        )
+        update = apply_resp.game
+    return update
 
 
 def save(games: list[Game], path: Path) -> None:

@@ -35,6 +35,8 @@ def test_load_tool_replays_games_against_every_kind_of_target(tmp_path: Path) ->
         "0.2",
         "--games",
         "3",
+        "--match-games",
+        "2",
         "--clients",
         "1",
         "--channels",
@@ -57,8 +59,10 @@ def test_load_tool_replays_games_against_every_kind_of_target(tmp_path: Path) ->
         assert point["mismatches"] == 0, point
         assert set(point["method_p50_ms"]) <= {
             "NewGame",
+            "NextGame",
             "ListLegalMoves",
             "ValidateMove",
             "ApplyMove",
         }
     assert "ours / echo" in run.stdout
+    assert "3 recorded matches of 2 games" in run.stdout
