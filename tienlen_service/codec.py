@@ -167,6 +167,18 @@ def card_to_text(card: cards_pb2.Card) -> str:
 _CARDS: Final = tuple(card_to_pb(c) for c in range(CARD_COUNT))
 
 
+def _card_records(message: type[Message], field: str) -> tuple[bytes, ...]:
+    """The record of one card in a `Card` field (or one element of a `repeated Card` field),
+    for every card."""
+    key = tag(message, field)
+    return tuple(length_delimited(key, _CARDS[c].SerializeToString()) for c in range(CARD_COUNT))
+
+
+def _bool_record(message: type[Message], field: str) -> bytes:
+    """The field record of a `bool` field set to true."""
+    return tag(message, field) + varint(1)
+
+
 class _RepeatedCards:
     """Wire bytes of a `repeated Card` field holding a set of cards, weakest first: the
     concatenation of one field record per card (merging them into a message is the same as
@@ -177,7 +189,7 @@ class _RepeatedCards:
     __slots__ = ("_chunks",)
 
     def __init__(self, message: type[Message], field: str) -> None:
-        records = [message(**{field: [_CARDS[c]]}).SerializeToString() for c in range(CARD_COUNT)]
+        records = _card_records(message, field)
         self._chunks = tuple(
             tuple(
                 b"".join(
@@ -203,16 +215,6 @@ class _RepeatedCards:
                 c6[mask >> 48 & 255],
             )
         )
-
-
-def _card_records(message: type[Message], field: str) -> tuple[bytes, ...]:
-    """The field record of a single `Card` field, for every card."""
-    return tuple(message(**{field: _CARDS[c]}).SerializeToString() for c in range(CARD_COUNT))
-
-
-def _bool_record(message: type[Message], field: str) -> bytes:
-    """The field record of a `bool` field set to true."""
-    return tag(message, field) + varint(1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,17 +393,11 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
     if state.passed:
         out += (_GS_PASSED, varint(state.passed))
     for seat, cards in state.chain:
-        link = (_CL_SEAT + varint(seat) if seat else b"") + (
-            _CL_CARDS + fixed64(cards) if cards else b""
-        )
+        link = int_field(_CL_SEAT, seat) + (_CL_CARDS + fixed64(cards) if cards else b"")
         out += (_GS_CHAIN, varint(len(link)), link)
     if state.chain_victim_out:
         out.append(_GS_CHAIN_VICTIM_OUT)
-    # Packed, so written even when all zero; places 0..4 are one varint byte each.
-    body = (
-        bytes(places) if min(places) >= 0 and max(places) < 128 else b"".join(map(varint, places))
-    )
-    out += (_GS_PLACES, varint(len(body)), body)
+    out.append(packed_varints(_GS_PLACES, places))  # one per seat: written even when all 0
     if state.frozen:
         out += (_GS_FROZEN, varint(state.frozen))
     if state.unplayed:
@@ -410,8 +406,8 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
         payment = b"".join(
             (
                 _CP_PAYER + zigzag(p.payer) if p.payer else b"",
-                _CP_PAYEE + varint(p.payee) if p.payee else b"",
-                _CP_AMOUNT + varint(p.amount) if p.amount else b"",
+                int_field(_CP_PAYEE, p.payee),
+                int_field(_CP_AMOUNT, p.amount),
                 _CP_CARDS + fixed64(p.cards) if p.cards else b"",
             )
         )
@@ -434,10 +430,10 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
     totals = b"".join([zigzag(t) for t in match.totals])
     record = b"".join(
         (
-            _MS_GAME_NUMBER + varint(match.game_number) if match.game_number else b"",
+            int_field(_MS_GAME_NUMBER, match.game_number),
             _MS_TOTALS + varint(len(totals)) + totals,
             _MS_SEED + varint(match.seed) if match.seed >= 0 else b"",
-            _MS_DEALER + varint(match.dealer) if match.dealer else b"",
+            int_field(_MS_DEALER, match.dealer),
         )
     )
     out += (_GS_MATCH, varint(len(record)), record)
@@ -468,13 +464,13 @@ _GS_TABLE: Final = tag(_GS, "table")
 _GS_TABLE_SEAT: Final = tag(_GS, "table_seat")
 _GS_PASSED: Final = tag(_GS, "passed")
 _GS_CHAIN: Final = tag(_GS, "chain")
-_GS_CHAIN_VICTIM_OUT: Final = tag(_GS, "chain_victim_out") + varint(1)
+_GS_CHAIN_VICTIM_OUT: Final = _bool_record(_GS, "chain_victim_out")
 _GS_PLACES: Final = tag(_GS, "places")
 _GS_FROZEN: Final = tag(_GS, "frozen")
 _GS_UNPLAYED: Final = tag(_GS, "unplayed")
 _GS_CHOP_PAYMENTS: Final = tag(_GS, "chop_payments")
-_GS_FIRST_GAME: Final = tag(_GS, "first_game") + varint(1)
-_GS_STEAL_OPEN: Final = tag(_GS, "steal_open") + varint(1)
+_GS_FIRST_GAME: Final = _bool_record(_GS, "first_game")
+_GS_STEAL_OPEN: Final = _bool_record(_GS, "steal_open")
 _GS_INSTANT_WINNER: Final = tag(_GS, "instant_winner")
 _GS_INSTANT_PATTERN: Final = tag(_GS, "instant_pattern")
 _GS_COMPENSATION_SEAT: Final = tag(_GS, "compensation_seat")
@@ -650,14 +646,7 @@ def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
     match event:
         case ev.Played():
             cards = event.cards
-            combination = b"".join(
-                (
-                    int_field(_CO_TYPE, event.kind),
-                    int_field(_CO_LENGTH, event.length),
-                    _CO_TOP[cards.bit_length() - 1],
-                    _COMBINATION_CARDS.encode(cards),
-                )
-            )
+            combination = _combination_wire(event.kind, event.length, cards.bit_length() - 1, cards)
             return _EV_PLAYED, b"".join(
                 (
                     int_field(_PL_SEAT, event.seat),
@@ -846,12 +835,12 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
                 _SS_PASSED if passed >> s & 1 else b"",
                 _SS_FROZEN if frozen >> s & 1 else b"",
                 b"" if unplayed >> s & 1 else _SS_HAS_PLAYED,
-                _SS_MATCH_TOTAL + varint(totals[s]) if totals[s] else b"",
+                int_field(_SS_MATCH_TOTAL, totals[s]),
             )
         )
         out += (_TV_SEATS, varint(len(status)), status)
     if table is not None:
-        combo = _combination_wire(table)
+        combo = _combination_wire(table.kind, table.length, table.top, table.cards)
         out += (_TV_TABLE, varint(len(combo)), combo)
         if seat_view.table_seat >= 0:
             out += (_TV_TABLE_SEAT, varint(seat_view.table_seat))
@@ -875,14 +864,14 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
     return b"".join(out)
 
 
-def _combination_wire(combo: Combination) -> bytes:
-    """The bytes of the `Combination` message of an engine combination."""
+def _combination_wire(kind: int, length: int, top: int, cards: int) -> bytes:
+    """The bytes of a `Combination` message (of a table's play, or of a Played event)."""
     return b"".join(
         (
-            _CO_TYPE + varint(combo.kind) if combo.kind else b"",
-            _CO_LENGTH + varint(combo.length) if combo.length else b"",
-            _CO_TOP[combo.top],
-            _COMBINATION_CARDS.encode(combo.cards),
+            int_field(_CO_TYPE, kind),
+            int_field(_CO_LENGTH, length),
+            _CO_TOP[top],
+            _COMBINATION_CARDS.encode(cards),
         )
     )
 
