@@ -347,13 +347,23 @@ def test_threads_sharing_a_state_cache_get_their_own_states() -> None:
 # --- events, settlement, views -------------------------------------------------------------------
 
 
+def events_to_pb(events: tuple[ev.Event, ...]) -> list[events_pb2.Event]:
+    """The wire events the service sends, as messages."""
+    return list(game_pb2.GameUpdate.FromString(codec.events_to_wire(events)).events)
+
+
+def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
+    """The wire view the service sends, as a message."""
+    return game_pb2.TableView.FromString(codec.view_to_wire(seat_view, state))
+
+
 def test_events_map_one_to_one_and_never_carry_hands() -> None:
     rng = random.Random(5)
     rules = build_rules("southern")
     state, events = game.new_game(rules, 4, seed=11)
     seen: set[str] = set()
     while True:
-        wire = codec.events_to_pb(events)
+        wire = events_to_pb(events)
         assert len(wire) == len(events)
         for event in wire:
             kind = event.WhichOneof("kind")
@@ -371,7 +381,7 @@ def test_a_played_event_carries_its_combination() -> None:
     hands = [parse_set("3S 3C 4D"), parse_set("5S 6S"), parse_set("7H"), parse_set("8H")]
     state, _ = game.new_game(build_rules("southern"), 4, hands=hands)
     state, events = game.apply(state, Move(0, (0, 1), is_pass=False))
-    played = codec.events_to_pb(events)[0].played
+    played = events_to_pb(events)[0].played
     assert played.seat == 0
     assert played.combination.type == moves_pb2.COMBINATION_TYPE_PAIR
     assert [codec.card_to_text(c) for c in played.combination.cards] == ["3S", "3C"]
@@ -400,7 +410,7 @@ def test_settlement_maps_every_transfer() -> None:
 def test_a_view_lists_the_played_cards_and_the_viewers_hand_weakest_first(variant: str) -> None:
     for state in random_game(variant, 11, random.Random(variant))[::7]:
         for seat in (-1, *range(state.players)):
-            wire = codec.view_to_pb(view(state, seat), state)
+            wire = view_to_pb(view(state, seat), state)
             assert list(wire.played) == codec.cards_to_pb(state.played)
             hand = state.hands[seat] if seat >= 0 else 0
             assert list(wire.hand) == codec.cards_to_pb(hand)
@@ -409,12 +419,12 @@ def test_a_view_lists_the_played_cards_and_the_viewers_hand_weakest_first(varian
 
 def test_a_spectator_view_has_no_hand_and_a_seat_view_only_its_own() -> None:
     state, _ = game.new_game(build_rules("southern"), 4, seed=9)
-    spectator = codec.view_to_pb(view(state, -1), state)
+    spectator = view_to_pb(view(state, -1), state)
     assert not spectator.HasField("seat")
     assert len(spectator.hand) == 0
     assert [s.cards_left for s in spectator.seats] == [13] * 4
     for seat in range(4):
-        mine = codec.view_to_pb(view(state, seat), state)
+        mine = view_to_pb(view(state, seat), state)
         assert mine.seat == seat
         held = {codec.card_from_pb(c, "hand") for c in mine.hand}
         assert held == set(cards_of(state.hands[seat]))

@@ -636,11 +636,6 @@ def events_to_wire(events: Iterable[ev.Event]) -> bytes:
     return b"".join(out)
 
 
-def events_to_pb(events: Iterable[ev.Event]) -> list[events_pb2.Event]:
-    """`events_to_wire`, as messages."""
-    return list(game_pb2.GameUpdate.FromString(events_to_wire(events)).events)
-
-
 def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
     """The `Event` oneof key of an engine event and the bytes of its message."""
     match event:
@@ -798,11 +793,6 @@ def settlement_to_pb(settlement: Settlement) -> settlement_pb2.Settlement:
 
 # --------------------------------------------------------------------------------------------
 # Views
-
-
-def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
-    """The wire view of an engine view, as a message (see `view_to_wire`)."""
-    return game_pb2.TableView.FromString(view_to_wire(seat_view, state))
 
 
 def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
