@@ -39,7 +39,7 @@ from tienlen_client.follow import (
 )
 from tienlen_client.models import Combination, Game, LegalMove, Validation, View
 from tienlen_client.request_ids import request_metadata
-from tienlen_client.rule_options import RuleOptions
+from tienlen_client.rule_options import RuleOptions, apply_request
 from tienlen_client.stream import MoveStream
 
 SERVICE: Final = "tienlen.v1.TienLenEngine"
@@ -351,13 +351,7 @@ class TienLenClient:
         update_view: UpdateView | None,
     ) -> Game:
         wanted = self.update_view if update_view is None else check_update_view(update_view)
-        # Basic only when the table can be followed; else the full view is asked for up front.
-        rules = self._rule_options.table_rules(game) if wanted == "basic" else None
-        request = service_pb2.ApplyMoveRequest(
-            state_token=game.state, seat=seat, seat_token=game.seat_token(seat), move=wire_move
-        )
-        if rules is not None:
-            request.view = game_pb2.UPDATE_VIEW_BASIC
+        request, rules = apply_request(self._rule_options, game, seat, wire_move, wanted)
         update = self._call(self._stub.ApplyMove, request, timeout).game
         if update.HasField("view"):  # asked for, or a service that always sends it
             return Game.from_pb(update, game.seat_tokens)

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from tienlen.v1 import service_pb2
+from tienlen.v1 import game_pb2, moves_pb2, service_pb2
 from tienlen_client.errors import TienLenError
-from tienlen_client.follow import CannotFollow, TableRules
+from tienlen_client.follow import CannotFollow, TableRules, UpdateView
 from tienlen_client.models import Game
 
 #: How long a client waits after a failed DescribeRules before asking again (its basic moves
@@ -81,3 +81,24 @@ class RuleOptions:
                 RETRY_SECONDS,
             )
             return None
+
+
+def apply_request(
+    options: RuleOptions | None,
+    game: Game,
+    seat: int,
+    wire_move: moves_pb2.Move,
+    wanted: UpdateView,
+) -> tuple[service_pb2.ApplyMoveRequest, TableRules | None]:
+    """The ApplyMoveRequest of a move (unary or streamed), and the rules its answer is followed
+    with: a basic answer only when one is `wanted` and the table can be followed, else the
+    full view is asked for up front (rules None)."""
+    rules = options.table_rules(game) if wanted == "basic" and options is not None else None
+    request = service_pb2.ApplyMoveRequest(
+        state_token=game.state,
+        seat=seat,
+        seat_token=game.seat_token(seat),
+        move=wire_move,
+        view=game_pb2.UPDATE_VIEW_BASIC if rules is not None else game_pb2.UPDATE_VIEW_UNSPECIFIED,
+    )
+    return request, rules

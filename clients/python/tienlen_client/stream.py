@@ -49,12 +49,12 @@ from tienlen_client.follow import (
 )
 from tienlen_client.models import Game, View
 from tienlen_client.request_ids import request_metadata
+from tienlen_client.rule_options import RuleOptions, apply_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from tienlen.v1 import service_pb2_grpc
-    from tienlen_client.rule_options import RuleOptions
 
 #: Status codes after which the waiting moves are sent again on a new stream.
 RETRYABLE: Final = frozenset(
@@ -146,15 +146,7 @@ class MoveStream:
         `update_view`: ``"full"`` or ``"basic"`` (default: the stream's). The first basic
         move of a client waits for its one DescribeRules call."""
         wanted = self.update_view if update_view is None else check_update_view(update_view)
-        rules = self._table_rules(game) if wanted == "basic" else None
-        apply = service_pb2.ApplyMoveRequest(
-            state_token=game.state,
-            seat=seat,
-            seat_token=game.seat_token(seat),
-            move=move(cards_),
-        )
-        if rules is not None:
-            apply.view = game_pb2.UPDATE_VIEW_BASIC
+        apply, rules = apply_request(self._rule_options, game, seat, move(cards_), wanted)
         future: Future[Game] = Future()
         with self._lock:
             if self._failed is not None:
@@ -190,12 +182,6 @@ class MoveStream:
     ) -> Game:
         """Pass for `seat` and wait for the answer; raises `MoveRejected` when it may not."""
         return self._wait(self.submit(game, seat, None, update_view=update_view), timeout)
-
-    def _table_rules(self, game: Game) -> TableRules | None:
-        """What following `game` needs (None: ask for the full view instead)."""
-        if self._rule_options is None:
-            return None
-        return self._rule_options.table_rules(game)
 
     def _wait(self, future: Future[Game], timeout: float | None) -> Game:
         limit = self.timeout if timeout is None else timeout
