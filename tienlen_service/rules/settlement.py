@@ -174,8 +174,8 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
     or, with `frozen_pays` = whole_table (sources 000/001/002: "cóng 1 nhà cũng như cả làng"),
     what a loser pays an instant winner (*đền tới trắng*: `instant_win_stakes`, and its 2s and
     bombs only with `count_pigs`) to the winner and to every other player not frozen (still
-    holding cards, or gone out before a later freeze; not one ranked last). When every opponent is frozen, the compensating player
-    (*đền bài*) pays the winner all of it."""
+    holding cards, or gone out before a later freeze; not one ranked last). When every
+    opponent is frozen, the compensating player (*đền bài*) pays the winner all of it."""
     rules = state.rules
     frozen = [s for s in _others(state, winner) if state.frozen >> s & 1]
     if not frozen:
