@@ -5,6 +5,7 @@
     python bench/load.py --mode full                        # ListLegalMoves+ValidateMove+ApplyMove
     python bench/load.py --targets ours@w1,ours@w4,ours@w16,ours-aio,ours@w4x2 --concurrency 8,64
     python bench/load.py --targets ours,ours-stream,echo-bare,echo-bare-stream --workers 4
+    python bench/load.py --targets ours,echo --pin           # servers on CPU 0, load elsewhere
 
 What it does: records `--games` complete 4-player games through the real servicer
 (bench/traffic.py), starts every target server as its own process on 127.0.0.1, then for each
@@ -180,6 +181,21 @@ def _rss(pid: int) -> int:
     return 0
 
 
+def pin_process(pid: int, cpus: frozenset[int]) -> None:
+    """Run every thread of process `pid` on `cpus` only. Threads it starts later inherit the
+    affinity of the thread that starts them, so pinning the ones alive now pins them all."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        os.sched_setaffinity(int(task.name), cpus)
+
+
+def split_cpus() -> tuple[frozenset[int], frozenset[int]]:
+    """`--pin`: the lowest CPU this process may use for the servers, the others for the load."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        raise SystemExit("load: --pin needs at least 2 CPUs")
+    return frozenset(allowed[:1]), frozenset(allowed[1:])
+
+
 def _wait_serving(log: Path, proc: subprocess.Popen[bytes]) -> int:
     """The port of the `serving` JSON line the process writes to its log."""
     deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -204,9 +220,16 @@ def _wait_healthy(address: str) -> None:
 
 
 def start_target(
-    target: Target, *, keys: str, trace: Path, workdir: Path, log_level: str = "info"
+    target: Target,
+    *,
+    keys: str,
+    trace: Path,
+    workdir: Path,
+    log_level: str = "info",
+    cpus: frozenset[int] | None = None,
 ) -> Running:
-    """Start a target's server process(es) on 127.0.0.1 and wait until they serve."""
+    """Start a target's server process(es) on 127.0.0.1 and wait until they serve; with
+    `cpus`, every thread of each server runs on those CPUs only (`--pin`)."""
     base = KINDS[target.kind]
     extra = ["--trace", str(trace)] if target.is_echo else []
     flags = [
@@ -243,6 +266,8 @@ def start_target(
                     )
                 )
             port = _wait_serving(log, procs[-1])
+            if cpus is not None:
+                pin_process(procs[-1].pid, cpus)
         running = Running(target, procs, logs, port)
         _wait_healthy(running.address)
     except BaseException:
@@ -258,7 +283,8 @@ def start_target(
 
 @dataclass(frozen=True, slots=True)
 class WorkerJob:
-    """What one load process does: its tables, where, how, and until when."""
+    """What one load process does: its tables, where, how, until when, and on which CPUs
+    (None: wherever the OS puts it)."""
 
     address: str
     trace: str
@@ -268,6 +294,7 @@ class WorkerJob:
     channels: int
     stream: bool
     max_calls: int
+    cpus: frozenset[int] | None = None
 
 
 @dataclass
@@ -394,6 +421,8 @@ async def _run_worker(job: WorkerJob, conn: Connection) -> WorkerResult:
 
 def _worker_main(job: WorkerJob, conn: Connection) -> None:
     try:
+        if job.cpus is not None:
+            os.sched_setaffinity(0, job.cpus)  # before grpc starts its threads: they inherit it
         result = asyncio.run(_run_worker(job, conn))
         conn.send(result)
     except BaseException as exc:  # report, don't hang the parent
@@ -446,9 +475,11 @@ def run_point(
     channels: int,
     max_calls: int,
     tick: Callable[[float], None] | None = None,
+    cpus: frozenset[int] | None = None,
 ) -> Point:
     """Drive `running` with `concurrency` tables for warmup + seconds; `tick(elapsed)` is
-    called about once a second during the measured window (the memory tool samples RSS)."""
+    called about once a second during the measured window (the memory tool samples RSS);
+    with `cpus`, the load processes run on those CPUs only (`--pin`)."""
     ctx = mp.get_context("spawn")  # grpc does not survive fork
     n = max(1, min(clients, concurrency))
     share = [concurrency // n + (i < concurrency % n) for i in range(n)]
@@ -466,6 +497,7 @@ def run_point(
             max(1, min(channels, tables)),
             running.target.stream,
             max_calls // n,
+            cpus,
         )
         proc = ctx.Process(target=_worker_main, args=(job, child), daemon=True)
         proc.start()
@@ -662,6 +694,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--log-level", default="info", help="servers' log level (info logs every call)"
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="servers on the first CPU only, the load processes on the others"
+        " (does the load evict the server's caches?)",
+    )
     parser.add_argument("--json", type=Path, help="also write every point here")
     parser.add_argument("--baselines", default="echo,echo-bare", help="ratios against these")
     args = parser.parse_args(argv)
@@ -689,7 +727,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f" PlayStream calls, and {args.clients} load processes open one each:"
                 f" use --workers {2 * args.clients} (or @w{2 * args.clients})"
             )
+    server_cpus, load_cpus = split_cpus() if args.pin else (None, None)
     print(f"# load benchmark — {machine()}")
+    if server_cpus is not None and load_cpus is not None:
+        print(f"# pinned: servers on CPU {sorted(server_cpus)}, load on CPUs {sorted(load_cpus)}")
     keys = traffic.new_keys()
     with tempfile.TemporaryDirectory(prefix="tienlen-load-") as tmp:
         workdir = Path(tmp)
@@ -713,7 +754,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         points: dict[tuple[str, int], list[Point]] = collections.defaultdict(list)
         try:
             started.extend(
-                start_target(t, keys=keys, trace=trace, workdir=workdir, log_level=args.log_level)
+                start_target(
+                    t,
+                    keys=keys,
+                    trace=trace,
+                    workdir=workdir,
+                    log_level=args.log_level,
+                    cpus=server_cpus,
+                )
                 for t in targets
             )
             print(HEADER)
@@ -730,6 +778,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             clients=args.clients,
                             channels=args.channels,
                             max_calls=args.max_calls,
+                            cpus=load_cpus,
                         )
                         points[p.target, c].append(p)
                         print(row(p), flush=True)

@@ -10,12 +10,17 @@ for byte the recorded ones (`mismatches`), which is what makes the echo comparis
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = ("ours", "echo", "ours-stream", "ours-aio")
+# --pin (servers on one CPU, load on the others) is exercised where there are CPUs to split.
+PIN = ["--pin"] if len(os.sched_getaffinity(0)) >= 2 else []
 
 
 def test_load_tool_replays_games_against_every_kind_of_target(tmp_path: Path) -> None:
@@ -45,6 +50,7 @@ def test_load_tool_replays_games_against_every_kind_of_target(tmp_path: Path) ->
         "5000",
         "--json",
         str(out),
+        *PIN,
     ]
     run = subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False
@@ -66,3 +72,44 @@ def test_load_tool_replays_games_against_every_kind_of_target(tmp_path: Path) ->
         }
     assert "ours / echo" in run.stdout
     assert "3 recorded matches of 2 games" in run.stdout
+    assert ("# pinned: servers on CPU" in run.stdout) == bool(PIN)
+
+
+# A thread now; after a line on stdin, one more thread; then it waits to be killed.
+_THREADED_CHILD = """
+import sys, threading, time
+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+print("ready", flush=True)
+sys.stdin.readline()
+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+print("again", flush=True)
+time.sleep(30)
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs to pin to one")
+def test_pinning_a_server_pins_its_threads_alive_now_and_those_they_start_later() -> None:
+    cpu = min(os.sched_getaffinity(0))
+    child = subprocess.Popen(
+        [sys.executable, "-c", _THREADED_CHILD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdin is not None
+        assert child.stdout is not None
+        assert child.stdout.readline() == "ready\n"
+        pin = f"import load; load.pin_process({child.pid}, frozenset({{{cpu}}}))"
+        subprocess.run(  # bench/ is not a package: load.py runs from there
+            [sys.executable, "-c", pin], cwd=ROOT / "bench", check=True, timeout=60
+        )
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        assert child.stdout.readline() == "again\n"
+        tasks = [int(t.name) for t in Path(f"/proc/{child.pid}/task").iterdir()]
+        assert len(tasks) == 3
+        assert all(os.sched_getaffinity(t) == {cpu} for t in tasks)
+    finally:
+        child.kill()
+        child.wait()
