@@ -692,7 +692,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--max-calls", type=int, default=2_000_000, help="cap of calls per point")
     parser.add_argument(
-        "--log-level", default="info", help="servers' log level (info logs every call)"
+        "--log-level",
+        default="info",
+        choices=("debug", "info"),
+        help="servers' log level (info logs every call; no higher: the bench reads the port"
+        " a server picked from its `serving` line, logged at info)",
     )
     parser.add_argument(
         "--pin",
