@@ -55,6 +55,7 @@ FOLLOWED_FIELDS: Final = frozenset(
         "first_game",
         "game_number",
         "dealer",
+        "follow_rules",
         # changed by the events
         "seats",
         "table",
