@@ -473,6 +473,9 @@ def _reference_view(seat_view: SeatView, state: GameState) -> game_pb2.TableView
         played=codec.cards_to_pb(seat_view.played),
         steal_open=state.steal_open,
         move_count=state.move_count,
+        follow_rules=game_pb2.FollowRules(
+            pass_lockout=state.rules.pass_lockout, lead_stealing=state.rules.lead_stealing
+        ),
     )
 
 
@@ -499,6 +502,29 @@ def test_a_wire_view_is_byte_for_byte_the_serialised_view_message(variant: str) 
             seat_view = view(state, seat)
             wanted = _reference_view(seat_view, state).SerializeToString(deterministic=True)
             assert codec.view_to_wire(seat_view, state) == wanted
+
+
+@pytest.mark.parametrize("pass_lockout", ["true", "false"])
+@pytest.mark.parametrize("lead_stealing", ["true", "false"])
+def test_a_wire_view_carries_the_rule_values_a_follower_needs(
+    pass_lockout: str, lead_stealing: str
+) -> None:
+    """Both follow_rules values, each set and unset (an empty FollowRules is still written:
+    its presence says the service resolved them)."""
+    overrides = {"pass_lockout": pass_lockout, "lead_stealing": lead_stealing}
+    state, _ = game.new_game(
+        build_rules("southern", overrides), 4, seed=3, first_game=False, leader=0
+    )
+    for seat in (-1, 0):
+        seat_view = view(state, seat)
+        wire_bytes = codec.view_to_wire(seat_view, state)
+        wanted = _reference_view(seat_view, state).SerializeToString(deterministic=True)
+        assert wire_bytes == wanted
+        follow = game_pb2.TableView.FromString(wire_bytes)
+        assert follow.HasField("follow_rules")
+        assert follow.follow_rules == game_pb2.FollowRules(
+            pass_lockout=pass_lockout == "true", lead_stealing=lead_stealing == "true"
+        )
 
 
 def test_a_wire_view_covers_negative_totals_a_dealer_and_a_finished_game() -> None:

@@ -801,6 +801,7 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
     message per seat and card). Cards of a hand come from `seat_view.hand` only (the engine's
     view holds the viewer's own hand, none for a spectator); `state` supplies only public facts
     the engine view does not carry (rules, dealer, who has played)."""
+    rules_record, follow_rules_record = _rules_wire(state.rules)
     counts = seat_view.hand_counts
     viewer = seat_view.seat
     table = seat_view.table
@@ -808,7 +809,7 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
     out: list[bytes] = []
     if viewer >= 0:  # optional: a seat 0 viewer is still present on the wire
         out += (_TV_SEAT, varint(viewer), _VIEW_HAND.encode(seat_view.hand))
-    out += (_TV_PLAYERS, varint(len(counts)), _rules_wire(state.rules))
+    out += (_TV_PLAYERS, varint(len(counts)), rules_record)
     places, passed, frozen, unplayed, totals = (
         seat_view.places,
         seat_view.passed,
@@ -851,6 +852,7 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
         out.append(_TV_STEAL_OPEN)
     if state.move_count:
         out += (_TV_MOVE_COUNT, varint(state.move_count))
+    out.append(follow_rules_record)
     return b"".join(out)
 
 
@@ -867,9 +869,16 @@ def _combination_wire(kind: int, length: int, top: int, cards: int) -> bytes:
 
 
 @lru_cache(maxsize=512)
-def _rules_wire(rules: RuleSet) -> bytes:
-    """The view's `rules` field record, built once per rule set."""
-    return length_delimited(_TV_RULES, rules_to_pb(rules).SerializeToString(deterministic=True))
+def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
+    """The view's `rules` and `follow_rules` field records, built once per rule set."""
+    spec = rules_to_pb(rules).SerializeToString(deterministic=True)
+    follow = b"".join(
+        (
+            _FO_PASS_LOCKOUT if rules.pass_lockout else b"",
+            _FO_LEAD_STEALING if rules.lead_stealing else b"",
+        )
+    )
+    return length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
 
 
 _TV: Final = game_pb2.TableView
@@ -887,6 +896,9 @@ _TV_GAME_NUMBER: Final = tag(_TV, "game_number")
 _TV_DEALER: Final = tag(_TV, "dealer")
 _TV_STEAL_OPEN: Final = _bool_record(_TV, "steal_open")
 _TV_MOVE_COUNT: Final = tag(_TV, "move_count")
+_TV_FOLLOW_RULES: Final = tag(_TV, "follow_rules")
+_FO_PASS_LOCKOUT: Final = _bool_record(game_pb2.FollowRules, "pass_lockout")
+_FO_LEAD_STEALING: Final = _bool_record(game_pb2.FollowRules, "lead_stealing")
 _VIEW_HAND: Final = _RepeatedCards(_TV, "hand")
 _VIEW_PLAYED: Final = _RepeatedCards(_TV, "played")
 _SS: Final = game_pb2.SeatStatus

@@ -6,7 +6,8 @@ asking for the full view (the reference), the same asking for UPDATE_VIEW_BASIC,
 PlayStream asking for UPDATE_VIEW_BASIC. The tokens are equal byte for byte (the state is the
 same), so after every move the three Games must be equal — the view's every TableView field
 included — while the basic answers carry no view on the wire and the server is never asked
-for one (its GetView counter stays at 0).
+for one (its GetView counter stays at 0), nor for DescribeRules: the option values the fold
+needs come with the views (`TableView.follow_rules`).
 """
 
 from __future__ import annotations
@@ -20,23 +21,19 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
-import grpc
 import pytest
-from tienlen_client import Game, MoveStream, TienLenClient
+from tienlen_client import Game, MoveStream, TienLenClient, View
 from tienlen_client import follow as follow_module
 from tienlen_client.cards import CardsLike
-from tienlen_client.errors import TienLenError, Unavailable
 from tienlen_client.follow import (
     FOLLOWED_FIELDS,
     FOLLOWED_SEAT_FIELDS,
     CannotFollow,
-    TableRules,
     advance,
     follow_game,
 )
-from tienlen_client.rule_options import RETRY_SECONDS, RuleOptions
 
-from tienlen.v1 import events_pb2, game_pb2, moves_pb2, service_pb2
+from tienlen.v1 import events_pb2, game_pb2, moves_pb2
 
 TIME_BUDGET: Final = 12.0
 """Seconds of random matches for all presets together (each preset plays at least one)."""
@@ -82,11 +79,9 @@ class Lockstep:
         full: TienLenClient,
         basic: TienLenClient,
         stream: MoveStream,
-        presets: dict[str, dict[str, str]],
         game: Game,
     ) -> None:
         self.full = full
-        self.presets = presets
         self.basic = basic
         self.stream = stream
         self.ref = self.unary = self.streamed = game
@@ -118,7 +113,7 @@ class Lockstep:
         bare = game_pb2.GameUpdate()
         bare.CopyFrom(self.ref.raw)
         bare.ClearField("view")
-        dealt = follow_game(before, bare, TableRules.resolve(before.view.raw.rules, self.presets))
+        dealt = follow_game(before, bare)
         assert dealt.view.raw == self.ref.view.raw, diff(dealt, self.ref)
         self.unary = self.basic.next_game(self.unary, seed=seed, hands=hands)
         self.streamed = self.basic.next_game(self.streamed, seed=seed, hands=hands)
@@ -217,12 +212,10 @@ def presets(full: TienLenClient) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture
-def lockstep(
-    full: TienLenClient, basic: TienLenClient, presets: dict[str, dict[str, str]]
-) -> Iterator[Callable[[Game], Lockstep]]:
+def lockstep(full: TienLenClient, basic: TienLenClient) -> Iterator[Callable[[Game], Lockstep]]:
     """Lockstep(game) with one basic PlayStream for all of a test's tables."""
     with basic.play_stream() as stream:
-        yield lambda game: Lockstep(full, basic, stream, presets, game)
+        yield lambda game: Lockstep(full, basic, stream, game)
 
 
 # --- random matches of every preset --------------------------------------------------------
@@ -259,7 +252,7 @@ def test_basic_answers_give_the_same_games_as_full_ones_in_random_matches_of_eve
         seen
     )
     assert handled(running, "GetView") == 0  # every view was followed from the events
-    assert handled(running, "DescribeRules") == 2  # the `presets` fixture's, and the client's
+    assert handled(running, "DescribeRules") == 1  # the `presets` fixture's: never the client
 
 
 # --- the cases random play rarely reaches, played out move by move ---------------------------
@@ -458,15 +451,13 @@ def test_every_field_of_the_view_is_followed() -> None:
     assert {f.name for f in game_pb2.SeatStatus.DESCRIPTOR.fields} == FOLLOWED_SEAT_FIELDS
 
 
-def spectator_view(players: int = 2) -> game_pb2.TableView:
+def spectator_view(players: int = 2, **follow_rules: bool) -> game_pb2.TableView:
     return game_pb2.TableView(
         players=players,
         seats=[game_pb2.SeatStatus(seat=i, cards_left=13) for i in range(players)],
         to_act=0,
+        follow_rules=game_pb2.FollowRules(**({"pass_lockout": True} | follow_rules)),
     )
-
-
-RULES: Final = TableRules(pass_lockout=True, lead_stealing=False)
 
 
 def test_an_event_of_a_kind_this_client_does_not_know_cannot_be_followed() -> None:
@@ -474,81 +465,92 @@ def test_an_event_of_a_kind_this_client_does_not_know_cannot_be_followed() -> No
     assert unknown.WhichOneof("kind") is None
     update = game_pb2.GameUpdate(events=[unknown], to_act=0)
     with pytest.raises(CannotFollow, match="does not know"):
-        advance(spectator_view(), update, RULES)
+        advance(spectator_view(), update)
 
 
 def test_events_that_disagree_with_the_answer_cannot_be_followed() -> None:
     passed = events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=1))
     with pytest.raises(CannotFollow, match="to_act"):
-        advance(spectator_view(), game_pb2.GameUpdate(events=[passed], to_act=0), RULES)
+        advance(spectator_view(), game_pb2.GameUpdate(events=[passed], to_act=0))
 
 
 def test_a_seats_view_cannot_be_followed() -> None:
     seated = spectator_view()
     seated.seat = 0
     with pytest.raises(CannotFollow, match="spectator"):
-        advance(seated, game_pb2.GameUpdate(to_act=0), RULES)
+        advance(seated, game_pb2.GameUpdate(to_act=0))
+
+
+def test_a_view_without_follow_rules_cannot_be_followed() -> None:
+    """A view from a service older than TableView.follow_rules: the option values are unknown,
+    and the client does not guess them."""
+    old = spectator_view()
+    old.ClearField("follow_rules")
+    with pytest.raises(CannotFollow, match="follow_rules"):
+        advance(old, game_pb2.GameUpdate(to_act=0))
+
+
+def single(seat: int, cards_left: int) -> events_pb2.Event:
+    play = moves_pb2.Combination(type=moves_pb2.COMBINATION_TYPE_SINGLE, length=1)
+    return events_pb2.Event(
+        played=events_pb2.Played(seat=seat, combination=play, cards_left=cards_left)
+    )
+
+
+@pytest.mark.parametrize("pass_lockout", [True, False])
+def test_whether_a_play_clears_every_pass_is_the_views_pass_lockout(pass_lockout: bool) -> None:
+    """The value in the view decides, whatever the preset's name: a deployment that changed
+    the preset answers with the changed value."""
+    before = spectator_view(3, pass_lockout=pass_lockout)
+    before.rules.variant = "southern"  # pass lockout in the preset as this client knew it
+    before.seats[1].passed = True
+    turn = events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=2))
+    after = advance(before, game_pb2.GameUpdate(events=[single(0, 12), turn], to_act=2))
+    assert after.seats[1].passed == pass_lockout
+    assert after.follow_rules == before.follow_rules  # carried to the next answer
+
+
+@pytest.mark.parametrize("lead_stealing", [True, False])
+def test_whether_a_deal_opens_the_lead_to_stealing_is_the_views_lead_stealing(
+    lead_stealing: bool,
+) -> None:
+    before = spectator_view(2, lead_stealing=lead_stealing)
+    before.finished = True
+    before.ClearField("to_act")
+    dealt = events_pb2.GameStarted(game_number=2, leader=1, hand_sizes=[13, 13])
+    update = game_pb2.GameUpdate(events=[events_pb2.Event(game_started=dealt)], to_act=1)
+    after = advance(before, update, previous_net=[100, -100])
+    assert after.steal_open == lead_stealing
+    assert [s.match_total for s in after.seats] == [100, -100]
 
 
 def test_advance_leaves_its_inputs_unchanged() -> None:
     before = spectator_view()
     kept = game_pb2.TableView()
     kept.CopyFrom(before)
-    play = moves_pb2.Combination(type=moves_pb2.COMBINATION_TYPE_SINGLE, length=1)
-    update = game_pb2.GameUpdate(
-        events=[
-            events_pb2.Event(played=events_pb2.Played(seat=0, combination=play, cards_left=12)),
-            events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=1)),
-        ],
-        to_act=1,
-    )
-    after = advance(before, update, RULES)
+    turn = events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=1))
+    update = game_pb2.GameUpdate(events=[single(0, 12), turn], to_act=1)
+    after = advance(before, update)
     assert before == kept
     assert (after.to_act, after.seats[0].cards_left, after.move_count) == (1, 12, 1)
 
 
-def test_rule_options_come_from_the_overrides_or_the_preset() -> None:
-    presets = {"hue": {"pass_lockout": "true", "lead_stealing": "true"}}
-    spec = game_pb2.TableView().rules
-    spec.variant = "hue"
-    assert TableRules.resolve(spec, presets) == TableRules(pass_lockout=True, lead_stealing=True)
-    spec.options["pass_lockout"] = "false"
-    assert TableRules.resolve(spec, presets) == TableRules(pass_lockout=False, lead_stealing=True)
-    spec.variant = "martian"
-    with pytest.raises(CannotFollow, match="martian"):
-        TableRules.resolve(spec, presets)
-
-
-def test_while_describe_rules_fails_moves_get_full_answers_and_it_is_asked_again_later(
-    full: TienLenClient, caplog: pytest.LogCaptureFixture
+def test_a_game_from_a_service_older_than_follow_rules_is_answered_with_the_full_view(
+    full: TienLenClient, basic: TienLenClient, running: Any
 ) -> None:
-    """A failing DescribeRules (a gateway that refuses it, an outage) never fails a move: the
-    move is asked for the full view, the warning is logged, and DescribeRules is asked again
-    only after `RETRY_SECONDS`."""
+    """Without follow_rules in the view the client can't follow the table: it asks for the
+    full view up front (no GetView, no DescribeRules), on unary calls and on the stream."""
     game = full.new_game(hands=["3S 9S", "4S 10S", "5S JS", "6S QS"])
-    now = [100.0]
-    answers: list[service_pb2.DescribeRulesResponse | TienLenError] = [
-        Unavailable(grpc.StatusCode.UNAVAILABLE, "", "DescribeRules is not served here"),
-        full.describe_rules(),
-    ]
-    asked: list[float] = []
-
-    def describe() -> service_pb2.DescribeRulesResponse:
-        asked.append(now[0])
-        answer = answers.pop(0)
-        if isinstance(answer, TienLenError):
-            raise answer
-        return answer
-
-    options = RuleOptions(describe, clock=lambda: now[0])
-    with caplog.at_level(logging.WARNING, logger="tienlen_client"):
-        assert options.table_rules(game) is None
-        now[0] += RETRY_SECONDS - 1
-        assert options.table_rules(game) is None  # not asked again yet
-    assert asked == [100.0]
-    assert ["DescribeRules failed" in r.getMessage() for r in caplog.records] == [True]
-    now[0] += 1
-    assert options.table_rules(game) == TableRules(pass_lockout=True, lead_stealing=False)
-    assert asked == [100.0, 100.0 + RETRY_SECONDS]
-    assert options.table_rules(game) is not None
-    assert len(asked) == 2  # once known, never asked again
+    raw = game_pb2.TableView()
+    raw.CopyFrom(game.view.raw)
+    raw.ClearField("follow_rules")
+    old = dataclasses.replace(game, view=View.from_pb(raw))
+    wanted = full.play(game, 0, ["3S"])
+    after = basic.play(old, 0, ["3S"])
+    assert after.raw.HasField("view")
+    assert after == wanted
+    with basic.play_stream() as stream:
+        streamed = stream.play(old, 0, ["3S"])
+    assert streamed.raw.HasField("view")
+    assert streamed == wanted
+    assert (handled(running, "GetView"), handled(running, "DescribeRules")) == (0, 0)

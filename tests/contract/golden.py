@@ -98,6 +98,7 @@ def project_view(view: dict[str, Any], *, played: bool) -> dict[str, Any]:
     if "seat" not in view:
         out["seat"] = None
     out["rules"] = view.get("rules")
+    out["followRules"] = view.get("followRules")
     if played:
         out["played"] = view.get("played")
     return out

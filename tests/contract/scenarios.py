@@ -182,8 +182,16 @@ def southern_basics(s: Script) -> None:
     )
     s.view(
         None,
-        note="The spectator view: no seat, no hand.",
-        must={"view": {"seat": None, "hand": [], "players": 4, "toAct": 0}},
+        note="The spectator view: no seat, no hand. follow_rules: the values of the options a host following the table from the events needs (Southern: pass lockout, no stealing the lead).",
+        must={
+            "view": {
+                "seat": None,
+                "hand": [],
+                "players": 4,
+                "toAct": 0,
+                "followRules": {"passLockout": True, "leadStealing": False},
+            }
+        },
     )
     s.view(
         0,
@@ -1856,8 +1864,16 @@ def hue(s: Script) -> None:
         variant="hue",
         first_game=False,
         leader=0,
-        note="A game that is not a first game: the lead may be stolen.",
-        must={"game": {"toAct": 0, "view": {"stealOpen": True}}},
+        note="A game that is not a first game: the lead may be stolen (Huế's follow_rules say it may, in any game that is not a first game).",
+        must={
+            "game": {
+                "toAct": 0,
+                "view": {
+                    "stealOpen": True,
+                    "followRules": {"passLockout": True, "leadStealing": True},
+                },
+            }
+        },
     )
     s.play(
         2,

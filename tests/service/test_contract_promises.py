@@ -310,6 +310,43 @@ def test_an_empty_variant_means_southern(stub: Stub) -> None:
     assert new_game(stub, seed=1).game.view.rules.variant == SOUTHERN
 
 
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"pass_lockout": "false"}, {"lead_stealing": "true"}, {"lead_stealing": "false"}],
+)
+def test_every_view_carries_the_games_follow_rules_resolved_from_its_preset_and_overrides(
+    stub: Stub, overrides: dict[str, str]
+) -> None:
+    """TableView.follow_rules: the game's pass_lockout and lead_stealing, the overrides else the
+    preset's values, in NewGame's, ApplyMove's, GetView's (seat or spectator) and NextGame's
+    views alike."""
+    for variant in describe(stub).variants:
+        values = {o.name: o.value for o in variant.option_values} | overrides
+        wanted = game_pb2.FollowRules(
+            pass_lockout=values["pass_lockout"] == "true",
+            lead_stealing=values["lead_stealing"] == "true",
+        )
+        rules = rules_pb2.RuleSetSpec(variant=variant.name, options=overrides)
+        players = 3 if variant.name == "dau" else 2
+        hands = ["3S 4S", "5S", "6S"][:players]
+        dealt = new_game(stub, rules=rules, explicit=deal(*hands), first_game=False, leader=0)
+        after = apply(stub, dealt.game.state_token, 0, play("3S"))
+        views = [dealt.game.view, after.view]
+        for seat in (None, 0):
+            request = service_pb2.GetViewRequest(state_token=after.state_token, seat=seat)
+            views.append(stub.GetView(request, timeout=TIMEOUT).view)
+        over = after
+        for seat in range(1, players):  # each plays its one card and goes out
+            if not over.finished:
+                over = apply(stub, over.state_token, seat, play(hands[seat]))
+        assert over.finished, variant.name
+        request = service_pb2.NextGameRequest(state_token=over.state_token, seed=1)
+        views.append(stub.NextGame(request, timeout=TIMEOUT).game.view)
+        for view in views:
+            assert view.HasField("follow_rules"), variant.name
+            assert view.follow_rules == wanted, (variant.name, overrides)
+
+
 # --- DescribeRules --------------------------------------------------------------------------
 
 

@@ -6,16 +6,17 @@ NewGame / ApplyMove / NextGame (events.proto), with GameUpdate.to_act / finished
 rebuild every field of the spectator TableView after every step.
 
 `fold` below is such a host: a pure function from (record, wire event) to the next record,
-written from the proto comments (and the option values DescribeRules publishes), not from the
-service's code. A host starts from what it knows at the deal — the rules, the players, the
-dealer and the size of every hand (taken from NewGame's answer) — and from then on reads only
-events. Random complete games of every preset, and matches (NextGame), are played through the
+written from the proto comments, not from the service's code. A host starts from what it
+knows at the deal — the rules, the players, the dealer and the size of every hand (taken from
+NewGame's answer) — and from then on reads only events. Random complete games of every preset, and matches (NextGame), are played through the
 real servicer in-process with `UPDATE_VIEW_BASIC`; after every step the record must equal the
 spectator view GetView gives for the answer's state token.
 
-Besides the events, the host needs the values of two rule options (DescribeRules gives them
-for the preset; TableView.rules names only the variant and the overrides): lead_stealing
-(steal_open at a deal) and pass_lockout (what `passed` means). Hand sizes come with
+Besides the events, the host needs the values of two rule options: lead_stealing (steal_open
+at a deal) and pass_lockout (what `passed` means). TableView.rules names only the variant and
+the overrides, so the view carries the two values resolved (`follow_rules`): the host takes
+them from NewGame's view, never from DescribeRules, whose preset values a deployment may have
+changed since. Hand sizes come with
 GameStarted.hand_sizes (added when this test found that a NextGame deal under the Northern
 option four_threes_lay_down_twos — 2s laid down at the deal — could not be followed).
 
@@ -81,8 +82,8 @@ class Table:
 
     players: int
     rules: rules_pb2.RuleSetSpec
-    options: dict[str, str]
-    """The preset's option values with the overrides applied (from DescribeRules)."""
+    follow_rules: game_pb2.FollowRules
+    """The game's values of the options that change what the events mean (NewGame's view)."""
     seats: tuple[Seat, ...]
     dealer: int
     table: moves_pb2.Combination | None = None
@@ -109,12 +110,14 @@ def with_seat(t: Table, seat: int, **changes: Any) -> Table:
     return dataclasses.replace(t, seats=tuple(seats))
 
 
-def start(view: game_pb2.TableView, options: dict[str, str]) -> Table:
-    """What a host knows when it deals the first game: rules, players, dealer, hand sizes."""
+def start(view: game_pb2.TableView) -> Table:
+    """What a host knows when it deals the first game: rules (and the values of the options
+    that change what the events mean), players, dealer, hand sizes."""
+    assert view.HasField("follow_rules"), "NewGame's view does not say how to follow the events"
     return Table(
         players=view.players,
         rules=view.rules,
-        options=options,
+        follow_rules=view.follow_rules,
         seats=tuple(Seat(cards_left=s.cards_left) for s in view.seats),
         dealer=view.dealer,
     )
@@ -145,13 +148,13 @@ def fold(t: Table, event: events_pb2.Event) -> Table:
             game_number=e.game_number,
             played=(),
             # cướp cái: "at the start of a non-first game 3 consecutive pairs steal the lead"
-            steal_open=t.options["lead_stealing"] == "true" and not e.first_game,
+            steal_open=t.follow_rules.lead_stealing and not e.first_game,
             move_count=0,
             net=(),
         )
     if kind == "played":
         p = event.played
-        if t.options["pass_lockout"] == "false":  # a pass does not lock out: any play reopens
+        if not t.follow_rules.pass_lockout:  # a pass does not lock out: any play reopens
             t = dataclasses.replace(
                 t, seats=tuple(dataclasses.replace(s, passed=False) for s in t.seats)
             )
@@ -240,6 +243,7 @@ def as_view(t: Table) -> game_pb2.TableView:
         played=[cards_pb2.Card(rank=r, suit=s) for r, s in t.played],  # type: ignore[arg-type]
         steal_open=t.steal_open,
         move_count=t.move_count,
+        follow_rules=t.follow_rules,
     )
     if t.table is not None:
         view.table.CopyFrom(t.table)
@@ -316,7 +320,6 @@ class Host:
     def __init__(
         self,
         svc: TienLenServicer,
-        options: dict[str, str],
         request: service_pb2.NewGameRequest,
         ignore: frozenset[str] = frozenset(),
     ) -> None:
@@ -326,7 +329,7 @@ class Host:
         self.seen: Counter[str] = Counter()
         game = svc.NewGame(request, CTX).game
         self.token = game.state_token
-        self.table = follow(start(game.view, options), game)
+        self.table = follow(start(game.view), game)
         self.check("NewGame", game)
 
     @property
@@ -492,7 +495,6 @@ def play_out(host: Host, rng: random.Random) -> None:
 
 def random_match(
     svc: TienLenServicer,
-    options: dict[str, str],
     variant: str,
     overrides: dict[str, str],
     seed: int,
@@ -512,7 +514,7 @@ def random_match(
     if rng.random() < 0.2:
         request.first_game = False
         request.leader = rng.randrange(players)
-    host = Host(svc, options | overrides, request, ignore)
+    host = Host(svc, request, ignore)
     play_out(host, rng)
     for _ in range(3):
         if rng.random() < 0.5:  # the match's next seeded deal, or a seeded deal
@@ -551,7 +553,7 @@ def test_events_rebuild_the_spectator_view(
     deadline = time.monotonic() + TIME_BUDGET / len(CASES)
     seen: Counter[str] = Counter()
     for seed in range(MATCHES):
-        seen += random_match(svc, presets[variant], variant, overrides, seed, GAPS).seen
+        seen += random_match(svc, variant, overrides, seed, GAPS).seen
         if seed >= MIN_MATCHES - 1 and time.monotonic() > deadline:
             break
     expected = {"round_won", "player_finished", "chop", "chop_settled"}
@@ -565,7 +567,6 @@ def test_events_rebuild_the_spectator_view(
 
 def new_host(
     svc: TienLenServicer,
-    presets: dict[str, dict[str, str]],
     *hands: str,
     variant: str = "southern",
     options: dict[str, str] | None = None,
@@ -578,17 +579,14 @@ def new_host(
         explicit=explicit([cards(h) for h in hands]),
         **fields,
     )
-    return Host(svc, presets[variant] | options, request)
+    return Host(svc, request)
 
 
-def test_out_of_turn_chops_by_a_seat_that_had_passed(
-    svc: TienLenServicer, presets: dict[str, dict[str, str]]
-) -> None:
+def test_out_of_turn_chops_by_a_seat_that_had_passed(svc: TienLenServicer) -> None:
     """A 2 chopped out of turn by a seat that had passed, chopped again out of turn: the
     chopper is back in the round, the others stay out; the chain is paid at the round's end."""
     host = new_host(
         svc,
-        presets,
         "3S 2S KH",
         "4C 5S 5C 6S 6C 7S 7C 8S 8C",
         "4D 4H KS",
@@ -611,14 +609,11 @@ def test_out_of_turn_chops_by_a_seat_that_had_passed(
     play_out(host, random.Random(1))
 
 
-def test_frozen_players_and_compensation_then_the_next_game(
-    svc: TienLenServicer, presets: dict[str, dict[str, str]]
-) -> None:
+def test_frozen_players_and_compensation_then_the_next_game(svc: TienLenServicer) -> None:
     """Cóng: seat 0 goes out before anyone else played; seat 1 could have beaten the straight
     and passed (đền bài), so it pays for everyone and leads the next game."""
     host = new_host(
         svc,
-        presets,
         "3S 4S 5S KH",
         "6S 7S 8S 9D 10D 10H QD QH JD JH AD AH 2D",
         "4C 4D 4H 6C 6D 6H 8C 8D 8H 10C 10S QC QS",
@@ -637,12 +632,10 @@ def test_frozen_players_and_compensation_then_the_next_game(
     play_out(host, random.Random(2))
 
 
-def test_an_instant_win_then_a_first_game_again(
-    svc: TienLenServicer, presets: dict[str, dict[str, str]]
-) -> None:
+def test_an_instant_win_then_a_first_game_again(svc: TienLenServicer) -> None:
     """Tới trắng on the deal: NewGame's answer is the whole game; the next one is a first
     game again (the starting card leads), with the instant win's payments in the totals."""
-    host = new_host(svc, presets, "3S 4S 5S", "2S 2C 2D 2H", "6S 7S 8S", "9S 10S JS")
+    host = new_host(svc, "3S 4S 5S", "2S 2C 2D 2H", "6S 7S 8S", "9S 10S JS")
     assert host.finished
     assert host.seen["instant_win"] == 1
     host.next_game(seed=3)
@@ -652,14 +645,11 @@ def test_an_instant_win_then_a_first_game_again(
     play_out(host, random.Random(3))
 
 
-def test_the_lead_stolen_and_stolen_back(
-    svc: TienLenServicer, presets: dict[str, dict[str, str]]
-) -> None:
+def test_the_lead_stolen_and_stolen_back(svc: TienLenServicer) -> None:
     """Cướp cái (Huế) in a non-first game: stolen, stolen back with higher consecutive pairs,
     and closed by the first other play."""
     host = new_host(
         svc,
-        presets,
         "3S 3C KH",
         "AS AC 10S",
         "4S 4C 5S 5C 6S 6C 10C",
@@ -680,11 +670,10 @@ def test_the_lead_stolen_and_stolen_back(
     play_out(host, random.Random(4))
 
 
-def test_passes_without_lockout(svc: TienLenServicer, presets: dict[str, dict[str, str]]) -> None:
+def test_passes_without_lockout(svc: TienLenServicer) -> None:
     """pass_lockout=false: a pass does not take a seat out of the round (a play reopens it)."""
     host = new_host(
         svc,
-        presets,
         "3S 5S 9S KS",
         "4S 6S 10S AS",
         "4C 7S JS 2S",
@@ -700,17 +689,15 @@ def test_passes_without_lockout(svc: TienLenServicer, presets: dict[str, dict[st
     play_out(host, random.Random(5))
 
 
-def test_other_dealers_starting_cards_and_goop_3(
-    svc: TienLenServicer, presets: dict[str, dict[str, str]]
-) -> None:
+def test_other_dealers_starting_cards_and_goop_3(svc: TienLenServicer) -> None:
     """Starting cards other than the 3 of spades (fewer players), dealers other than seat 0,
     and the Northern góp 3 option (the starting card leads every game)."""
-    host = new_host(svc, presets, "4S 9C", "5D 2H", "6H KD", variant="dau", dealer=2)
+    host = new_host(svc, "4S 9C", "5D 2H", "6H KD", variant="dau", dealer=2)
     play_out(host, random.Random(6))
     host.next_game(seed=11)
     play_out(host, random.Random(7))
     options = {"starting_card_every_game": "true", "cards_per_hand": "10"}
-    host = new_host(svc, presets, "3S 4S", "5D 2H", variant="northern", options=options)
+    host = new_host(svc, "3S 4S", "5D 2H", variant="northern", options=options)
     play_out(host, random.Random(8))
     host.next_game(seed=12)
     play_out(host, random.Random(9))
@@ -719,11 +706,9 @@ def test_other_dealers_starting_cards_and_goop_3(
 # --- once a gap: hand sizes after a deal that lays 2s down ---------------------------------------------------
 
 
-def test_the_twos_laid_down_at_a_deal_are_followed(
-    svc: TienLenServicer, presets: dict[str, dict[str, str]]
-) -> None:
+def test_the_twos_laid_down_at_a_deal_are_followed(svc: TienLenServicer) -> None:
     host = new_host(
-        svc, presets, "3S", "4S", variant="northern", options={"four_threes_lay_down_twos": "true"}
+        svc, "3S", "4S", variant="northern", options={"four_threes_lay_down_twos": "true"}
     )
     host.play(0, "3S")  # seat 0 goes out: the game is over
     host.next_game(hands=[cards("3S 3C 3D 3H 5S"), cards("2S 6S 7S")])

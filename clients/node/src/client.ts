@@ -8,9 +8,16 @@
 //
 // Every call carries a deadline (default 10 s). Every RPC of the service is a pure function
 // of its request, so transient failures (UNAVAILABLE) are retried a few times.
+//
+// Game hosts should make moves with `updateView: "basic"` (on the client or per call): the
+// service then leaves the spectator view out of its answer (about half the bytes and a third
+// less work per move) and the client follows the view from the answer's events (follow.ts), so
+// `play` and `pass` return the same GameUpdate, view included, as with the full answer. When an
+// answer can't be followed the client asks GetView for the view and logs a warning.
 
 import * as grpc from "@grpc/grpc-js";
 import {
+  clone,
   create,
   fromBinary,
   fromJson,
@@ -27,8 +34,10 @@ import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_detai
 import { StatusSchema } from "../gen/google/rpc/status_pb.js";
 import { HealthCheckResponse_ServingStatus, Health } from "../gen/grpc/health/v1/health_pb.js";
 import { Rank, Suit, type Card } from "../gen/tienlen/v1/cards_pb.js";
-import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
+import { GameUpdateSchema, UpdateView as WireUpdateView, type GameUpdate } from "../gen/tienlen/v1/game_pb.js";
+import type { MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
 import { TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
+import { advance, CannotFollow, checkUpdateView, followable, type UpdateView } from "./follow.js";
 
 /** The service's full name, as used in paths and health checks. */
 export const SERVICE_NAME = TienLenEngine.typeName;
@@ -85,6 +94,18 @@ export interface ClientOptions {
   attempts?: number;
   /** Channel credentials (default: insecure, for loopback and tests). */
   credentials?: grpc.ChannelCredentials;
+  /** How moves (`play`, `pass`) are answered by default: "full" (the service sends the
+   * spectator view; the default) or "basic" (UPDATE_VIEW_BASIC: it doesn't, and the client
+   * follows the view from the events: the same GameUpdate, less work for the service). */
+  updateView?: UpdateView;
+  /** Where the client's warnings go (an answer it could not follow); default: the console. */
+  logger?: Pick<Console, "warn">;
+}
+
+/** Options of one move. */
+export interface MoveOptions {
+  /** This move's answer: "full" or "basic" (default: the client's `updateView`). */
+  updateView?: UpdateView;
 }
 
 type Methods = typeof TienLenEngine.method;
@@ -117,11 +138,16 @@ export class TienLenClient {
   private readonly client: grpc.Client;
   private readonly deadlineMs: number;
   private readonly attempts: number;
+  private readonly logger: Pick<Console, "warn">;
+  /** How moves are answered by default ("full" or "basic"). */
+  readonly updateView: UpdateView;
 
   constructor(address: string, options: ClientOptions = {}) {
+    this.updateView = checkUpdateView(options.updateView ?? "full");
     this.client = new grpc.Client(address, options.credentials ?? grpc.credentials.createInsecure());
     this.deadlineMs = options.deadlineMs ?? 10_000;
     this.attempts = options.attempts ?? 3;
+    this.logger = options.logger ?? console;
   }
 
   close(): void {
@@ -205,21 +231,55 @@ export class TienLenClient {
 
   // --- conveniences -----------------------------------------------------------------------------
 
-  /** `seat` plays `cards` (card text) in `game`; returns the game after the move. */
-  async play(game: GameUpdate, seat: number, seatToken: string, cards: string[]): Promise<GameUpdate> {
+  /** `seat` plays `cards` (card text) in `game`; returns the game after the move, with its
+   * spectator view (followed from the events when the move asked for a basic answer). Pass each
+   * move the GameUpdate the last call returned: a basic answer is followed from its view. */
+  async play(game: GameUpdate, seat: number, seatToken: string, cards: string[], options: MoveOptions = {}): Promise<GameUpdate> {
+    return this.move(game, seat, seatToken, { action: { case: "play", value: { cards: cards.map(card) } } }, options);
+  }
+
+  /** `seat` passes in `game`; returns the game after the move (as `play`). */
+  async pass(game: GameUpdate, seat: number, seatToken: string, options: MoveOptions = {}): Promise<GameUpdate> {
+    return this.move(game, seat, seatToken, { action: { case: "passTurn", value: {} } }, options);
+  }
+
+  private async move(
+    game: GameUpdate,
+    seat: number,
+    seatToken: string,
+    move: MessageInitShape<typeof MoveSchema>,
+    options: MoveOptions,
+  ): Promise<GameUpdate> {
+    const wanted = options.updateView === undefined ? this.updateView : checkUpdateView(options.updateView);
+    // A view that can't be followed (a seat's, or one from a service older than followRules)
+    // is asked for in full up front: never a reason for a GetView.
+    const basic = wanted === "basic" && followable(game.view) === null;
     const answer = await this.applyMove({
       stateToken: game.stateToken,
       seat,
       seatToken,
-      move: { action: { case: "play", value: { cards: cards.map(card) } } },
+      move,
+      view: basic ? WireUpdateView.BASIC : WireUpdateView.UNSPECIFIED,
     });
-    return answer.game!;
+    const update = answer.game!;
+    if (update.view !== undefined) return update; // asked for, or a service that always sends it
+    return this.follow(game, update);
   }
 
-  /** `seat` passes in `game`; returns the game after the move. */
-  async pass(game: GameUpdate, seat: number, seatToken: string): Promise<GameUpdate> {
-    const answer = await this.applyMove({ stateToken: game.stateToken, seat, seatToken, move: { action: { case: "passTurn", value: {} } } });
-    return answer.game!;
+  /** The GameUpdate `update` (an answer without a view to a move made on `previous`) with its
+   * view: followed from the events, or, when they can't be followed, the one GetView gives. */
+  private async follow(previous: GameUpdate, update: GameUpdate): Promise<GameUpdate> {
+    const followed = clone(GameUpdateSchema, update);
+    try {
+      if (previous.view === undefined) throw new CannotFollow("the previous game has no view");
+      followed.view = advance(previous.view, update, previous.settlement?.net ?? []);
+      return followed;
+    } catch (error) {
+      if (!(error instanceof CannotFollow)) throw error;
+      this.logger.warn(`asking GetView: cannot follow the table from the events: ${error.message}`);
+    }
+    followed.view = (await this.getView({ stateToken: update.stateToken })).view;
+    return followed;
   }
 
   /** The standard health check of the engine service: true when it is SERVING. Waits for the

@@ -1,9 +1,11 @@
 // Starts the real Python server as a subprocess for the tests: `python -m tienlen_service`
 // with the contract settings (tests/contract/server.json) on a free loopback port. The port is
 // read from the server's JSON "serving" log line; readiness is the standard health check.
+// With `metrics`, its Prometheus endpoint is served too (tests read its call counters).
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -28,15 +30,25 @@ export function serverArgs(): string[] {
 /** A running server. */
 export interface RunningServer {
   address: string;
+  /** http://127.0.0.1:PORT/metrics when started with `metrics`. */
+  metricsUrl?: string;
   /** Everything the server printed so far. */
   output: string[];
   stop(): Promise<void>;
 }
 
+/** Options of `startServer`. */
+export interface ServerOptions {
+  /** Serve /metrics on a free loopback port (default: off). */
+  metrics?: boolean;
+}
+
 /** Start a server; `command` defaults to the real one with the contract settings. */
-export async function startServer(command?: string[], timeoutMs = 30_000): Promise<RunningServer> {
+export async function startServer(command?: string[], timeoutMs = 30_000, options: ServerOptions = {}): Promise<RunningServer> {
+  // The service reads --metrics-port 0 as "off", so a metrics port is picked here.
+  const metricsPort = options.metrics ? await freePort() : 0;
   const argv = [...(command ?? [python(), "-m", "tienlen_service", ...serverArgs()]),
-    "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--log-format", "json"];
+    "--host", "127.0.0.1", "--port", "0", "--metrics-port", String(metricsPort), "--log-format", "json"];
   const env = { ...process.env, PYTHONPATH: [REPO, process.env.PYTHONPATH].filter(Boolean).join(":") };
   const child: ChildProcess = spawn(argv[0]!, argv.slice(1), { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
@@ -75,11 +87,24 @@ export async function startServer(command?: string[], timeoutMs = 30_000): Promi
     } finally {
       probe.close();
     }
-    return { address, output, stop };
+    const metricsUrl = metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : undefined;
+    return { address, metricsUrl, output, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** A TCP port free on loopback now (the server binds it a moment later). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

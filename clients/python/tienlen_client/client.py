@@ -32,14 +32,13 @@ from tienlen_client.cards import CardsLike, cards, move, texts
 from tienlen_client.errors import from_rpc_error
 from tienlen_client.follow import (
     CannotFollow,
-    TableRules,
     UpdateView,
+    apply_request,
     check_update_view,
     follow_game,
 )
 from tienlen_client.models import Combination, Game, LegalMove, Validation, View
 from tienlen_client.request_ids import request_metadata
-from tienlen_client.rule_options import RuleOptions, apply_request
 from tienlen_client.stream import MoveStream
 
 SERVICE: Final = "tienlen.v1.TienLenEngine"
@@ -152,7 +151,6 @@ class TienLenClient:
         self._stub = service_pb2_grpc.TienLenEngineStub(self._channel)
         self.timeout = timeout
         self.max_attempts = max_attempts
-        self._rule_options = RuleOptions(self.describe_rules)
 
     # --- lifetime -----------------------------------------------------------------------------
 
@@ -250,7 +248,6 @@ class TienLenClient:
             timeout=self.timeout,
             max_attempts=self.max_attempts,
             update_view=self.update_view if update_view is None else update_view,
-            rule_options=self._rule_options,
         )
 
     # --- questions ----------------------------------------------------------------------------
@@ -351,26 +348,19 @@ class TienLenClient:
         update_view: UpdateView | None,
     ) -> Game:
         wanted = self.update_view if update_view is None else check_update_view(update_view)
-        request, rules = apply_request(self._rule_options, game, seat, wire_move, wanted)
+        request = apply_request(game, seat, wire_move, wanted)
         update = self._call(self._stub.ApplyMove, request, timeout).game
         if update.HasField("view"):  # asked for, or a service that always sends it
             return Game.from_pb(update, game.seat_tokens)
-        return self._follow(game, update, rules, timeout)
+        return self._follow(game, update, timeout)
 
-    def _follow(
-        self,
-        game: Game,
-        update: game_pb2.GameUpdate,
-        rules: TableRules | None,
-        timeout: float | None,
-    ) -> Game:
+    def _follow(self, game: Game, update: game_pb2.GameUpdate, timeout: float | None) -> Game:
         """The Game after an answer without a view: followed from the events, or, when they
         can't be followed, with the view GetView gives for the new state."""
-        if rules is not None:
-            try:
-                return follow_game(game, update, rules)
-            except CannotFollow as exc:
-                _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
+        try:
+            return follow_game(game, update)
+        except CannotFollow as exc:
+            _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
         request = service_pb2.GetViewRequest(state_token=update.state_token)
         view = self._call(self._stub.GetView, request, timeout).view
         return Game.from_pb(update, game.seat_tokens, View.from_pb(view))

@@ -6,27 +6,29 @@ state token, the step's events, `to_act`, `finished` and the settlement, but no 
 "Following a table from the events"), so the view after the step is the view before it
 advanced by its events: `advance`, one function per event type below.
 
-Two rule options change what an event means and are not in the events or in
-`TableView.rules` (which names only the preset and the overrides): ``pass_lockout`` (does a
-play clear every pass?) and ``lead_stealing`` (is ``steal_open`` set at a deal?).
-`TableRules.resolve` takes them from the overrides or from the preset's values as
-DescribeRules lists them.
+Two rule options change what an event means: ``pass_lockout`` (does a play clear every
+pass?) and ``lead_stealing`` (is ``steal_open`` set at a deal?). The events don't carry them
+and `TableView.rules` names only the preset and the overrides, so every view carries the
+values the service resolved for its game (`TableView.follow_rules`), and the fold carries them
+forward like the other fields set at the deal. A client needs nothing else: no DescribeRules,
+whose preset values a deployment may change while the client runs.
 
 Nothing here guesses: when an answer can't be followed — an event kind this client doesn't
-know (a newer service), a previous view that isn't a spectator's, or events that disagree with
-the answer's own `to_act` / `finished` — `advance` raises `CannotFollow` and the caller asks
-for the view instead (the client does, with GetView).
+know (a newer service), a previous view that isn't a spectator's or has no `follow_rules` (a
+service older than that field), or events that disagree with the answer's own `to_act` /
+`finished` — `advance` raises `CannotFollow` and the caller asks for the view instead (the
+client does, with GetView). `apply_request` asks for the full view up front when the previous
+view can't be followed.
 
 Pure: protobuf messages in, a new message out; no I/O, the inputs are never changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Final, Literal
 
-from tienlen.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2
+from tienlen.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, service_pb2
 from tienlen_client.models import Game, View
 
 UpdateView = Literal["full", "basic"]
@@ -55,6 +57,7 @@ FOLLOWED_FIELDS: Final = frozenset(
         "first_game",
         "game_number",
         "dealer",
+        "follow_rules",
         # changed by the events
         "seats",
         "table",
@@ -76,72 +79,56 @@ FOLLOWED_SEAT_FIELDS: Final = frozenset(
 )
 """Every SeatStatus field `advance` keeps right (see FOLLOWED_FIELDS)."""
 
-_TRUE: Final = "true"
-_FALSE: Final = "false"
-
 
 class CannotFollow(Exception):  # noqa: N818 - a condition, not a failure of the caller
     """An answer whose events can't be folded into the view (the message says why): ask for
     the view instead."""
 
 
-@dataclass(frozen=True, slots=True)
-class TableRules:
-    """The rule options that change what an event does to the view.
-
-    `pass_lockout` (qua tay): a pass keeps a seat out until the round ends; off, every play
-    clears every pass. `lead_stealing` (cướp cái): at the deal of a game that is not a first
-    game the lead may be stolen (``steal_open``)."""
-
-    pass_lockout: bool
-    lead_stealing: bool
-
-    @classmethod
-    def resolve(
-        cls, spec: rules_pb2.RuleSetSpec, presets: Mapping[str, Mapping[str, str]]
-    ) -> TableRules:
-        """The options of a table's rules: its overrides (the service writes them in canonical
-        text), else its preset's values (`presets`: DescribeRules' option values by preset).
-        CannotFollow when the preset or a value is not known."""
-        variant = spec.variant or "southern"
-        preset = presets.get(variant)
-        if preset is None:
-            raise CannotFollow(f"preset {variant!r} is not in DescribeRules")
-        return cls(
-            pass_lockout=_flag(spec, preset, "pass_lockout"),
-            lead_stealing=_flag(spec, preset, "lead_stealing"),
-        )
+def followable(view: game_pb2.TableView) -> str | None:
+    """Why the answers to moves made from `view` can't be followed, or None when they can."""
+    if view.HasField("seat"):
+        return f"the previous view is seat {view.seat}'s, not a spectator's"
+    if not view.HasField("follow_rules"):
+        return "the previous view has no follow_rules (a service older than that field)"
+    return None
 
 
-def _flag(spec: rules_pb2.RuleSetSpec, preset: Mapping[str, str], name: str) -> bool:
-    text = spec.options[name] if name in spec.options else preset.get(name)
-    if text == _TRUE:
-        return True
-    if text == _FALSE:
-        return False
-    raise CannotFollow(f"option {name!r} is {text!r}, not {_TRUE!r} or {_FALSE!r}")
+def apply_request(
+    game: Game, seat: int, wire_move: moves_pb2.Move, wanted: UpdateView
+) -> service_pb2.ApplyMoveRequest:
+    """The ApplyMoveRequest of a move on `game` (unary or streamed): UPDATE_VIEW_BASIC when a
+    basic answer is `wanted` and `game.view` can be followed, else the full view is asked for
+    up front (a view that can't be followed is never a reason for a GetView)."""
+    basic = wanted == "basic" and followable(game.view.raw) is None
+    return service_pb2.ApplyMoveRequest(
+        state_token=game.state,
+        seat=seat,
+        seat_token=game.seat_token(seat),
+        move=wire_move,
+        view=game_pb2.UPDATE_VIEW_BASIC if basic else game_pb2.UPDATE_VIEW_UNSPECIFIED,
+    )
 
 
 def advance(
-    view: game_pb2.TableView,
-    update: game_pb2.GameUpdate,
-    rules: TableRules,
-    previous_net: Sequence[int] = (),
+    view: game_pb2.TableView, update: game_pb2.GameUpdate, previous_net: Sequence[int] = ()
 ) -> game_pb2.TableView:
     """The spectator view after `update`, from the spectator `view` before it and the
-    update's events. `previous_net`: the settlement nets of the game `view` shows, when it is
-    over (a deal adds them to the match totals; ApplyMove never deals, so it is a safeguard).
-    CannotFollow when the answer can't be followed (see the module doc)."""
-    if view.HasField("seat"):
-        raise CannotFollow(f"the previous view is seat {view.seat}'s, not a spectator's")
+    update's events, with the option values of `view.follow_rules`. `previous_net`: the
+    settlement nets of the game `view` shows, when it is over (a deal adds them to the match
+    totals; ApplyMove never deals, so it is a safeguard). CannotFollow when the answer can't be
+    followed (see the module doc)."""
+    why = followable(view)
+    if why is not None:
+        raise CannotFollow(why)
     after = game_pb2.TableView()
     after.CopyFrom(view)
     for event in update.events:
         kind = event.WhichOneof("kind")
         if kind == "game_started":
-            on_game_started(after, event.game_started, rules, previous_net)
+            on_game_started(after, event.game_started, previous_net)
         elif kind == "played":
-            on_played(after, event.played, rules)
+            on_played(after, event.played)
         elif kind == "passed":
             on_passed(after, event.passed)
         elif kind == "chop_settled":
@@ -171,11 +158,11 @@ def advance(
     return after
 
 
-def follow_game(previous: Game, update: game_pb2.GameUpdate, rules: TableRules) -> Game:
+def follow_game(previous: Game, update: game_pb2.GameUpdate) -> Game:
     """The Game after an UPDATE_VIEW_BASIC answer `update` to a move made on `previous`: its
     view followed from `previous.view` by the events (CannotFollow: see `advance`)."""
     net = previous.settlement.net if previous.settlement is not None else ()
-    view = advance(previous.view.raw, update, rules, net)
+    view = advance(previous.view.raw, update, net)
     return Game.from_pb(update, previous.seat_tokens, View.from_pb(view))
 
 
@@ -185,7 +172,6 @@ def follow_game(previous: Game, update: game_pb2.GameUpdate, rules: TableRules) 
 def on_game_started(
     view: game_pb2.TableView,
     event: events_pb2.GameStarted,
-    rules: TableRules,
     previous_net: Sequence[int],
 ) -> None:
     """A deal (chia bài): every seat starts again with its dealt cards, match totals take the
@@ -216,14 +202,16 @@ def on_game_started(
     view.dealer = event.dealer
     del view.played[:]
     # Cướp cái is open at the deal of every game that is not a first game (game.proto).
-    view.steal_open = rules.lead_stealing and not event.first_game
+    view.steal_open = view.follow_rules.lead_stealing and not event.first_game
     view.move_count = 0
 
 
-def on_played(view: game_pb2.TableView, event: events_pb2.Played, rules: TableRules) -> None:
+def on_played(view: game_pb2.TableView, event: events_pb2.Played) -> None:
     """A play: it is the play to beat; the seat holds `cards_left` and is back in the round
     (an out-of-turn chop brings back a seat that had passed); the cards are public."""
-    if not rules.pass_lockout:  # a pass does not lock a seat out: any play reopens every seat
+    if (
+        not view.follow_rules.pass_lockout
+    ):  # a pass does not lock a seat out: any play reopens every seat
         for status in view.seats:
             status.passed = False
     status = _seat(view, event.seat)

@@ -42,14 +42,13 @@ from tienlen_client.cards import CardsLike, move
 from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
 from tienlen_client.follow import (
     CannotFollow,
-    TableRules,
     UpdateView,
+    apply_request,
     check_update_view,
     follow_game,
 )
 from tienlen_client.models import Game, View
 from tienlen_client.request_ids import request_metadata
-from tienlen_client.rule_options import RuleOptions, apply_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -76,19 +75,14 @@ _log = logging.getLogger("tienlen_client")
 class _Pending:
     """A move sent and not yet answered."""
 
-    __slots__ = ("future", "game", "request", "rules")
+    __slots__ = ("future", "game", "request")
 
     def __init__(
-        self,
-        request: service_pb2.PlayStreamRequest,
-        game: Game,
-        future: Future[Game],
-        rules: TableRules | None,
+        self, request: service_pb2.PlayStreamRequest, game: Game, future: Future[Game]
     ) -> None:
         self.request = request
-        self.game = game
+        self.game = game  # the game the move was made on: a basic answer is followed from it
         self.future = future
-        self.rules = rules  # set when the move asked for UPDATE_VIEW_BASIC
 
 
 class MoveStream:
@@ -96,8 +90,7 @@ class MoveStream:
 
     Made by `TienLenClient.play_stream()`. `timeout` is the default wait for one move's
     answer; `max_attempts` how many streams in a row may break before the waiting moves fail;
-    `update_view` how moves are answered by default (``"basic"`` needs `rule_options`, the
-    client's DescribeRules cache).
+    `update_view` how moves are answered by default.
     """
 
     def __init__(
@@ -107,17 +100,13 @@ class MoveStream:
         timeout: float,
         max_attempts: int,
         update_view: UpdateView = "full",
-        rule_options: RuleOptions | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.update_view = check_update_view(update_view)
-        if self.update_view == "basic" and rule_options is None:
-            raise ValueError('update_view="basic" needs rule_options')
         self._stub = stub
         self.timeout = timeout
         self._max_attempts = max_attempts
-        self._rule_options = rule_options
         self._fetching: set[Future[Game]] = set()  # answers waiting for GetView
         self._lock = threading.Lock()
         self._tags = itertools.count(1)
@@ -143,10 +132,9 @@ class MoveStream:
     ) -> Future[Game]:
         """Send a move (cards to play, or None to pass) without waiting: a future of the game
         after it. The future raises what ApplyMove would raise (`MoveRejected`, ...).
-        `update_view`: ``"full"`` or ``"basic"`` (default: the stream's). The first basic
-        move of a client waits for its one DescribeRules call."""
+        `update_view`: ``"full"`` or ``"basic"`` (default: the stream's)."""
         wanted = self.update_view if update_view is None else check_update_view(update_view)
-        apply, rules = apply_request(self._rule_options, game, seat, move(cards_), wanted)
+        apply = apply_request(game, seat, move(cards_), wanted)
         future: Future[Game] = Future()
         with self._lock:
             if self._failed is not None:
@@ -155,7 +143,7 @@ class MoveStream:
                 raise RuntimeError("the move stream is closed")
             tag = str(next(self._tags))
             request = service_pb2.PlayStreamRequest(tag=tag, move=apply)
-            self._pending[tag] = _Pending(request, game, future, rules)
+            self._pending[tag] = _Pending(request, game, future)
             self._requests.put(request)
             self._work.set()
         return future
@@ -285,10 +273,10 @@ class MoveStream:
             return
         update = response.applied.game
         try:
-            if update.HasField("view") or pending.rules is None:
+            if update.HasField("view"):
                 game = Game.from_pb(update, pending.game.seat_tokens)
             else:
-                game = follow_game(pending.game, update, pending.rules)
+                game = follow_game(pending.game, update)
         except CannotFollow as exc:
             _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
             self._fetch_view(pending, update)

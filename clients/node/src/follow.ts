@@ -1,0 +1,236 @@
+// Following a table from the events: the spectator view after an UPDATE_VIEW_BASIC answer.
+// A port of the Python client's tienlen_client/follow.py (the same rules, one function per
+// event type); docs/FRONTEND.md, "Following a table from the events", states them.
+//
+// An ApplyMove answer asked with `view: UPDATE_VIEW_BASIC` carries the new state token, the
+// step's events, `toAct`, `finished` and the settlement, but no spectator TableView. The events
+// say everything that changed, so the view after the step is the view before it advanced by its
+// events: `advance`.
+//
+// Two rule options change what an event means: pass_lockout (does a play clear every pass?)
+// and lead_stealing (is `stealOpen` set at a deal?). Every view carries the values the service
+// resolved for its game (`TableView.followRules`), and the fold carries them forward like the
+// other fields set at the deal: nothing else is needed (no DescribeRules).
+//
+// Nothing here guesses: when an answer can't be followed — an event kind this client doesn't
+// know (a newer service), a previous view that isn't a spectator's or has no `followRules` (a
+// service older than that field), or events that disagree with the answer's own `toAct` /
+// `finished` — `advance` throws `CannotFollow` and the caller asks for the view instead (the
+// client does, with GetView).
+//
+// Pure: messages in, a new message out; the inputs are never changed.
+
+import { clone, create } from "@bufbuild/protobuf";
+import { CardSchema, type Card } from "../gen/tienlen/v1/cards_pb.js";
+import type {
+  ChopSettled,
+  GameOver,
+  GameStarted,
+  InstantWin,
+  Passed,
+  Played,
+  PlayerFinished,
+  PlayersFrozen,
+  RoundWon,
+  TurnPassed,
+} from "../gen/tienlen/v1/events_pb.js";
+import { TableViewSchema, type GameUpdate, type SeatStatus, type TableView } from "../gen/tienlen/v1/game_pb.js";
+import { CombinationSchema, CombinationType } from "../gen/tienlen/v1/moves_pb.js";
+
+/** How much of a move's answer to ask for: "full" (the spectator view too; the default) or
+ * "basic" (UPDATE_VIEW_BASIC: no view on the wire, the client follows it from the events). */
+export type UpdateView = "full" | "basic";
+
+/** The accepted UpdateView values. */
+export const UPDATE_VIEWS: readonly UpdateView[] = ["full", "basic"];
+
+/** `value` checked to be an UpdateView; throws a TypeError otherwise (for callers without types). */
+export function checkUpdateView(value: string): UpdateView {
+  const known = UPDATE_VIEWS.find((v) => v === value);
+  if (known === undefined) throw new TypeError(`updateView must be one of ${UPDATE_VIEWS.join(", ")}, not ${JSON.stringify(value)}`);
+  return known;
+}
+
+/** Every TableView field `advance` keeps right (protobuf-es names). A field added to TableView
+ * and not here would be copied from the previous view unchanged, perhaps stale: the tests
+ * compare this set with the generated message, so such a field fails them until it is
+ * followed here. */
+export const FOLLOWED_FIELDS: ReadonlySet<string> = new Set([
+  // set at the deal and never changed by a move: copied from the previous view
+  "seat", "hand", "players", "rules", "firstGame", "gameNumber", "dealer", "followRules",
+  // changed by the events
+  "seats", "table", "tableSeat", "toAct", "mustInclude", "finished", "played", "stealOpen", "moveCount",
+]);
+
+/** Every SeatStatus field `advance` keeps right (see FOLLOWED_FIELDS). */
+export const FOLLOWED_SEAT_FIELDS: ReadonlySet<string> = new Set([
+  "seat", "cardsLeft", "place", "passed", "frozen", "hasPlayed", "matchTotal",
+]);
+
+/** An answer whose events can't be folded into the view (the message says why): ask for the
+ * view instead. */
+export class CannotFollow extends Error {
+  override name = "CannotFollow";
+}
+
+/** Why the answers to moves made from `view` can't be followed, or null when they can. */
+export function followable(view: TableView | undefined): string | null {
+  if (view === undefined) return "there is no previous view";
+  if (view.seat !== undefined) return `the previous view is seat ${view.seat}'s, not a spectator's`;
+  if (view.followRules === undefined) return "the previous view has no followRules (a service older than that field)";
+  return null;
+}
+
+/** The spectator view after `update`, from the spectator `view` before it and the update's
+ * events, with the option values of `view.followRules`. `previousNet`: the settlement nets of
+ * the game `view` shows, when it is over (a deal adds them to the match totals; ApplyMove never
+ * deals, so it is a safeguard). Throws CannotFollow when the answer can't be followed. */
+export function advance(view: TableView, update: GameUpdate, previousNet: readonly bigint[] = []): TableView {
+  const why = followable(view);
+  if (why !== null) throw new CannotFollow(why);
+  const after = clone(TableViewSchema, view);
+  for (const event of update.events) {
+    const kind = event.kind;
+    switch (kind.case) {
+      case "gameStarted": onGameStarted(after, kind.value, previousNet); break;
+      case "played": onPlayed(after, kind.value); break;
+      case "passed": onPassed(after, kind.value); break;
+      case "chopSettled": onChopSettled(after, kind.value); break;
+      case "roundWon": onRoundWon(after, kind.value); break;
+      case "playerFinished": onPlayerFinished(after, kind.value); break;
+      case "playersFrozen": onPlayersFrozen(after, kind.value); break;
+      case "instantWin": onInstantWin(after, kind.value); break;
+      case "turnPassed": onTurnPassed(after, kind.value); break;
+      case "gameOver": onGameOver(after, kind.value); break;
+      default: // undefined: a kind added to events.proto after this client was generated
+        throw new CannotFollow("an event of a kind this client does not know");
+    }
+  }
+  // The answer says who acts and whether it is over independently of the events: a
+  // disagreement means the fold went wrong somewhere, so nothing of it is trusted.
+  if (after.toAct !== update.toAct || after.finished !== update.finished) {
+    throw new CannotFollow(
+      `the events give (toAct, finished) = (${after.toAct}, ${after.finished}), the answer says (${update.toAct}, ${update.finished})`,
+    );
+  }
+  return after;
+}
+
+// --- one function per event type (each changes `view` in place) --------------------------------
+
+/** A deal (chia bài): every seat starts again with its dealt cards, match totals take the
+ * previous game's nets, nothing is on the table; the leader acts. */
+export function onGameStarted(view: TableView, event: GameStarted, previousNet: readonly bigint[]): void {
+  const sizes = event.handSizes;
+  if (sizes.length !== view.players) {
+    throw new CannotFollow(`GameStarted gives ${sizes.length} hand sizes for ${view.players} seats`);
+  }
+  const nets = previousNet.length > 0 ? previousNet : new Array<bigint>(view.players).fill(0n);
+  if (nets.length !== view.players) throw new CannotFollow(`${nets.length} settlement nets for ${view.players} seats`);
+  view.seats.forEach((status, seat) => {
+    status.cardsLeft = sizes[seat]!;
+    status.place = 0;
+    status.passed = false;
+    status.frozen = false;
+    status.hasPlayed = false;
+    status.matchTotal += nets[seat]!;
+  });
+  view.table = undefined;
+  view.tableSeat = undefined;
+  view.toAct = event.leader;
+  view.mustInclude = event.mustInclude === undefined ? undefined : copyCard(event.mustInclude);
+  view.finished = false;
+  view.firstGame = event.firstGame;
+  view.gameNumber = event.gameNumber;
+  view.dealer = event.dealer;
+  view.played = [];
+  // Cướp cái is open at the deal of every game that is not a first game (game.proto).
+  view.stealOpen = view.followRules!.leadStealing && !event.firstGame;
+  view.moveCount = 0;
+}
+
+/** A play: it is the play to beat; the seat holds `cardsLeft` and is back in the round (an
+ * out-of-turn chop brings back a seat that had passed); the cards are public. */
+export function onPlayed(view: TableView, event: Played): void {
+  if (!view.followRules!.passLockout) {
+    // a pass does not lock a seat out: any play reopens every seat
+    for (const status of view.seats) status.passed = false;
+  }
+  const status = seatOf(view, event.seat);
+  status.cardsLeft = event.cardsLeft;
+  status.hasPlayed = true;
+  status.passed = false;
+  const combination = event.combination;
+  view.table = combination === undefined ? undefined : clone(CombinationSchema, combination);
+  view.tableSeat = event.seat;
+  view.mustInclude = undefined;
+  const played = [...view.played, ...(combination?.cards ?? [])].map(copyCard);
+  played.sort((a, b) => a.rank - b.rank || a.suit - b.suit); // both enums go weakest first
+  view.played = played;
+  // Only three consecutive pairs keep the lead open to stealing (a higher one steals back).
+  view.stealOpen =
+    view.stealOpen && combination?.type === CombinationType.CONSECUTIVE_PAIRS && combination.length === 3;
+  view.moveCount += 1;
+}
+
+/** A pass (bỏ lượt). */
+export function onPassed(view: TableView, event: Passed): void {
+  seatOf(view, event.seat).passed = true;
+  view.moveCount += 1;
+}
+
+/** A chop chain paid (chặt chồng): money only, which the settlement carries at the end. */
+export function onChopSettled(_view: TableView, _event: ChopSettled): void {}
+
+/** A round (vòng) won: the table is cleared, every pass forgotten, the leader acts; the start
+ * of the game is over, so the lead can no longer be stolen. */
+export function onRoundWon(view: TableView, event: RoundWon): void {
+  for (const status of view.seats) status.passed = false;
+  view.table = undefined;
+  view.tableSeat = undefined;
+  view.toAct = event.leader;
+  view.stealOpen = false;
+}
+
+/** A seat went out, with its place. */
+export function onPlayerFinished(view: TableView, event: PlayerFinished): void {
+  seatOf(view, event.seat).place = event.place;
+}
+
+/** Cóng: the frozen seats take the last places. */
+export function onPlayersFrozen(view: TableView, event: PlayersFrozen): void {
+  if (event.seats.length !== event.places.length) throw new CannotFollow("PlayersFrozen lists seats and places of different lengths");
+  event.seats.forEach((seat, i) => {
+    const status = seatOf(view, seat);
+    status.frozen = true;
+    status.place = event.places[i]!;
+  });
+}
+
+/** Tới trắng: the GameOver that follows carries the places; money is in the settlement. */
+export function onInstantWin(_view: TableView, _event: InstantWin): void {}
+
+/** The seat to act. */
+export function onTurnPassed(view: TableView, event: TurnPassed): void {
+  view.toAct = event.seat;
+}
+
+/** The end: every seat's final place (the last seat gets its place only here); nobody acts. */
+export function onGameOver(view: TableView, event: GameOver): void {
+  if (event.places.length !== view.players) throw new CannotFollow(`GameOver gives ${event.places.length} places for ${view.players} seats`);
+  view.seats.forEach((status, seat) => {
+    status.place = event.places[seat]!;
+  });
+  view.finished = true;
+  view.toAct = undefined;
+}
+
+function seatOf(view: TableView, seat: number): SeatStatus {
+  const status = view.seats[seat];
+  if (status === undefined || seat < 0) throw new CannotFollow(`an event names seat ${seat} at a table of ${view.seats.length}`);
+  return status;
+}
+
+function copyCard(card: Card): Card {
+  return create(CardSchema, { rank: card.rank, suit: card.suit });
+}

@@ -1,0 +1,509 @@
+// `updateView: "basic"`: the client asks for answers without the spectator view and follows
+// the view from the events, and the GameUpdates it returns are the ones the full answers give.
+// The Node twin of tests/client/test_update_view.py.
+//
+// Every move is made twice on the same state, against the real server: asking for the full
+// view (the reference) and asking for UPDATE_VIEW_BASIC. After every move the two GameUpdates
+// must be equal — events, toAct, finished, settlement and every TableView field — but for the
+// state token (the contract server seals tokens, so two tokens of one state differ), while the
+// basic answers carry no view on the wire and the server is never asked for one (its GetView
+// counter does not move) nor for DescribeRules: the option values the fold needs come with the
+// views (TableView.followRules).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { clone, create, equals, fromBinary, toJson, type MessageInitShape } from "@bufbuild/protobuf";
+import { Rank } from "../gen/tienlen/v1/cards_pb.js";
+import { EventSchema, GameStartedSchema, PlayedSchema, TurnPassedSchema, type Event } from "../gen/tienlen/v1/events_pb.js";
+import {
+  FollowRulesSchema,
+  GameUpdateSchema,
+  SeatStatusSchema,
+  TableViewSchema,
+  type GameUpdate,
+  type TableView,
+} from "../gen/tienlen/v1/game_pb.js";
+import { CombinationType } from "../gen/tienlen/v1/moves_pb.js";
+import { RuleSetSpecSchema } from "../gen/tienlen/v1/rules_pb.js";
+import type { NewGameRequestSchema, NextGameRequestSchema } from "../gen/tienlen/v1/service_pb.js";
+import { card, cardText, TienLenClient, type ClientOptions } from "../src/client.js";
+import { advance, CannotFollow, FOLLOWED_FIELDS, FOLLOWED_SEAT_FIELDS } from "../src/follow.js";
+import { startServer, type RunningServer } from "../src/server.js";
+
+/** Milliseconds of random matches for all presets together (each preset plays at least one). */
+const TIME_BUDGET_MS = 12_000;
+const BOMB_TYPES = new Set([CombinationType.CONSECUTIVE_PAIRS, CombinationType.FOUR_OF_A_KIND, CombinationType.CONSECUTIVE_TRIPLES]);
+const CANNOT_FOLLOW_WARNING = "asking GetView: cannot follow the table from the events: an event of a kind this client does not know";
+
+/** A client that records, for every ApplyMove answer, whether it carried a view on the wire,
+ * and may alter the answers (as a newer service would answer). */
+class Recording extends TienLenClient {
+  readonly answeredWithView: boolean[] = [];
+  readonly warnings: string[];
+  alter: ((game: GameUpdate) => void) | undefined;
+
+  constructor(address: string, options: ClientOptions = {}) {
+    const warnings: string[] = [];
+    super(address, { ...options, logger: { warn: (message: string) => warnings.push(message) } });
+    this.warnings = warnings;
+  }
+
+  override async applyMove(request: Parameters<TienLenClient["applyMove"]>[0]) {
+    const answer = await super.applyMove(request);
+    this.answeredWithView.push(answer.game?.view !== undefined);
+    if (this.alter !== undefined && answer.game !== undefined) this.alter(answer.game);
+    return answer;
+  }
+
+  /** Whether the last ApplyMove answer carried a view. */
+  get lastHadView(): boolean | undefined {
+    return this.answeredWithView.at(-1);
+  }
+}
+
+let server: RunningServer;
+let full: Recording;
+let basic: Recording;
+
+before(async () => {
+  server = await startServer(undefined, 30_000, { metrics: true });
+  full = new Recording(server.address);
+  basic = new Recording(server.address, { updateView: "basic" });
+});
+after(async () => {
+  full?.close();
+  basic?.close();
+  await server?.stop();
+});
+
+/** How many calls of `method` the server has answered (its Prometheus counter). */
+async function handled(method: string): Promise<number> {
+  const text = await (await fetch(server.metricsUrl!)).text();
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("grpc_server_handled_total") && line.includes(`grpc_method="${method}"`))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+}
+
+/** A reproducible random number generator (mulberry32) seeded from text. */
+function randomFrom(text: string): () => number {
+  let seed = 2166136261;
+  for (const char of text) seed = Math.imul(seed ^ char.charCodeAt(0), 16777619) >>> 0;
+  return () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function choice<T>(rng: () => number, items: readonly T[]): T {
+  return items[Math.floor(rng() * items.length)]!;
+}
+
+function hands(...texts: string[]) {
+  return { case: "explicit" as const, value: { hands: texts.map((h) => ({ cards: h.split(" ").map(card) })) } };
+}
+
+interface Dealt {
+  game: GameUpdate;
+  tokens: string[];
+}
+
+async function newGame(request: MessageInitShape<typeof NewGameRequestSchema>): Promise<Dealt> {
+  const answer = await full.newGame(request);
+  return { game: answer.game!, tokens: answer.seatTokens };
+}
+
+function kinds(events: readonly Event[]): string[] {
+  const out: string[] = [];
+  for (const event of events) {
+    assert.ok(event.kind.case !== undefined);
+    out.push(event.kind.case);
+    if (event.kind.case === "played" && event.kind.value.chop) out.push("chop");
+    if (event.kind.case === "played" && event.kind.value.steal) out.push("steal");
+  }
+  return out;
+}
+
+/** The TableView fields that differ, for a failure message. */
+function diff(mine: TableView | undefined, theirs: TableView | undefined): string {
+  const a = (mine ? toJson(TableViewSchema, mine, { alwaysEmitImplicit: true }) : {}) as Record<string, unknown>;
+  const b = (theirs ? toJson(TableViewSchema, theirs, { alwaysEmitImplicit: true }) : {}) as Record<string, unknown>;
+  return Object.keys({ ...a, ...b })
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .map((k) => `${k}: ${JSON.stringify(a[k])} != ${JSON.stringify(b[k])}`)
+    .join("\n");
+}
+
+/** `game` without its state token (sealed: two tokens of one state differ). */
+function withoutToken(game: GameUpdate): GameUpdate {
+  const copy = clone(GameUpdateSchema, game);
+  copy.stateToken = new Uint8Array();
+  return copy;
+}
+
+function assertSameGame(mine: GameUpdate, theirs: GameUpdate, where: string): void {
+  assert.ok(mine.view && theirs.view && equals(TableViewSchema, mine.view, theirs.view), `${where}\n${diff(mine.view, theirs.view)}`);
+  assert.ok(equals(GameUpdateSchema, withoutToken(mine), withoutToken(theirs)), where);
+}
+
+type Cards = string[] | null;
+
+/** One table played two ways at once: full answers (the reference) and basic ones. `seen`
+ * counts the event kinds (and chops, steals) the basic answers were followed through. */
+class Lockstep {
+  ref: GameUpdate;
+  unary: GameUpdate;
+  readonly seen = new Map<string, number>();
+  readonly log: string[] = [];
+  readonly tokens: string[];
+
+  constructor(dealt: Dealt) {
+    this.ref = this.unary = dealt.game;
+    this.tokens = dealt.tokens;
+  }
+
+  /** `seat` plays `cards`, or passes when null; the two GameUpdates must agree after it. */
+  async move(seat: number, cards: Cards): Promise<void> {
+    this.log.push(`seat ${seat}: ${cards === null ? "pass" : cards.join(" ")}`);
+    const token = this.tokens[seat]!;
+    if (cards === null) {
+      this.ref = await full.pass(this.ref, seat, token);
+      this.unary = await basic.pass(this.unary, seat, token);
+    } else {
+      this.ref = await full.play(this.ref, seat, token, cards);
+      this.unary = await basic.play(this.unary, seat, token, cards);
+    }
+    assert.equal(full.lastHadView, true);
+    assert.equal(basic.lastHadView, false, "the basic call got the full view");
+    for (const kind of kinds(this.unary.events)) this.seen.set(kind, (this.seen.get(kind) ?? 0) + 1);
+    this.check();
+  }
+
+  /** The next game of the match. NextGame always answers with the full view, and that view
+   * must also be what the deal's events (GameStarted) give from the last one. */
+  async nextGame(deal: MessageInitShape<typeof NextGameRequestSchema>["deal"] = { case: undefined }): Promise<void> {
+    const before = this.ref;
+    this.ref = (await full.nextGame({ stateToken: this.ref.stateToken, deal })).game!;
+    const dealt = advance(before.view!, this.ref, before.settlement?.net ?? []);
+    assert.ok(equals(TableViewSchema, dealt, this.ref.view!), diff(dealt, this.ref.view));
+    this.unary = (await basic.nextGame({ stateToken: this.unary.stateToken, deal })).game!;
+    this.log.push("next game");
+    this.check();
+  }
+
+  check(): void {
+    assertSameGame(this.unary, this.ref, `basic after: ${this.log.slice(-8).join(" | ")}`);
+  }
+
+  /** Random legal moves until the game ends. */
+  async playOut(rng: () => number): Promise<void> {
+    for (let i = 0; i < 1000; i++) {
+      if (this.ref.finished) return;
+      const [seat, cards] = await randomMove(this.ref, this.tokens, rng);
+      await this.move(seat, cards);
+    }
+    assert.fail("the game did not end");
+  }
+}
+
+interface Legal {
+  cards: Cards;
+  chop: boolean;
+}
+
+/** Every legal move of `seat` now (all pages). */
+async function legalMoves(game: GameUpdate, seat: number, token: string): Promise<Legal[]> {
+  const out: Legal[] = [];
+  let pageToken = "";
+  do {
+    const page = await full.listLegalMoves({ stateToken: game.stateToken, seat, seatToken: token, pageSize: 1000, pageToken });
+    for (const m of page.moves) {
+      const action = m.move?.action;
+      out.push({ cards: action?.case === "play" ? action.value.cards.map(cardText) : null, chop: m.chop });
+    }
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return out;
+}
+
+/** A random legal move, eager to chop: when the table holds a 2 or a bomb, or the lead may be
+ * stolen, now and then another seat's out-of-turn play; else the seat to act's play (chops
+ * first, 2s often) or, now and then, a pass. */
+async function randomMove(game: GameUpdate, tokens: string[], rng: () => number): Promise<[number, Cards]> {
+  const seat = game.toAct!;
+  const view = game.view!;
+  const table = view.table;
+  if ((view.stealOpen || (table && (BOMB_TYPES.has(table.type) || table.cards.some((c) => c.rank === Rank.TWO)))) && rng() < 0.7) {
+    const others: [number, Cards][] = [];
+    for (let other = 0; other < view.players; other++) {
+      if (other === seat) continue;
+      for (const m of await legalMoves(game, other, tokens[other]!)) if (m.cards !== null) others.push([other, m.cards]);
+    }
+    if (others.length > 0) return choice(rng, others);
+  }
+  const moves = await legalMoves(game, seat, tokens[seat]!);
+  const plays = moves.filter((m) => m.cards !== null);
+  const chops = plays.filter((m) => m.chop);
+  const twos = plays.filter((m) => m.cards!.some((c) => c.startsWith("2")));
+  const canPass = plays.length < moves.length;
+  if (chops.length > 0 && rng() < 0.8) return [seat, choice(rng, chops).cards];
+  if (canPass && (plays.length === 0 || rng() < 0.3)) return [seat, null];
+  if (twos.length > 0 && rng() < 0.4) return [seat, choice(rng, twos).cards];
+  return [seat, choice(rng, plays).cards];
+}
+
+// --- random matches of every preset --------------------------------------------------------
+
+test("basic answers give the same games as full ones in random matches of every preset", { timeout: 180_000 }, async () => {
+  const getViews = await handled("GetView");
+  const describes = await handled("DescribeRules");
+  const presets = (await full.describeRules()).variants.map((v) => v.name);
+  assert.ok(presets.length >= 6);
+  const cases: [string, Record<string, string>][] = [...presets.map((name): [string, Record<string, string>] => [name, {}]), ["southern", { pass_lockout: "false" }]];
+  const seen = new Map<string, number>();
+  const deadline = Date.now() + TIME_BUDGET_MS;
+  for (const [index, [variant, options]] of cases.entries()) {
+    const budgetEnd = Date.now() + (deadline - Date.now()) / (cases.length - index);
+    for (let seed = 0; seed < 100; seed++) {
+      const rng = randomFrom(`${variant}-${JSON.stringify(options)}-${seed}`);
+      const players = variant === "dau" ? 3 : choice(rng, [2, 3, 4, 4]);
+      const table = new Lockstep(await newGame({ rules: { variant, options }, players, deal: { case: "seed", value: BigInt(seed) } }));
+      await table.playOut(rng);
+      await table.nextGame(); // the match's next seeded deal: not a first game
+      await table.playOut(rng);
+      for (const [kind, n] of table.seen) seen.set(kind, (seen.get(kind) ?? 0) + n);
+      if (Date.now() > budgetEnd) break;
+    }
+  }
+  // What random play must have reached for the comparison to mean something.
+  for (const kind of ["played", "passed", "roundWon", "playerFinished", "gameOver", "chop"]) {
+    assert.ok(seen.has(kind), `random play never reached ${kind}: ${JSON.stringify([...seen])}`);
+  }
+  assert.equal((await handled("GetView")) - getViews, 0, "every view was followed from the events");
+  assert.equal((await handled("DescribeRules")) - describes, 1, "DescribeRules: only this test's own call");
+});
+
+// --- the cases random play rarely reaches, played out move by move ---------------------------
+
+describe("cases random play rarely reaches", () => {
+  test("an out-of-turn chop by a seat that had passed", async () => {
+    const table = new Lockstep(await newGame({ deal: hands("3S 2S KH", "4C 5S 5C 6S 6C 7S 7C 8S 8C", "4D 4H KS", "9S 9C 10S 10C JS JC QS QC AS") }));
+    await table.move(0, ["3S"]);
+    for (const seat of [1, 2, 3]) await table.move(seat, null);
+    await table.move(0, ["2S"]);
+    await table.move(1, null); // seat 1 passes ...
+    await table.move(1, "5S 5C 6S 6C 7S 7C 8S 8C".split(" ")); // ... and chops out of turn
+    await table.move(3, "9S 9C 10S 10C JS JC QS QC".split(" ")); // and is chopped out of turn
+    for (const seat of [0, 1, 2]) await table.move(seat, null);
+    assert.equal(table.seen.get("chopSettled"), 1);
+    await table.playOut(randomFrom("1"));
+  });
+
+  test("frozen seats, then the next game", async () => {
+    const table = new Lockstep(await newGame({
+      deal: hands(
+        "3S 4S 5S KH",
+        "6S 7S 8S 9D 10D 10H QD QH JD JH AD AH 2D",
+        "4C 4D 4H 6C 6D 6H 8C 8D 8H 10C 10S QC QS",
+        "3C 3D 3H 5C 5D 5H 7C 7D 7H 9C 9S 9H JS",
+      ),
+    }));
+    await table.move(0, ["3S", "4S", "5S"]);
+    for (const seat of [1, 2, 3]) await table.move(seat, null);
+    await table.move(0, ["KH"]); // out before anyone else played: cóng
+    assert.equal(table.seen.get("playersFrozen"), 1);
+    assert.deepEqual(table.unary.view!.seats.map((s) => s.frozen), [false, true, true, true]);
+    await table.nextGame({ case: "seed", value: 7n });
+    await table.playOut(randomFrom("2"));
+  });
+
+  test("the lead stolen and stolen back", async () => {
+    const table = new Lockstep(await newGame({
+      rules: { variant: "hue" },
+      deal: hands("3S 3C KH", "AS AC 10S", "4S 4C 5S 5C 6S 6C 10C", "7S 7C 8S 8C 9S 9C 10D"),
+      firstGame: false,
+      leader: 0,
+    }));
+    assert.ok(table.unary.view!.stealOpen);
+    await table.move(2, "4S 4C 5S 5C 6S 6C".split(" "));
+    await table.move(3, "7S 7C 8S 8C 9S 9C".split(" "));
+    assert.equal(table.seen.get("steal"), 2);
+    assert.ok(table.unary.view!.stealOpen);
+    for (const seat of [0, 1, 2]) await table.move(seat, null);
+    assert.ok(!table.unary.view!.stealOpen);
+    await table.playOut(randomFrom("4"));
+  });
+
+  test("a play reopens every seat without pass lockout", async () => {
+    const table = new Lockstep(await newGame({ rules: { options: { pass_lockout: "false" } }, deal: hands("3S 5S 9S KS", "4S 6S 10S AS", "4C 7S JS 2S", "4D 8S QS 2C") }));
+    await table.move(0, ["3S"]);
+    await table.move(1, null);
+    assert.ok(table.unary.view!.seats[1]!.passed);
+    await table.move(2, ["4C"]);
+    assert.ok(!table.unary.view!.seats[1]!.passed);
+    await table.move(3, ["4D"]);
+    await table.move(0, ["5S"]);
+    await table.move(1, ["6S"]); // seat 1 passed earlier in this round and plays again
+    await table.playOut(randomFrom("5"));
+  });
+
+  test("other dealers and starting cards", async () => {
+    const table = new Lockstep(await newGame({ rules: { variant: "dau" }, deal: hands("4S 9C", "5D 2H", "6H KD"), dealer: 2 }));
+    await table.playOut(randomFrom("6"));
+    await table.nextGame({ case: "seed", value: 11n });
+    await table.playOut(randomFrom("7"));
+  });
+
+  test("the twos laid down at a deal are followed", async () => {
+    const table = new Lockstep(await newGame({ rules: { variant: "northern", options: { four_threes_lay_down_twos: "true" } }, deal: hands("3S", "4S") }));
+    await table.move(0, ["3S"]);
+    await table.nextGame(hands("3S 3C 3D 3H 5S", "2S 6S 7S"));
+    await table.playOut(randomFrom("8"));
+  });
+});
+
+// --- when the events can't be followed ------------------------------------------------------
+
+describe("when the table can't be followed", () => {
+  test("an answer that cannot be followed gets its view from GetView, with a warning", async () => {
+    const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
+    const wanted = await full.play(game, 0, tokens[0]!, ["3S"]);
+    const getViews = await handled("GetView");
+    basic.warnings.length = 0;
+    // As a newer service would answer: an event of a kind this client's generated code lacks.
+    basic.alter = (update) => update.events.push(create(EventSchema));
+    let answer: GameUpdate;
+    try {
+      answer = await basic.play(game, 0, tokens[0]!, ["3S"]);
+    } finally {
+      basic.alter = undefined;
+    }
+    assert.equal(basic.lastHadView, false);
+    assert.deepEqual(basic.warnings, [CANNOT_FOLLOW_WARNING]);
+    assert.equal((await handled("GetView")) - getViews, 1);
+    assert.ok(equals(TableViewSchema, answer.view!, wanted.view!), diff(answer.view, wanted.view));
+  });
+
+  test("a game holding a seat's view is answered with the full view", async () => {
+    const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
+    const seated = clone(GameUpdateSchema, game);
+    seated.view = (await full.getView({ stateToken: game.stateToken, seat: 0, seatToken: tokens[0]! })).view;
+    const answer = await basic.play(seated, 0, tokens[0]!, ["3S"]);
+    assert.equal(basic.lastHadView, true);
+    assertSameGame(answer, await full.play(game, 0, tokens[0]!, ["3S"]), "after the move");
+  });
+
+  test("a game from a service older than followRules is answered with the full view", async () => {
+    const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
+    const old = clone(GameUpdateSchema, game);
+    old.view!.followRules = undefined;
+    const [getViews, describes] = [await handled("GetView"), await handled("DescribeRules")];
+    const answer = await basic.play(old, 0, tokens[0]!, ["3S"]);
+    assert.equal(basic.lastHadView, true);
+    assertSameGame(answer, await full.play(game, 0, tokens[0]!, ["3S"]), "after the move");
+    assert.deepEqual([(await handled("GetView")) - getViews, (await handled("DescribeRules")) - describes], [0, 0]);
+  });
+
+  test("updateView is chosen per client or per call", async () => {
+    const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
+    await full.play(game, 0, tokens[0]!, ["3S"]);
+    assert.equal(full.lastHadView, true); // the default: today's answers
+    await full.play(game, 0, tokens[0]!, ["3S"], { updateView: "basic" });
+    assert.equal(full.lastHadView, false);
+    await basic.pass(await basic.play(game, 0, tokens[0]!, ["3S"]), 1, tokens[1]!, { updateView: "full" });
+    assert.deepEqual(basic.answeredWithView.slice(-2), [false, true]);
+    await assert.rejects(full.play(game, 0, tokens[0]!, ["3S"], { updateView: "none" as never }), TypeError);
+    assert.throws(() => new TienLenClient("127.0.0.1:1", { updateView: "partial" as never }), TypeError);
+  });
+});
+
+// --- the fold itself ------------------------------------------------------------------------
+
+describe("the fold", () => {
+  function spectatorView(players = 2, followRules: { passLockout?: boolean; leadStealing?: boolean } = {}): TableView {
+    return create(TableViewSchema, {
+      players,
+      seats: Array.from({ length: players }, (_, seat) => ({ seat, cardsLeft: 13 })),
+      toAct: 0,
+      followRules: create(FollowRulesSchema, { passLockout: true, ...followRules }),
+    });
+  }
+
+  function single(seat: number, cardsLeft: number): Event {
+    return create(EventSchema, {
+      kind: { case: "played", value: create(PlayedSchema, { seat, cardsLeft, combination: { type: CombinationType.SINGLE, length: 1 } }) },
+    });
+  }
+
+  function turn(seat: number): Event {
+    return create(EventSchema, { kind: { case: "turnPassed", value: create(TurnPassedSchema, { seat }) } });
+  }
+
+  function update(events: Event[], toAct?: number): GameUpdate {
+    return create(GameUpdateSchema, { events, toAct });
+  }
+
+  test("every field of the view is followed", () => {
+    // A field added to TableView or SeatStatus must be followed (follow.ts) before basic
+    // answers can be trusted to keep it right.
+    assert.deepEqual(new Set(TableViewSchema.fields.map((f) => f.localName)), FOLLOWED_FIELDS);
+    assert.deepEqual(new Set(SeatStatusSchema.fields.map((f) => f.localName)), FOLLOWED_SEAT_FIELDS);
+  });
+
+  test("an event of a kind this client does not know cannot be followed", () => {
+    const unknown = fromBinary(EventSchema, new Uint8Array([0xca, 0x0c, 0x00])); // field 201, empty
+    assert.equal(unknown.kind.case, undefined);
+    assert.throws(() => advance(spectatorView(), update([unknown], 0)), (e: unknown) => e instanceof CannotFollow && /does not know/.test(e.message));
+  });
+
+  test("events that disagree with the answer cannot be followed", () => {
+    assert.throws(() => advance(spectatorView(), update([turn(1)], 0)), (e: unknown) => e instanceof CannotFollow && /toAct/.test(e.message));
+  });
+
+  test("a seat's view cannot be followed", () => {
+    const seated = spectatorView();
+    seated.seat = 0;
+    assert.throws(() => advance(seated, update([], 0)), (e: unknown) => e instanceof CannotFollow && /spectator/.test(e.message));
+  });
+
+  test("a view without followRules cannot be followed", () => {
+    const old = spectatorView();
+    old.followRules = undefined;
+    assert.throws(() => advance(old, update([], 0)), (e: unknown) => e instanceof CannotFollow && /followRules/.test(e.message));
+  });
+
+  for (const passLockout of [true, false]) {
+    test(`whether a play clears every pass is the view's passLockout (${passLockout})`, () => {
+      // The value in the view decides, whatever the preset's name: a deployment that changed
+      // the preset answers with the changed value.
+      const before = spectatorView(3, { passLockout });
+      before.rules = create(RuleSetSpecSchema, { variant: "southern" }); // pass lockout in the preset as this client knew it
+      before.seats[1]!.passed = true;
+      const after = advance(before, update([single(0, 12), turn(2)], 2));
+      assert.equal(after.seats[1]!.passed, passLockout);
+      assert.ok(equals(FollowRulesSchema, after.followRules!, before.followRules!)); // carried to the next answer
+    });
+  }
+
+  for (const leadStealing of [true, false]) {
+    test(`whether a deal opens the lead to stealing is the view's leadStealing (${leadStealing})`, () => {
+      const before = spectatorView(2, { leadStealing });
+      before.finished = true;
+      before.toAct = undefined;
+      const dealt = create(GameStartedSchema, { gameNumber: 2, leader: 1, handSizes: [13, 13] });
+      const after = advance(before, update([create(EventSchema, { kind: { case: "gameStarted", value: dealt } })], 1), [100n, -100n]);
+      assert.equal(after.stealOpen, leadStealing);
+      assert.deepEqual(after.seats.map((s) => s.matchTotal), [100n, -100n]);
+    });
+  }
+
+  test("advance leaves its inputs unchanged", () => {
+    const before = spectatorView();
+    const kept = clone(TableViewSchema, before);
+    const after = advance(before, update([single(0, 12), turn(1)], 1));
+    assert.ok(equals(TableViewSchema, before, kept));
+    assert.deepEqual([after.toAct, after.seats[0]!.cardsLeft, after.moveCount], [1, 12, 1]);
+  });
+});
