@@ -120,6 +120,7 @@ class Book:
     blind_three: Fraction | None = NONE  # None: L
     rotten_three: Fraction = NONE
     suited_straights: bool = False  # Northern option: same-suit straights of 5+ chop 2s
+    long_pairs: str = "ladder"  # runs of pairs longer than the table's chop as a ladder, or not
 
     @property
     def counts_cards(self) -> bool:
@@ -165,6 +166,12 @@ def book(variant: str, scoring: str = "places", **changes: object) -> Book:
     if b.scoring == "card_count":
         b = replace(b, twos=COUNT_TWOS, bombs=dict(COUNT_BOMBS), count_pigs=True)
     b = replace(b, **changes)  # type: ignore[arg-type]
+    if b.long_pairs == "ladder":  # §3: N pairs chop what N-1 pairs chop, and N-1 pairs
+        chops = dict(b.chops)
+        runs = [n for n in range(3, 10) if f"{n}pairs" in chops]
+        for n in range(max(runs, default=9) + 1, 10):
+            chops[f"{n}pairs"] = chops[f"{n - 1}pairs"] | {f"{n - 1}pairs", f"{n}pairs"}
+        b = replace(b, chops=chops)
     if b.suited_straights:  # §5: ≥5 cards chop a single 2, ≥6 cards a pair of 2s
         straights = {
             f"straight{n}": frozenset({"2"} if n == 5 else {"2", "22"}) for n in range(5, 13)
@@ -757,6 +764,7 @@ ENGINE_OPTION = {
     "rotten_three": "rotten_three_stakes",
     "freezing": "freezing",
     "suited_straights": "suited_straight_chops",
+    "long_pairs": "long_pairs_chop",
 }
 
 

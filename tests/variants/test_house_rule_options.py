@@ -133,6 +133,34 @@ def test_hue_chopper_only_decides_the_last_link_and_chop_chain_out_link_the_earl
     assert settled.cards == cards("2H 9S 9C 9D 9H")  # every chopped card of the chain
 
 
+# --------------------------------------------------------------------------- §3, §5 long runs
+
+FIVE_PAIRS = "7S 7C 8S 8C 9S 9C 10S 10C JS JC"
+
+
+@pytest.mark.parametrize("value", ["ladder", "nothing"])
+def test_five_consecutive_pairs_chop_four_consecutive_pairs_only_on_the_ladder(
+    value: str,
+) -> None:
+    # RULES §3: "consecutive pairs (3+ pairs)" are bombs; §5's table stops at 4 pairs. Seat 0
+    # leads ♥2, seat 1 chops it with 4 pairs, seat 2 chops seat 1 with 5 pairs (instant wins
+    # off: 5 consecutive pairs would win on the deal): seat 1 pays the chain, ♥2 1 + 4 pairs 2½.
+    t = later(
+        "southern",
+        "2H 9D",
+        f"{FOUR_PAIRS_LOW} KD",
+        f"{FIVE_PAIRS} AD",
+        options={"instant_wins": "none", "long_pairs_chop": value},
+    )
+    t.play(0, "2H").play(1, FOUR_PAIRS_LOW)
+    if value == "nothing":
+        assert t.refused(2, FIVE_PAIRS) == Reason.WRONG_TYPE_OR_LENGTH
+        return
+    t.play(2, FIVE_PAIRS).passes(0, 1)
+    settled = t.of(ChopSettled)
+    assert [(e.payer, e.payee, e.amount, e.links) for e in settled] == [(1, 2, 350, 2)]
+
+
 # --------------------------------------------------------------------------- §7, §8 cóng
 
 

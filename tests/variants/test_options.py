@@ -249,6 +249,37 @@ def test_option_suited_straight_chops() -> None:
     assert relation("5D 6D 7D 8D 9D", "2H", SOUTH) == Beat.NO
 
 
+FIVE_PAIRS = "3S 3C 4S 4C 5S 5C 6S 6C 7S 7C"
+
+
+@covers("long_pairs_chop")
+def test_option_long_pairs_chop() -> None:
+    # RULES §3: 3+ consecutive pairs are bombs; the §5 table stops at 4 pairs. Reachable only
+    # without the instant win for 5 consecutive pairs.
+    ladder = rules(instant_wins="none")
+    nothing = rules(instant_wins="none", long_pairs_chop="nothing")
+    assert relation(FIVE_PAIRS, "2H", ladder) == Beat.CHOPS
+    assert relation(FIVE_PAIRS, "2D 2H", ladder) == Beat.CHOPS
+    assert relation(FIVE_PAIRS, FOUR_PAIRS, ladder) == Beat.CHOPS  # any 4 pairs, even higher
+    assert relation(FIVE_PAIRS, "AS AC AD AH", ladder) == Beat.CHOPS
+    assert relation(FOUR_PAIRS, FIVE_PAIRS, ladder) == Beat.NO
+    assert relation(f"{FIVE_PAIRS} 8S 8C", "9D 9H 10D 10H JD JH QD QH KD KH", ladder) == (
+        Beat.CHOPS  # 6 pairs chop any 5 pairs
+    )
+    assert relation(FIVE_PAIRS, "2S 2C 2D", ladder) == Beat.NO  # a triple of 2s never
+    for target in ("2H", "2D 2H", FOUR_PAIRS, "AS AC AD AH"):
+        assert relation(FIVE_PAIRS, target, nothing) == Beat.NO
+    high = "9D 9H 10D 10H JD JH QD QH KD KH"
+    assert relation(high, FIVE_PAIRS, nothing) == Beat.BEATS  # a higher run, same length
+    # Out of turn, as 4 pairs may (không cần vòng): seat 2 leads ♥2, seat 0 is to act.
+    hands = ("8D 4H", f"{FIVE_PAIRS} 3H", "JD 2H 3D")
+    for value, allowed in (("ladder", True), ("nothing", False)):
+        t = later("southern", *hands, options={"instant_wins": "none", "long_pairs_chop": value})
+        t.play(0, "8D").passes(1).play(2, "JD").passes(0).play(2, "2H")
+        assert t.to_act == 0
+        assert t.can_play(1, FIVE_PAIRS) is allowed
+
+
 @covers("out_of_turn_chops")
 def test_option_out_of_turn_chops() -> None:
     hands = ("8D 2H 4H", f"{FOUR_PAIRS} 3H", "JD 3D")

@@ -118,6 +118,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         False,
         "Northern option: a same-suit straight of 5+ cards chops a single 2, of 6+ cards a pair of 2s.",
     ),
+    _c(
+        "long_pairs_chop",
+        "ladder",
+        ("ladder", "nothing"),
+        "Consecutive pairs longer than any the chop table lists (5+ pairs; Đấu: 7+; dealt only when the instant win for 5 consecutive pairs is off): each run chops what the run one pair shorter chops, any run one pair shorter, and a lower run of its own length, out of turn when that shorter run may (RULES §3: every run of 3+ pairs is a bomb; source 002 counts 5 and 6 consecutive pairs among the bombs that chop a 2), or they chop nothing and only a higher run of the same length beats them.",
+    ),
     _b(
         "out_of_turn_chops",
         True,

@@ -14,7 +14,11 @@ from fractions import Fraction
 from functools import lru_cache
 
 from tienlen_service.rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
-from tienlen_service.rules.chop_tables import CHOP_TABLES, SUITED_STRAIGHT_CHOPS
+from tienlen_service.rules.chop_tables import (
+    CHOP_TABLES,
+    SUITED_STRAIGHT_CHOPS,
+    with_longer_pairs,
+)
 from tienlen_service.rules.errors import SetupError
 from tienlen_service.rules.options import (
     BOMB_PENALTY_OPTIONS,
@@ -53,6 +57,7 @@ class RuleSet:
     pair_of_twos_beats_pair_of_twos: bool
     chop_table: str
     suited_straight_chops: bool
+    long_pairs_chop: str
     out_of_turn_chops: bool
     chop_on_last_card: str
     chop_chain_out_link: str
@@ -207,6 +212,8 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
 
 def _derive(rules: RuleSet) -> RuleSet:
     table = CHOP_TABLES[rules.chop_table]
+    if rules.long_pairs_chop == "ladder":
+        table = with_longer_pairs(table)
     targets = dict(table.targets)
     if rules.suited_straight_chops:
         targets |= SUITED_STRAIGHT_CHOPS
