@@ -619,6 +619,28 @@ def test_option_blind_three_stakes() -> None:
     assert sorted(transfers(_spade_three_win().settle())) == [(2, 1, 100), (3, 0, 200)]
 
 
+@covers("blind_three_in_first_game")
+def test_option_blind_three_in_first_game() -> None:
+    def first_game(**options: object) -> Table:
+        # Huế: ♣3 leads the first game, so seat 0 can keep ♠3 to the end.
+        t = deal("hue", "3C 9D 3S", "4C 10S", "5C 10C", options=options)
+        t.play(0, "3C").play(1, "4C").play(2, "5C").play(0, "9D").passes(1, 2).play(0, "3S")
+        t.passes(1, 2).play(1, "10S")
+        assert t.state.first_game
+        assert t.places == (1, 2, 3)
+        return t
+
+    s = first_game().settle()
+    assert sorted(transfers(s)) == [(1, 0, 200), (2, 0, 200)]  # every other player pays L
+    assert reasons(s) == {TransferReason.BLIND_THREE}
+    s = first_game(blind_three_in_first_game=False).settle()
+    assert sorted(transfers(s)) == [(1, 0, 100), (2, 0, 200)]  # the places of 3 players
+    assert reasons(s) == {TransferReason.PLACE}
+    # A later game still pays it.
+    later_game = _spade_three_win(blind_three_stakes=3, blind_three_in_first_game=False)
+    assert reasons(later_game.settle()) == {TransferReason.BLIND_THREE}
+
+
 @covers("rotten_three_stakes")
 def test_option_rotten_three_stakes() -> None:
     for stakes, expected in ((3, [(1, 0, 300)]), (0, [])):

@@ -287,6 +287,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         0,
         "Ba mù: winning with ♠3 as the very last card; every other player pays this many stakes instead of their place transfer (L: the last-place amount; source 003: 3; 0: off).",
     ),
+    _b(
+        "blind_three_in_first_game",
+        True,
+        "Ba mù is paid in a first game too (RULES §7 and sources 000/002 name no exception, unlike cướp cái; in Huế ♣3 leads the first game, so ♠3 can be kept to the end); off: never in a first game, as some other engines play it.",
+    ),
     _s(
         "rotten_three_stakes",
         0,

@@ -87,6 +87,7 @@ class RuleSet:
     chops_paid_on_freeze: bool
     compensation: bool
     blind_three_stakes: Fraction
+    blind_three_in_first_game: bool
     rotten_three_stakes: Fraction
     scoring: str
     stake: int
