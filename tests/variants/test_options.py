@@ -396,6 +396,33 @@ def test_option_lead_stealing() -> None:
     assert off.refused(1, THREE_PAIRS) == Reason.NOT_YOUR_TURN
 
 
+@covers("steal_winner_pairs_lead")
+@pytest.mark.parametrize("open_to_steal", [True, False])
+def test_option_steal_winner_pairs_lead(open_to_steal: bool) -> None:
+    # Huế (cướp cái on): the previous winner, seat 0, leads 3 consecutive pairs themselves.
+    high = "6S 6C 7S 7C 8S 8C"
+    t = later(
+        "hue",
+        f"{THREE_PAIRS} 9D",
+        "JD QD KD",
+        f"{high} 9H",
+        "JH QH KH",
+        options={"steal_winner_pairs_lead": open_to_steal},
+    )
+    t.play(0, THREE_PAIRS)
+    assert t.to_act == 1
+    assert t.state.steal_open is open_to_steal
+    if open_to_steal:  # seat 2 takes the lead out of turn, as a steal
+        t.play(2, high)
+        assert t.of(Played)[-1].steal
+        assert t.to_act == 3
+        return
+    assert t.refused(2, high) == Reason.CANNOT_STEAL_LEAD
+    t.passes(1).play(2, high)  # in turn: an ordinary beat
+    assert not t.of(Played)[-1].steal
+    assert t.to_act == 3
+
+
 # --------------------------------------------------------------------------- finishing
 
 

@@ -175,6 +175,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         False,
         "Cướp cái (Huế, Đà Nẵng): at the start of a non-first game 3 consecutive pairs steal the lead; a higher one steals it back.",
     ),
+    _b(
+        "steal_winner_pairs_lead",
+        True,
+        "Cướp cái: when the previous winner leads 3 consecutive pairs themselves, a higher 3 consecutive pairs may take the lead from them out of turn, as a steal (the winner's lead is open to stealing like a steal); off: only a player who did not win steals ('người không về nhất', sources 000/002), so the winner's 3 consecutive pairs are an ordinary lead, beaten in turn, and only a steal keeps the lead open.",
+    ),
     # --- finishing ---
     _c(
         "finish_on_two",

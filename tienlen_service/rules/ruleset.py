@@ -67,6 +67,7 @@ class RuleSet:
     missing_starting_card: str
     pass_lockout: bool
     lead_stealing: bool
+    steal_winner_pairs_lead: bool
     finish_on_two: str
     finish_on_four_of_a_kind: str
     instant_wins: str

@@ -6,9 +6,10 @@ state token, the step's events, `to_act`, `finished` and the settlement, but no 
 "Following a table from the events"), so the view after the step is the view before it
 advanced by its events: `advance`, one function per event type below.
 
-Two rule options change what an event means and are not in the events or in
+Three rule options change what an event means and are not in the events or in
 `TableView.rules` (which names only the preset and the overrides): ``pass_lockout`` (does a
-play clear every pass?) and ``lead_stealing`` (is ``steal_open`` set at a deal?).
+play clear every pass?), ``lead_stealing`` (is ``steal_open`` set at a deal?) and
+``steal_winner_pairs_lead`` (does the winner's own lead of 3 consecutive pairs keep it open?).
 `TableRules.resolve` takes them from the overrides or from the preset's values as
 DescribeRules lists them.
 
@@ -91,10 +92,13 @@ class TableRules:
 
     `pass_lockout` (qua tay): a pass keeps a seat out until the round ends; off, every play
     clears every pass. `lead_stealing` (cướp cái): at the deal of a game that is not a first
-    game the lead may be stolen (``steal_open``)."""
+    game the lead may be stolen (``steal_open``). `steal_winner_pairs_lead`: every play of 3
+    consecutive pairs keeps it open, the previous winner's own lead included; off, only a
+    steal does."""
 
     pass_lockout: bool
     lead_stealing: bool
+    steal_winner_pairs_lead: bool = True
 
     @classmethod
     def resolve(
@@ -110,11 +114,20 @@ class TableRules:
         return cls(
             pass_lockout=_flag(spec, preset, "pass_lockout"),
             lead_stealing=_flag(spec, preset, "lead_stealing"),
+            # A service older than the option doesn't list it, and plays it as true.
+            steal_winner_pairs_lead=_flag(spec, preset, "steal_winner_pairs_lead", _TRUE),
         )
 
 
-def _flag(spec: rules_pb2.RuleSetSpec, preset: Mapping[str, str], name: str) -> bool:
-    text = spec.options[name] if name in spec.options else preset.get(name)
+def _flag(
+    spec: rules_pb2.RuleSetSpec,
+    preset: Mapping[str, str],
+    name: str,
+    unlisted: str | None = None,
+) -> bool:
+    """The option's value: the table's override, else the preset's, else `unlisted` (the
+    behaviour of a service that predates the option)."""
+    text = spec.options[name] if name in spec.options else preset.get(name, unlisted)
     if text == _TRUE:
         return True
     if text == _FALSE:
@@ -237,11 +250,14 @@ def on_played(view: game_pb2.TableView, event: events_pb2.Played, rules: TableRu
     played.sort(key=lambda c: (c.rank, c.suit))  # both enums go weakest first
     del view.played[:]
     view.played.extend(played)
-    # Only three consecutive pairs keep the lead open to stealing (a higher one steals back).
-    view.steal_open = (
-        view.steal_open
-        and event.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
+    # Only three consecutive pairs keep the lead open to stealing (a higher one steals back);
+    # with steal_winner_pairs_lead off, only a steal (not the winner's own lead) does.
+    three_pairs = (
+        event.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
         and event.combination.length == 3
+    )
+    view.steal_open = view.steal_open and (
+        three_pairs if rules.steal_winner_pairs_lead else event.steal
     )
     view.move_count += 1
 
