@@ -226,6 +226,33 @@ def test_a_finish_ranked_last_judges_no_cong(value: str) -> None:
     assert t.places == (3, 1, 2)
 
 
+def test_until_win_a_finish_ranked_last_that_would_leave_one_player_waits_for_the_win() -> None:
+    # freeze_at = until_win: Huế, seat 0 goes out first on ♥2 (ranked last) while seat 2 has
+    # not played. Freezing seat 2 would leave seat 1 alone, 1st without going out; "người ăn
+    # cóng là người tới nhất" (source 000), so the win judges it: seat 1 goes out, seat 2 frozen.
+    t = later("hue", "5S 2H", "6S 9S", "JD QD", options={"freeze_at": "until_win"})
+    t.play(0, "5S").play(1, "6S").passes(2).play(0, "2H")
+    assert t.of(PlayerFinished) == [PlayerFinished(0, 3, ranked_last=True)]
+    assert not t.of(PlayersFrozen)
+    t.passes(1).play(1, "9S")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((2,), (2,))]
+    assert t.over
+    assert sorted(transfers(t.settle())) == [(0, 1, 200), (2, 1, 400)]
+
+
+def test_until_win_the_frozen_ending_the_game_wait_for_the_win() -> None:
+    # With frozen_pays = whole_table the game ends at a freeze, which needs a winner to be paid:
+    # a finish ranked last freezes nobody; seat 3, still unplayed at seat 1's win, is frozen then.
+    options = {"freeze_at": "until_win", "frozen_pays": "whole_table"}
+    t = later("hue", "5S 2H", "6S 7S KS", "8S 9S QS", "JD QD", options=options)
+    t.play(0, "5S").play(1, "6S").play(2, "8S").passes(3).play(0, "2H")
+    assert not t.of(PlayersFrozen)
+    t.passes(1, 2).play(1, "7S").play(2, "9S").passes(3).play(1, "KS")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((3,), (3,))]
+    assert t.over
+    assert t.places == (4, 1, 2, 3)
+
+
 @pytest.mark.parametrize(
     ("value", "places", "paid"),
     [

@@ -608,6 +608,35 @@ def test_option_freeze_at() -> None:
     assert transfers(s, TransferReason.FROZEN) == [(2, 0, 400)]
 
 
+@covers("freeze_at")
+@pytest.mark.parametrize(
+    ("value", "frozen", "paid"),
+    [
+        ("first_finish", [], [(0, 1, 200), (3, 2, 100)]),
+        ("until_win", [PlayersFrozen((3,), (3,))], [(0, 1, 200), (3, 1, 400)]),
+    ],
+)
+def test_option_freeze_at_until_win(
+    value: str, frozen: list[PlayersFrozen], paid: list[tuple[int, int, int]]
+) -> None:
+    # Huế: seat 0 is the first player out, on ♥2 (ranked last), while seat 3 has not played.
+    # Judged only at the win, seat 3 plays on and escapes cóng; judged until the win, it is
+    # frozen at once (3rd, above seat 0) and pays the winner 2L.
+    t = later("hue", "5S 2H", "6S 7S KS", "8S 9S QS", "JD QD", options={"freeze_at": value})
+    t.play(0, "5S").play(1, "6S").play(2, "8S").passes(3).play(0, "2H")
+    assert t.of(PlayerFinished) == [PlayerFinished(0, 4, ranked_last=True)]
+    assert t.of(PlayersFrozen) == frozen
+    t.passes(1, 2).play(1, "7S").play(2, "9S")
+    if not frozen:
+        t.play(3, "QD")  # seat 3 plays: no cóng for it at the win
+    t.play(1, "KS")
+    if not frozen:
+        t.passes(2, 3).play(2, "QS")
+    assert t.over
+    assert t.places == (4, 1, 2, 3)
+    assert sorted(transfers(t.settle())) == paid
+
+
 @covers("compensation")
 @pytest.mark.parametrize("on", [True, False])
 def test_option_compensation(on: bool) -> None:

@@ -250,8 +250,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _c(
         "freeze_at",
         "first_finish",
-        ("first_finish", "every_finish"),
-        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]), or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out (sources 000/001/002: 'while another player has played all their cards').",
+        ("first_finish", "every_finish", "until_win"),
+        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played, who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
     ),
     _s(
         "freeze_multiplier",
