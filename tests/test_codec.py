@@ -474,7 +474,9 @@ def _reference_view(seat_view: SeatView, state: GameState) -> game_pb2.TableView
         steal_open=state.steal_open,
         move_count=state.move_count,
         follow_rules=game_pb2.FollowRules(
-            pass_lockout=state.rules.pass_lockout, lead_stealing=state.rules.lead_stealing
+            pass_lockout=state.rules.pass_lockout,
+            lead_stealing=state.rules.lead_stealing,
+            steal_winner_pairs_lead=state.rules.steal_winner_pairs_lead,
         ),
     )
 
@@ -506,12 +508,17 @@ def test_a_wire_view_is_byte_for_byte_the_serialised_view_message(variant: str) 
 
 @pytest.mark.parametrize("pass_lockout", ["true", "false"])
 @pytest.mark.parametrize("lead_stealing", ["true", "false"])
+@pytest.mark.parametrize("steal_winner_pairs_lead", ["true", "false"])
 def test_a_wire_view_carries_the_rule_values_a_follower_needs(
-    pass_lockout: str, lead_stealing: str
+    pass_lockout: str, lead_stealing: str, steal_winner_pairs_lead: str
 ) -> None:
-    """Both follow_rules values, each set and unset (an empty FollowRules is still written:
+    """Every follow_rules value, each set and unset (an empty FollowRules is still written:
     its presence says the service resolved them)."""
-    overrides = {"pass_lockout": pass_lockout, "lead_stealing": lead_stealing}
+    overrides = {
+        "pass_lockout": pass_lockout,
+        "lead_stealing": lead_stealing,
+        "steal_winner_pairs_lead": steal_winner_pairs_lead,
+    }
     state, _ = game.new_game(
         build_rules("southern", overrides), 4, seed=3, first_game=False, leader=0
     )
@@ -523,7 +530,9 @@ def test_a_wire_view_carries_the_rule_values_a_follower_needs(
         follow = game_pb2.TableView.FromString(wire_bytes)
         assert follow.HasField("follow_rules")
         assert follow.follow_rules == game_pb2.FollowRules(
-            pass_lockout=pass_lockout == "true", lead_stealing=lead_stealing == "true"
+            pass_lockout=pass_lockout == "true",
+            lead_stealing=lead_stealing == "true",
+            steal_winner_pairs_lead=steal_winner_pairs_lead == "true",
         )
 
 

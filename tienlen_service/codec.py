@@ -876,6 +876,7 @@ def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
         (
             _FO_PASS_LOCKOUT if rules.pass_lockout else b"",
             _FO_LEAD_STEALING if rules.lead_stealing else b"",
+            _FO_STEAL_WINNER_PAIRS_LEAD if rules.steal_winner_pairs_lead else b"",
         )
     )
     return length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
@@ -899,6 +900,7 @@ _TV_MOVE_COUNT: Final = tag(_TV, "move_count")
 _TV_FOLLOW_RULES: Final = tag(_TV, "follow_rules")
 _FO_PASS_LOCKOUT: Final = _bool_record(game_pb2.FollowRules, "pass_lockout")
 _FO_LEAD_STEALING: Final = _bool_record(game_pb2.FollowRules, "lead_stealing")
+_FO_STEAL_WINNER_PAIRS_LEAD: Final = _bool_record(game_pb2.FollowRules, "steal_winner_pairs_lead")
 _VIEW_HAND: Final = _RepeatedCards(_TV, "hand")
 _VIEW_PLAYED: Final = _RepeatedCards(_TV, "played")
 _SS: Final = game_pb2.SeatStatus

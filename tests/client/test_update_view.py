@@ -313,6 +313,21 @@ def test_the_lead_stolen_and_stolen_back(
     table.play_out(random.Random(4))
 
 
+def test_the_winners_own_lead_of_three_pairs_closes_the_steal_with_the_option_off(
+    full: TienLenClient, lockstep: Callable[[Game], Lockstep]
+) -> None:
+    hands = ["3S 3C 4S 4C 5S 5C KH", "AS AC 10S", "7S 7C 8S 8C 9S 9C 10C", "JD QD 10D"]
+    options = {"steal_winner_pairs_lead": False}
+    game = full.new_game("hue", hands=hands, first_game=False, leader=0, options=options)
+    table = lockstep(game)
+    table.move(0, "3S 3C 4S 4C 5S 5C")
+    assert not table.unary.view.raw.steal_open
+    table.move(1, None)
+    table.move(2, "7S 7C 8S 8C 9S 9C")  # in turn: an ordinary beat, not a steal
+    assert table.seen["steal"] == 0
+    table.play_out(random.Random(9))
+
+
 def test_a_play_reopens_every_seat_without_pass_lockout(
     full: TienLenClient, lockstep: Callable[[Game], Lockstep]
 ) -> None:

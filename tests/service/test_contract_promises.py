@@ -312,19 +312,26 @@ def test_an_empty_variant_means_southern(stub: Stub) -> None:
 
 @pytest.mark.parametrize(
     "overrides",
-    [{}, {"pass_lockout": "false"}, {"lead_stealing": "true"}, {"lead_stealing": "false"}],
+    [
+        {},
+        {"pass_lockout": "false"},
+        {"lead_stealing": "true"},
+        {"lead_stealing": "false"},
+        {"steal_winner_pairs_lead": "false"},
+    ],
 )
 def test_every_view_carries_the_games_follow_rules_resolved_from_its_preset_and_overrides(
     stub: Stub, overrides: dict[str, str]
 ) -> None:
-    """TableView.follow_rules: the game's pass_lockout and lead_stealing, the overrides else the
-    preset's values, in NewGame's, ApplyMove's, GetView's (seat or spectator) and NextGame's
+    """TableView.follow_rules: the game's pass_lockout, lead_stealing and steal_winner_pairs_lead,
+    the overrides else the preset's values, in NewGame's, ApplyMove's, GetView's (seat or spectator) and NextGame's
     views alike."""
     for variant in describe(stub).variants:
         values = {o.name: o.value for o in variant.option_values} | overrides
         wanted = game_pb2.FollowRules(
             pass_lockout=values["pass_lockout"] == "true",
             lead_stealing=values["lead_stealing"] == "true",
+            steal_winner_pairs_lead=values["steal_winner_pairs_lead"] == "true",
         )
         rules = rules_pb2.RuleSetSpec(variant=variant.name, options=overrides)
         players = 3 if variant.name == "dau" else 2

@@ -12,11 +12,12 @@ NewGame's answer) — and from then on reads only events. Random complete games 
 real servicer in-process with `UPDATE_VIEW_BASIC`; after every step the record must equal the
 spectator view GetView gives for the answer's state token.
 
-Besides the events, the host needs the values of two rule options: lead_stealing (steal_open
-at a deal) and pass_lockout (what `passed` means). TableView.rules names only the variant and
-the overrides, so the view carries the two values resolved (`follow_rules`): the host takes
-them from NewGame's view, never from DescribeRules, whose preset values a deployment may have
-changed since. Hand sizes come with
+Besides the events, the host needs the values of three rule options: lead_stealing
+(steal_open at a deal), steal_winner_pairs_lead (whether the winner's own lead of 3
+consecutive pairs keeps it open) and pass_lockout (what `passed` means). TableView.rules names
+only the variant and the overrides, so the view carries the three values resolved
+(`follow_rules`): the host takes them from NewGame's view, never from DescribeRules, whose
+preset values a deployment may have changed since. Hand sizes come with
 GameStarted.hand_sizes (added when this test found that a NextGame deal under the Northern
 option four_threes_lay_down_twos — 2s laid down at the deal — could not be followed).
 
@@ -166,10 +167,15 @@ def fold(t: Table, event: events_pb2.Event) -> Table:
             table_seat=p.seat,
             must_include=None,
             played=tuple(sorted(t.played + tuple(key(c) for c in p.combination.cards))),
-            # only 3 consecutive pairs may be stolen back (a higher 3 consecutive pairs)
+            # only 3 consecutive pairs may be stolen back (a higher 3 consecutive pairs); with
+            # steal_winner_pairs_lead off, only after a steal (not the winner's own lead)
             steal_open=t.steal_open
-            and p.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
-            and p.combination.length == 3,
+            and (
+                p.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
+                and p.combination.length == 3
+                if t.follow_rules.steal_winner_pairs_lead
+                else p.steal
+            ),
             move_count=t.move_count + 1,
         )
     if kind == "passed":
@@ -538,6 +544,7 @@ CASES: Final = [
     *((variant, {}) for variant in PRESETS),
     ("southern", {"pass_lockout": "false"}),
     ("hue", {"pass_lockout": "false", "cards_per_hand": "10"}),
+    ("da_nang", {"steal_winner_pairs_lead": "false"}),
 ]
 
 
@@ -668,6 +675,35 @@ def test_the_lead_stolen_and_stolen_back(svc: TienLenServicer) -> None:
     host.play(2)
     assert not host.table.steal_open
     play_out(host, random.Random(4))
+
+
+@pytest.mark.parametrize("open_to_steal", ["true", "false"])
+def test_the_winners_own_lead_of_three_consecutive_pairs(
+    svc: TienLenServicer, open_to_steal: str
+) -> None:
+    """Cướp cái (Huế): the previous winner leads 3 consecutive pairs; steal_open stays open
+    for a higher one out of turn, or (steal_winner_pairs_lead off) closes at that lead."""
+    host = new_host(
+        svc,
+        "3S 3C 4S 4C 5S 5C KH",
+        "AS AC 10S",
+        "7S 7C 8S 8C 9S 9C 10C",
+        "JD QD 10D",
+        variant="hue",
+        options={"steal_winner_pairs_lead": open_to_steal},
+        first_game=False,
+        leader=0,
+    )
+    host.play(0, "3S 3C 4S 4C 5S 5C")
+    assert host.table.steal_open is (open_to_steal == "true")
+    if open_to_steal == "true":
+        host.play(2, "7S 7C 8S 8C 9S 9C")  # out of turn: a steal
+        assert host.seen["steal"] == 1
+    else:
+        host.play(1)
+        host.play(2, "7S 7C 8S 8C 9S 9C")  # in turn: an ordinary beat
+        assert host.seen["steal"] == 0
+    play_out(host, random.Random(6))
 
 
 def test_passes_without_lockout(svc: TienLenServicer) -> None:

@@ -151,6 +151,29 @@ OUT_OF_TURN_BOOK: dict[str, tuple[str, ...]] = {
     "none": (),
 }
 
+# Option long_pairs_chop = ladder (the default): §3 makes every run of 3+ consecutive pairs a
+# bomb, but the §5 books stop at 4 pairs (Đấu: 6). "A run one pair longer than the book's
+# longest chops what the run one pair shorter chops, any run one pair shorter, and a smaller run
+# of its own length, out of turn when the shorter run may."
+MOST_PAIRS = 9  # 18 cards (Đấu's dealer) make 9 pairs
+
+
+def _longer_pairs(rows: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    rows = dict(rows)
+    longest = max((n for n in range(3, MOST_PAIRS + 1) if f"{n} pairs" in rows), default=0)
+    for n in range(longest + 1, MOST_PAIRS + 1) if longest else ():
+        rows[f"{n} pairs"] = (*rows[f"{n - 1} pairs"], f"any {n - 1} pairs", f"smaller {n} pairs")
+    return rows
+
+
+def _longer_pairs_out_of_turn(bombs: tuple[str, ...]) -> tuple[str, ...]:
+    out = list(bombs)
+    for n in range(4, MOST_PAIRS + 1):
+        if f"{n - 1} pairs" in out and f"{n} pairs" not in out:
+            out.append(f"{n} pairs")
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- penalty values (§8)
 HALF = Fraction(1, 2)
 SOUTH_VALUES: dict[str, Fraction] = {
@@ -199,6 +222,7 @@ class House:
     chop_book: str = "southern"
     straight_chops: bool = False  # §5 Northern option
     out_of_turn: bool = True
+    long_pairs: str = "ladder"  # option long_pairs_chop: ladder | nothing
     values: Mapping[str, Fraction] = field(default_factory=lambda: SOUTH_VALUES)
 
     def with_options(self, options: Mapping[str, object]) -> House:
@@ -209,6 +233,8 @@ class House:
             changes["straight_chops"] = options["suited_straight_chops"]
         if "out_of_turn_chops" in options:
             changes["out_of_turn"] = options["out_of_turn_chops"]
+        if "long_pairs_chop" in options:
+            changes["long_pairs"] = options["long_pairs_chop"]
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
@@ -278,6 +304,8 @@ def chop_name(play: Play) -> str:
 
 def _chop_rows(house: House) -> dict[str, tuple[str, ...]]:
     rows = dict(CHOP_BOOK[house.chop_book])
+    if house.long_pairs == "ladder":
+        rows = _longer_pairs(rows)
     if house.straight_chops:
         rows |= STRAIGHT_CHOPS
     return rows
@@ -342,7 +370,10 @@ def model_verdict(new: Play, table: Play, house: House) -> Verdict:
             else house.values.get(target, Fraction(0))
         )
         bomb = "four" if chop_name(new) == "four 2s" else chop_name(new)
-        ooo = house.out_of_turn and bomb in OUT_OF_TURN_BOOK[house.chop_book]
+        out_of_turn = OUT_OF_TURN_BOOK[house.chop_book]
+        if house.long_pairs == "ladder":
+            out_of_turn = _longer_pairs_out_of_turn(out_of_turn)
+        ooo = house.out_of_turn and bomb in out_of_turn
         return Verdict("CHOPS", None, ooo, paid)
     if (new.kind, new.size) != (table.kind, table.size):
         return Verdict("NO", "WRONG_TYPE_OR_LENGTH", False, Fraction(0))
@@ -634,10 +665,16 @@ def test_dem_la_beating_agrees_with_the_rule_book() -> None:
 
 
 CHOP_OPTIONS = [
-    {"chop_table": table, "suited_straight_chops": suited, "out_of_turn_chops": ooo}
+    {
+        "chop_table": table,
+        "suited_straight_chops": suited,
+        "out_of_turn_chops": ooo,
+        "long_pairs_chop": long_pairs,
+    }
     for table in CHOP_BOOK
     for suited in (False, True)
     for ooo in (False, True)
+    for long_pairs in ("ladder", "nothing")
 ]
 
 

@@ -112,7 +112,7 @@ class Book:
     freezing: bool = True
     freeze_multiplier: Fraction = TWO
     freeze_exempt: int = 0
-    freeze_at: str = "first_finish"  # or every_finish (not ranked last)
+    freeze_at: str = "first_finish"  # or every_finish (not ranked last), or until_win
     frozen_pays: str = "winner"  # or whole_table: the game ends, each frozen pays all as L
     compensation: bool = True
     instant: Fraction | None = None  # None: L
@@ -120,6 +120,7 @@ class Book:
     blind_three: Fraction | None = NONE  # None: L
     rotten_three: Fraction = NONE
     suited_straights: bool = False  # Northern option: same-suit straights of 5+ chop 2s
+    long_pairs: str = "ladder"  # runs of pairs longer than the table's chop as a ladder, or not
 
     @property
     def counts_cards(self) -> bool:
@@ -165,6 +166,12 @@ def book(variant: str, scoring: str = "places", **changes: object) -> Book:
     if b.scoring == "card_count":
         b = replace(b, twos=COUNT_TWOS, bombs=dict(COUNT_BOMBS), count_pigs=True)
     b = replace(b, **changes)  # type: ignore[arg-type]
+    if b.long_pairs == "ladder":  # §3: N pairs chop what N-1 pairs chop, and N-1 pairs
+        chops = dict(b.chops)
+        runs = [n for n in range(3, 10) if f"{n}pairs" in chops]
+        for n in range(max(runs, default=9) + 1, 10):
+            chops[f"{n}pairs"] = chops[f"{n - 1}pairs"] | {f"{n - 1}pairs", f"{n}pairs"}
+        b = replace(b, chops=chops)
     if b.suited_straights:  # §5: ≥5 cards chop a single 2, ≥6 cards a pair of 2s
         straights = {
             f"straight{n}": frozenset({"2"} if n == 5 else {"2", "22"}) for n in range(5, 13)
@@ -362,6 +369,7 @@ def expected(b: Book, record: Record) -> Outcome:
         place = free[-1] if last else free[0]
         if last:
             ranked_last.add(seat)
+        won_before = 1 in places
         take_place(seat, place)
         if place == 1 and b.counts_cards:
             winning_play = cards
@@ -374,15 +382,23 @@ def expected(b: Book, record: Record) -> Outcome:
             return
         if place == 1:
             winning_play = cards
-        # Cóng is judged at the win, or with freeze_at at every finish not ranked last; the
-        # frozen take the last places in seat order after the winner.
-        if place == 1 or (not last and b.freeze_at == "every_finish"):
-            winner = places.index(1)
-            after = [(winner + k) % n for k in range(1, n)]
+        # Cóng is judged at the win, or with freeze_at at every finish not ranked last, or at
+        # every finish until the win; the frozen take the last places in seat order after the
+        # winner (after the player ranked last, before anyone won). Before anyone won, a freeze
+        # needs two players left to play for 1st, and a game that goes on (not whole_table).
+        if (
+            place == 1
+            or (not last and b.freeze_at == "every_finish")
+            or (not won_before and b.freeze_at == "until_win")
+        ):
+            anchor = places.index(1) if 1 in places else seat
+            after = [(anchor + k) % n for k in range(1, n)]
             unplayed = [s for s in after if not places[s] and s not in played]
-            if b.freezing and unplayed and len(unplayed) != b.freeze_exempt:
+            others_left = [s for s in after if not places[s] and s not in unplayed]
+            goes_on = 1 in places or (len(others_left) >= 2 and b.frozen_pays == "winner")
+            if b.freezing and unplayed and len(unplayed) != b.freeze_exempt and goes_on:
                 if place != 1:
-                    notes.append("cóng at a later finish")
+                    notes.append("cóng at a later finish" if 1 in places else "cóng ranked last")
                 for s, p in zip(unplayed, free[-len(unplayed) :], strict=True):
                     frozen.add(s)
                     places[s] = p
@@ -757,6 +773,7 @@ ENGINE_OPTION = {
     "rotten_three": "rotten_three_stakes",
     "freezing": "freezing",
     "suited_straights": "suited_straight_chops",
+    "long_pairs": "long_pairs_chop",
 }
 
 
@@ -1062,6 +1079,49 @@ def test_chains_past_a_last_card_settle_as_the_rule_book_says(variant: str, valu
             problems.append(problem)
     assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
     assert bool(voided) is (value == "void")
+
+
+@pytest.mark.parametrize("frozen_pays", ["winner", "whole_table"])
+def test_cong_judged_until_the_win_settles_as_the_rule_book_says(frozen_pays: str) -> None:
+    # freeze_at = until_win (Huế): seats 0..2 each play a single (3 players: seats 0 and 1),
+    # the last seat passes, seat 0 goes out on a 2 ranked last with that seat still unplayed;
+    # loaded hands then play on at random. With 4 players the unplayed seat is frozen at once;
+    # with 3 (one player would be left) or whole_table (the game would end) the win judges it.
+    b, rules = table_rules(
+        "hue",
+        changes={"freeze_at": "until_win", "frozen_pays": frozen_pays},
+        engine={"instant_wins": "none"},
+    )
+    rng = random.Random(f"until_win/{frozen_pays}")
+    problems = []
+    notes: Counter[str] = Counter()
+    for i in range(150):
+        players = 3 + i % 2
+        singles = ["3H", "4H", "5H"][: players - 1]
+        used = parse_set(" ".join(singles))
+        two = rng.randrange(48, 52)
+        hands = [parse_set(singles[0]) | 1 << two]
+        used |= 1 << two
+        for seat in range(1, players):
+            hand = loaded_hand(rng, b, 8, used)
+            while hand & used:  # its fallback single card was taken
+                hand = loaded_hand(rng, b, 8, used)
+            used |= hand
+            if seat < players - 1:
+                hand |= parse_set(singles[seat])
+            hands.append(hand)
+        game = start(rules, players, hands=hands, first_game=False, leader=0)
+        for seat, single in enumerate(singles):
+            game.move(play(seat, parse_cards(single)))
+        game.move(pass_turn(players - 1))
+        game.move(play(0, [two]))
+        play_out(game, b, rng, Style(0.3))
+        notes.update(expected(b, game.record).notes)
+        problem = compare(b, rules, game, "cóng until the win")
+        if problem is not None:
+            problems.append(problem)
+    assert not problems, f"{len(problems)} disagreements, first: {problems[0]}"
+    assert bool(notes["cóng ranked last"]) is (frozen_pays == "winner")
 
 
 # --------------------------------------------------------------------------------------------

@@ -133,6 +133,34 @@ def test_hue_chopper_only_decides_the_last_link_and_chop_chain_out_link_the_earl
     assert settled.cards == cards("2H 9S 9C 9D 9H")  # every chopped card of the chain
 
 
+# --------------------------------------------------------------------------- §3, §5 long runs
+
+FIVE_PAIRS = "7S 7C 8S 8C 9S 9C 10S 10C JS JC"
+
+
+@pytest.mark.parametrize("value", ["ladder", "nothing"])
+def test_five_consecutive_pairs_chop_four_consecutive_pairs_only_on_the_ladder(
+    value: str,
+) -> None:
+    # RULES §3: "consecutive pairs (3+ pairs)" are bombs; §5's table stops at 4 pairs. Seat 0
+    # leads ♥2, seat 1 chops it with 4 pairs, seat 2 chops seat 1 with 5 pairs (instant wins
+    # off: 5 consecutive pairs would win on the deal): seat 1 pays the chain, ♥2 1 + 4 pairs 2½.
+    t = later(
+        "southern",
+        "2H 9D",
+        f"{FOUR_PAIRS_LOW} KD",
+        f"{FIVE_PAIRS} AD",
+        options={"instant_wins": "none", "long_pairs_chop": value},
+    )
+    t.play(0, "2H").play(1, FOUR_PAIRS_LOW)
+    if value == "nothing":
+        assert t.refused(2, FIVE_PAIRS) == Reason.WRONG_TYPE_OR_LENGTH
+        return
+    t.play(2, FIVE_PAIRS).passes(0, 1)
+    settled = t.of(ChopSettled)
+    assert [(e.payer, e.payee, e.amount, e.links) for e in settled] == [(1, 2, 350, 2)]
+
+
 # --------------------------------------------------------------------------- §7, §8 cóng
 
 
@@ -196,6 +224,33 @@ def test_a_finish_ranked_last_judges_no_cong(value: str) -> None:
     t.passes(1, 2).play(1, "9S")
     assert t.of(PlayersFrozen) == [PlayersFrozen((2,), (2,))]
     assert t.places == (3, 1, 2)
+
+
+def test_until_win_a_finish_ranked_last_that_would_leave_one_player_waits_for_the_win() -> None:
+    # freeze_at = until_win: Huế, seat 0 goes out first on ♥2 (ranked last) while seat 2 has
+    # not played. Freezing seat 2 would leave seat 1 alone, 1st without going out; "người ăn
+    # cóng là người tới nhất" (source 000), so the win judges it: seat 1 goes out, seat 2 frozen.
+    t = later("hue", "5S 2H", "6S 9S", "JD QD", options={"freeze_at": "until_win"})
+    t.play(0, "5S").play(1, "6S").passes(2).play(0, "2H")
+    assert t.of(PlayerFinished) == [PlayerFinished(0, 3, ranked_last=True)]
+    assert not t.of(PlayersFrozen)
+    t.passes(1).play(1, "9S")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((2,), (2,))]
+    assert t.over
+    assert sorted(transfers(t.settle())) == [(0, 1, 200), (2, 1, 400)]
+
+
+def test_until_win_the_frozen_ending_the_game_wait_for_the_win() -> None:
+    # With frozen_pays = whole_table the game ends at a freeze, which needs a winner to be paid:
+    # a finish ranked last freezes nobody; seat 3, still unplayed at seat 1's win, is frozen then.
+    options = {"freeze_at": "until_win", "frozen_pays": "whole_table"}
+    t = later("hue", "5S 2H", "6S 7S KS", "8S 9S QS", "JD QD", options=options)
+    t.play(0, "5S").play(1, "6S").play(2, "8S").passes(3).play(0, "2H")
+    assert not t.of(PlayersFrozen)
+    t.passes(1, 2).play(1, "7S").play(2, "9S").passes(3).play(1, "KS")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((3,), (3,))]
+    assert t.over
+    assert t.places == (4, 1, 2, 3)
 
 
 @pytest.mark.parametrize(

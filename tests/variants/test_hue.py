@@ -227,6 +227,29 @@ def test_cuop_cai_three_consecutive_pairs_steal_the_lead_at_the_start_of_a_non_f
     assert t.to_act == 0
 
 
+def test_only_a_player_who_did_not_win_steals_when_the_winners_own_lead_is_not_open() -> None:
+    # Source 000: "người không về nhất nhưng có 3 đôi thông thì đánh 3 đôi thông ra rồi sẽ có
+    # quyền đi trước (nếu có người bắt lại 3 đôi thông hơn thì phải nhường người đó đi lại)":
+    # with steal_winner_pairs_lead off a steal and a steal-back still work as by default.
+    options = {"steal_winner_pairs_lead": False}
+    t = later(
+        "hue",
+        "9S 10S",
+        f"{THREE_PAIRS} JS",
+        "QS KS",
+        f"{HIGHER_THREE_PAIRS} AS",
+        leader=0,
+        options=options,
+    )
+    t.play(1, THREE_PAIRS).play(3, HIGHER_THREE_PAIRS)
+    assert [p.steal for p in t.of(Played)] == [True, True]
+    assert t.to_act == 0
+    # The winner leading 3 consecutive pairs themselves: no steal, the lead goes round in turn.
+    t = later("hue", f"{THREE_PAIRS} 9S", "QS KS", f"{HIGHER_THREE_PAIRS} AS", options=options)
+    t.play(0, THREE_PAIRS)
+    assert t.refused(2, HIGHER_THREE_PAIRS) == Reason.CANNOT_STEAL_LEAD
+
+
 def test_a_lower_three_consecutive_pairs_cannot_steal_back() -> None:
     t = later("hue", "9S 10S", f"{HIGHER_THREE_PAIRS} JS", "QS KS", f"{THREE_PAIRS} AS", leader=0)
     t.play(1, HIGHER_THREE_PAIRS)

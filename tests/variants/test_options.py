@@ -249,6 +249,37 @@ def test_option_suited_straight_chops() -> None:
     assert relation("5D 6D 7D 8D 9D", "2H", SOUTH) == Beat.NO
 
 
+FIVE_PAIRS = "3S 3C 4S 4C 5S 5C 6S 6C 7S 7C"
+
+
+@covers("long_pairs_chop")
+def test_option_long_pairs_chop() -> None:
+    # RULES §3: 3+ consecutive pairs are bombs; the §5 table stops at 4 pairs. Reachable only
+    # without the instant win for 5 consecutive pairs.
+    ladder = rules(instant_wins="none")
+    nothing = rules(instant_wins="none", long_pairs_chop="nothing")
+    assert relation(FIVE_PAIRS, "2H", ladder) == Beat.CHOPS
+    assert relation(FIVE_PAIRS, "2D 2H", ladder) == Beat.CHOPS
+    assert relation(FIVE_PAIRS, FOUR_PAIRS, ladder) == Beat.CHOPS  # any 4 pairs, even higher
+    assert relation(FIVE_PAIRS, "AS AC AD AH", ladder) == Beat.CHOPS
+    assert relation(FOUR_PAIRS, FIVE_PAIRS, ladder) == Beat.NO
+    assert relation(f"{FIVE_PAIRS} 8S 8C", "9D 9H 10D 10H JD JH QD QH KD KH", ladder) == (
+        Beat.CHOPS  # 6 pairs chop any 5 pairs
+    )
+    assert relation(FIVE_PAIRS, "2S 2C 2D", ladder) == Beat.NO  # a triple of 2s never
+    for target in ("2H", "2D 2H", FOUR_PAIRS, "AS AC AD AH"):
+        assert relation(FIVE_PAIRS, target, nothing) == Beat.NO
+    high = "9D 9H 10D 10H JD JH QD QH KD KH"
+    assert relation(high, FIVE_PAIRS, nothing) == Beat.BEATS  # a higher run, same length
+    # Out of turn, as 4 pairs may (không cần vòng): seat 2 leads ♥2, seat 0 is to act.
+    hands = ("8D 4H", f"{FIVE_PAIRS} 3H", "JD 2H 3D")
+    for value, allowed in (("ladder", True), ("nothing", False)):
+        t = later("southern", *hands, options={"instant_wins": "none", "long_pairs_chop": value})
+        t.play(0, "8D").passes(1).play(2, "JD").passes(0).play(2, "2H")
+        assert t.to_act == 0
+        assert t.can_play(1, FIVE_PAIRS) is allowed
+
+
 @covers("out_of_turn_chops")
 def test_option_out_of_turn_chops() -> None:
     hands = ("8D 2H 4H", f"{FOUR_PAIRS} 3H", "JD 3D")
@@ -363,6 +394,33 @@ def test_option_lead_stealing() -> None:
     assert on.of(Played)[-1].steal
     off = later("southern", *hands)
     assert off.refused(1, THREE_PAIRS) == Reason.NOT_YOUR_TURN
+
+
+@covers("steal_winner_pairs_lead")
+@pytest.mark.parametrize("open_to_steal", [True, False])
+def test_option_steal_winner_pairs_lead(open_to_steal: bool) -> None:
+    # Huế (cướp cái on): the previous winner, seat 0, leads 3 consecutive pairs themselves.
+    high = "6S 6C 7S 7C 8S 8C"
+    t = later(
+        "hue",
+        f"{THREE_PAIRS} 9D",
+        "JD QD KD",
+        f"{high} 9H",
+        "JH QH KH",
+        options={"steal_winner_pairs_lead": open_to_steal},
+    )
+    t.play(0, THREE_PAIRS)
+    assert t.to_act == 1
+    assert t.state.steal_open is open_to_steal
+    if open_to_steal:  # seat 2 takes the lead out of turn, as a steal
+        t.play(2, high)
+        assert t.of(Played)[-1].steal
+        assert t.to_act == 3
+        return
+    assert t.refused(2, high) == Reason.CANNOT_STEAL_LEAD
+    t.passes(1).play(2, high)  # in turn: an ordinary beat
+    assert not t.of(Played)[-1].steal
+    assert t.to_act == 3
 
 
 # --------------------------------------------------------------------------- finishing
@@ -550,6 +608,35 @@ def test_option_freeze_at() -> None:
     assert transfers(s, TransferReason.FROZEN) == [(2, 0, 400)]
 
 
+@covers("freeze_at")
+@pytest.mark.parametrize(
+    ("value", "frozen", "paid"),
+    [
+        ("first_finish", [], [(0, 1, 200), (3, 2, 100)]),
+        ("until_win", [PlayersFrozen((3,), (3,))], [(0, 1, 200), (3, 1, 400)]),
+    ],
+)
+def test_option_freeze_at_until_win(
+    value: str, frozen: list[PlayersFrozen], paid: list[tuple[int, int, int]]
+) -> None:
+    # Huế: seat 0 is the first player out, on ♥2 (ranked last), while seat 3 has not played.
+    # Judged only at the win, seat 3 plays on and escapes cóng; judged until the win, it is
+    # frozen at once (3rd, above seat 0) and pays the winner 2L.
+    t = later("hue", "5S 2H", "6S 7S KS", "8S 9S QS", "JD QD", options={"freeze_at": value})
+    t.play(0, "5S").play(1, "6S").play(2, "8S").passes(3).play(0, "2H")
+    assert t.of(PlayerFinished) == [PlayerFinished(0, 4, ranked_last=True)]
+    assert t.of(PlayersFrozen) == frozen
+    t.passes(1, 2).play(1, "7S").play(2, "9S")
+    if not frozen:
+        t.play(3, "QD")  # seat 3 plays: no cóng for it at the win
+    t.play(1, "KS")
+    if not frozen:
+        t.passes(2, 3).play(2, "QS")
+    assert t.over
+    assert t.places == (4, 1, 2, 3)
+    assert sorted(transfers(t.settle())) == paid
+
+
 @covers("compensation")
 @pytest.mark.parametrize("on", [True, False])
 def test_option_compensation(on: bool) -> None:
@@ -586,6 +673,28 @@ def test_option_blind_three_stakes() -> None:
     s = _spade_three_win(blind_three_stakes=3).settle()
     assert sorted(transfers(s)) == [(1, 0, 300), (2, 0, 300), (3, 0, 300)]
     assert sorted(transfers(_spade_three_win().settle())) == [(2, 1, 100), (3, 0, 200)]
+
+
+@covers("blind_three_in_first_game")
+def test_option_blind_three_in_first_game() -> None:
+    def first_game(**options: object) -> Table:
+        # Huế: ♣3 leads the first game, so seat 0 can keep ♠3 to the end.
+        t = deal("hue", "3C 9D 3S", "4C 10S", "5C 10C", options=options)
+        t.play(0, "3C").play(1, "4C").play(2, "5C").play(0, "9D").passes(1, 2).play(0, "3S")
+        t.passes(1, 2).play(1, "10S")
+        assert t.state.first_game
+        assert t.places == (1, 2, 3)
+        return t
+
+    s = first_game().settle()
+    assert sorted(transfers(s)) == [(1, 0, 200), (2, 0, 200)]  # every other player pays L
+    assert reasons(s) == {TransferReason.BLIND_THREE}
+    s = first_game(blind_three_in_first_game=False).settle()
+    assert sorted(transfers(s)) == [(1, 0, 100), (2, 0, 200)]  # the places of 3 players
+    assert reasons(s) == {TransferReason.PLACE}
+    # A later game still pays it.
+    later_game = _spade_three_win(blind_three_stakes=3, blind_three_in_first_game=False)
+    assert reasons(later_game.settle()) == {TransferReason.BLIND_THREE}
 
 
 @covers("rotten_three_stakes")

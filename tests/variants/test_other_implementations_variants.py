@@ -16,9 +16,10 @@ from __future__ import annotations
 import pytest
 
 from tienlen_service.rules.combinations import Kind
+from tienlen_service.rules.errors import IllegalMove
 from tienlen_service.rules.events import PlayerFinished
 
-from .conftest import TransferReason, combo, later, reasons, rules, transfers
+from .conftest import Reason, TransferReason, combo, later, reasons, rules, transfers
 
 
 @pytest.mark.parametrize("variant", ["hue", "northern"])
@@ -32,6 +33,27 @@ def test_going_out_on_a_two_ranks_last_in_hue_and_the_north(variant: str, last: 
     table.play(0, last)
     assert table.of(PlayerFinished) == [PlayerFinished(0, 3, ranked_last=True)]
     assert not table.over
+
+
+@pytest.mark.parametrize("variant", ["hue", "northern"])
+def test_heo_khong_duoc_ve_sau_a_leader_left_with_only_a_two_plays_it_and_ranks_last(
+    variant: str,
+) -> None:
+    """RULES §4 and §10 are explicit — finishing on a 2 "makes you last instead" — so there is
+    no option to refuse the move: the sources give "không được về" its sanction in the same
+    breath ("Không được về 2, tứ quý nước cuối. Về 2, tứ quý nước cuối xem như thua chót",
+    source 002), and a refusal would leave a leader holding only 2s with no legal move at all
+    (a leader may not pass)."""
+    # uongsuadaubung/tien-len tests/engine/prohibit-ending-with-two.test.ts (refuses the move there)
+    table = later(variant, "5S 2H", "6S 7S", "8S 9S", leader=0)
+    table.play(0, "5S").passes(1, 2)
+    assert table.to_act == 0  # seat 0 leads a new round holding only ♥2
+    assert table.legal(0) == {"2H"}
+    with pytest.raises(IllegalMove) as refused:
+        table.passes(0)
+    assert refused.value.reason == Reason.LEADER_CANNOT_PASS
+    table.play(0, "2H")
+    assert table.of(PlayerFinished) == [PlayerFinished(0, 3, ranked_last=True)]
 
 
 def test_a_two_played_before_the_last_card_does_not_rank_last() -> None:

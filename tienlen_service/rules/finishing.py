@@ -7,7 +7,8 @@ holding cards, or at the first finish under card counting (*đếm lá*).
 
 Two readings of *cóng* are options. When it is judged: at the win only (**[ours]**, RULES §10),
 or at every finish that is not ranked last (`freeze_at`) — which differs only for players a
-Đà Nẵng table spared at the win (`freeze_exempt_unplayed`). What it does to the game: the frozen
+Đà Nẵng table spared at the win (`freeze_exempt_unplayed`) — or at every finish until the win,
+so that a first player out ranked last (going out on a 2 in Huế) freezes too. What it does to the game: the frozen
 stop and the others play on (RULES §7), or the game ends at once because the frozen pay the
 whole table (`frozen_pays`, sources 000/001/002).
 """
@@ -32,6 +33,7 @@ def ranks_last(state: GameState, combo: Combination) -> bool:
 def finish(state: GameState, seat: int, combo: Combination, events: list[Event]) -> GameState:
     """The seat has gone out: give it its place, judge cóng, end the game if done."""
     free = _free_places(state.places)
+    won_before = 1 in state.places
     last = ranks_last(state, combo)
     place = free[-1] if last else free[0]
     places = list(state.places)
@@ -44,9 +46,13 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
         if rules.ends_at_first_finish:
             state = _rank_by_cards_left(state, seat)
             return end_game(state, events)
-    if place == 1 or (not last and rules.freeze_at == "every_finish"):
+    if (
+        place == 1
+        or (not last and rules.freeze_at == "every_finish")
+        or (not won_before and rules.freeze_at == "until_win")
+    ):
         frozen_before = state.frozen
-        state = _freeze(state, events)
+        state = _freeze(state, seat, events)
         if state.frozen != frozen_before and rules.frozen_pays == "whole_table":
             # The frozen pay every other player (settlement): nothing is left to play for.
             return end_game(_place_the_rest(state), events)
@@ -69,27 +75,38 @@ def _after(winner: int, players: int) -> list[int]:
     return [(winner + step) % players for step in range(1, players)]
 
 
-def _freeze(state: GameState, events: list[Event]) -> GameState:
-    """Cóng: every player still in who has not played is frozen (at the first win, or at every
-    finish with `freeze_at`), unless exactly `freeze_exempt_unplayed` of them have not played."""
+def _freeze(state: GameState, seat: int, events: list[Event]) -> GameState:
+    """Cóng, judged as `seat` goes out: every player still in who has not played is frozen (at
+    the win, at every finish, or at every finish until the win, by `freeze_at`), unless exactly
+    `freeze_exempt_unplayed` of them have not played.
+
+    A finish ranked last before anyone has won (`freeze_at` = until_win) freezes only if the
+    game then goes on for 1st place — two players left in play, and the frozen not ending it
+    (`frozen_pays` = whole_table) — since "người ăn cóng là người tới nhất" (the winner eats
+    the cóng, source 000); else the win judges it. The frozen take the places above the player
+    ranked last, in seat order after them (**[ours]**, as after a winner)."""
     rules = state.rules
     if not rules.freezing or rules.ends_at_first_finish:
         return state
+    winner = state.winner
     frozen = [
         s
-        for s in _after(state.winner, state.players)
+        for s in _after(seat if winner < 0 else winner, state.players)
         if state.unplayed >> s & 1 and not state.places[s]
     ]
     if not frozen or len(frozen) == rules.freeze_exempt_unplayed:
         return state
+    left = state.places.count(0) - len(frozen)
+    if winner < 0 and (left < 2 or rules.frozen_pays == "whole_table"):
+        return state
     free = _free_places(state.places)[-len(frozen) :]
     places = list(state.places)
     mask = 0
-    for seat, place in zip(frozen, free, strict=True):
-        places[seat] = place
-        mask |= 1 << seat
+    for frozen_seat, place in zip(frozen, free, strict=True):
+        places[frozen_seat] = place
+        mask |= 1 << frozen_seat
     events.append(PlayersFrozen(tuple(frozen), tuple(free)))
-    return state._replace(places=tuple(places), frozen=mask)
+    return state._replace(places=tuple(places), frozen=state.frozen | mask)
 
 
 def _place_the_rest(state: GameState) -> GameState:

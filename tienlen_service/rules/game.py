@@ -304,6 +304,15 @@ def is_steal(state: GameState, seat: int, combo: Combination) -> bool:
     )
 
 
+def _keeps_steal_open(rules: RuleSet, combo: Combination, steal: bool) -> bool:
+    """Whether the lead may still be stolen after this play: after a steal, and after the
+    previous winner's own lead of 3 consecutive pairs unless `steal_winner_pairs_lead` is off
+    (then only a player who did not win steals, sources 000/002)."""
+    if rules.steal_winner_pairs_lead:
+        return combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3
+    return steal
+
+
 def _not_your_turn(state: GameState, seat: int) -> Beat:
     if state.passed >> seat & 1:
         raise IllegalMove(
@@ -366,7 +375,7 @@ def _play(
         chain_victim_out=victim_out,
         chop_payments=payments,
         unplayed=state.unplayed & ~(1 << seat),
-        steal_open=state.steal_open and combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3,
+        steal_open=state.steal_open and _keeps_steal_open(rules, combo, steal),
         must_include=-1,
         move_count=state.move_count + 1,
     )

@@ -419,9 +419,18 @@ def has_beat(hand: CardSet, table: Combination, rules: RuleSet) -> bool:
     """
     if _has_same_type(hand, table, rules):
         return True
-    return any(
-        _has_bomb(hand, bomb, rules) for bomb in _chopping_classes(table, rules, rules.chop_targets)
-    )
+    # A hand without N consecutive pairs (triples) holds no longer run either: once a run is
+    # missing, the longer runs a chop table lists (`long_pairs_chop`) cost nothing to rule out.
+    missing: dict[Kind, int] = {}
+    for bomb in _chopping_classes(table, rules, rules.chop_targets):
+        kind, length = _BOMB_SHAPES[bomb]
+        if length >= missing.get(kind, length + 1):
+            continue
+        if _has_bomb(hand, bomb, rules):
+            return True
+        if kind in _SEQUENCE_WIDTH:
+            missing[kind] = min(length, missing.get(kind, length))
+    return False
 
 
 def _has_same_type(hand: CardSet, table: Combination, rules: RuleSet) -> bool:
@@ -471,6 +480,8 @@ def _has_bomb(hand: CardSet, bomb: str, rules: RuleSet) -> bool:
     run = _at_least(hand, _SEQUENCE_WIDTH[kind]) & _SEQ_UNIT
     for _ in range(length - 1):
         run &= run >> 4
+        if not run:  # no longer run either: the long runs of pairs cost no more than short ones
+            return False
     return bool(run)
 
 
@@ -485,7 +496,8 @@ def out_of_turn_chops(hand: CardSet, table: Combination, rules: RuleSet) -> Iter
     if not target:
         return
     for bomb in sorted(rules.out_of_turn):
-        if target in rules.chop_targets.get(bomb, ()):
+        # The bit test first: most hands hold none of the long runs of pairs a table lists.
+        if target in rules.chop_targets.get(bomb, ()) and _has_bomb(hand, bomb, rules):
             yield from _bombs(hand, bomb, table.top if bomb == target else -1, rules)
 
 

@@ -118,6 +118,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         False,
         "Northern option: a same-suit straight of 5+ cards chops a single 2, of 6+ cards a pair of 2s.",
     ),
+    _c(
+        "long_pairs_chop",
+        "ladder",
+        ("ladder", "nothing"),
+        "Consecutive pairs longer than any the chop table lists (5+ pairs; Đấu: 7+; dealt only when the instant win for 5 consecutive pairs is off): each run chops what the run one pair shorter chops, any run one pair shorter, and a lower run of its own length, out of turn when that shorter run may (RULES §3: every run of 3+ pairs is a bomb; source 002 counts 5 and 6 consecutive pairs among the bombs that chop a 2), or they chop nothing and only a higher run of the same length beats them.",
+    ),
     _b(
         "out_of_turn_chops",
         True,
@@ -168,6 +174,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "lead_stealing",
         False,
         "Cướp cái (Huế, Đà Nẵng): at the start of a non-first game 3 consecutive pairs steal the lead; a higher one steals it back.",
+    ),
+    _b(
+        "steal_winner_pairs_lead",
+        True,
+        "Cướp cái: when the previous winner leads 3 consecutive pairs themselves, a higher 3 consecutive pairs may take the lead from them out of turn, as a steal (the winner's lead is open to stealing like a steal); off: only a player who did not win steals ('người không về nhất', sources 000/002), so the winner's 3 consecutive pairs are an ordinary lead, beaten in turn, and only a steal keeps the lead open.",
     ),
     # --- finishing ---
     _c(
@@ -239,8 +250,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _c(
         "freeze_at",
         "first_finish",
-        ("first_finish", "every_finish"),
-        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]), or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out (sources 000/001/002: 'while another player has played all their cards').",
+        ("first_finish", "every_finish", "until_win"),
+        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played, who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
     ),
     _s(
         "freeze_multiplier",
@@ -280,6 +291,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "blind_three_stakes",
         0,
         "Ba mù: winning with ♠3 as the very last card; every other player pays this many stakes instead of their place transfer (L: the last-place amount; source 003: 3; 0: off).",
+    ),
+    _b(
+        "blind_three_in_first_game",
+        True,
+        "Ba mù is paid in a first game too (RULES §7 and sources 000/002 name no exception, unlike cướp cái; in Huế ♣3 leads the first game, so ♠3 can be kept to the end); off: never in a first game, as some other engines play it.",
     ),
     _s(
         "rotten_three_stakes",

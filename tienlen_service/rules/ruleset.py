@@ -14,7 +14,11 @@ from fractions import Fraction
 from functools import lru_cache
 
 from tienlen_service.rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
-from tienlen_service.rules.chop_tables import CHOP_TABLES, SUITED_STRAIGHT_CHOPS
+from tienlen_service.rules.chop_tables import (
+    CHOP_TABLES,
+    SUITED_STRAIGHT_CHOPS,
+    with_longer_pairs,
+)
 from tienlen_service.rules.errors import SetupError
 from tienlen_service.rules.options import (
     BOMB_PENALTY_OPTIONS,
@@ -53,6 +57,7 @@ class RuleSet:
     pair_of_twos_beats_pair_of_twos: bool
     chop_table: str
     suited_straight_chops: bool
+    long_pairs_chop: str
     out_of_turn_chops: bool
     chop_on_last_card: str
     chop_chain_out_link: str
@@ -62,6 +67,7 @@ class RuleSet:
     missing_starting_card: str
     pass_lockout: bool
     lead_stealing: bool
+    steal_winner_pairs_lead: bool
     finish_on_two: str
     finish_on_four_of_a_kind: str
     instant_wins: str
@@ -82,6 +88,7 @@ class RuleSet:
     chops_paid_on_freeze: bool
     compensation: bool
     blind_three_stakes: Fraction
+    blind_three_in_first_game: bool
     rotten_three_stakes: Fraction
     scoring: str
     stake: int
@@ -207,6 +214,8 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
 
 def _derive(rules: RuleSet) -> RuleSet:
     table = CHOP_TABLES[rules.chop_table]
+    if rules.long_pairs_chop == "ladder":
+        table = with_longer_pairs(table)
     targets = dict(table.targets)
     if rules.suited_straight_chops:
         targets |= SUITED_STRAIGHT_CHOPS

@@ -158,7 +158,7 @@ def _places(state: GameState, ledger: _Ledger) -> Settlement:
         ledger.add_chops(state)
     next_leader = _frozen(state, ledger, winner)
     frozen = [s for s in range(state.players) if state.frozen >> s & 1]
-    if rules.blind_three_stakes and state.winning_play == 1 << THREE_OF_SPADES:
+    if _blind_three(state):
         for seat in _others(state, winner):
             if seat not in frozen:
                 ledger.pay(seat, winner, rules.blind_three_stakes, TransferReason.BLIND_THREE)
@@ -167,6 +167,17 @@ def _places(state: GameState, ledger: _Ledger) -> Settlement:
     if not frozen:
         _rotten_last(state, ledger, winner)
     return ledger.settlement(state, next_leader)
+
+
+def _blind_three(state: GameState) -> bool:
+    """Ba mù: the winner went out on ♠3 alone, where the rules pay it (and, unless
+    `blind_three_in_first_game` is off, in a first game too)."""
+    rules = state.rules
+    return (
+        bool(rules.blind_three_stakes)
+        and state.winning_play == 1 << THREE_OF_SPADES
+        and (rules.blind_three_in_first_game or not state.first_game)
+    )
 
 
 def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:

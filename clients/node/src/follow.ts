@@ -7,8 +7,9 @@
 // say everything that changed, so the view after the step is the view before it advanced by its
 // events: `advance`.
 //
-// Two rule options change what an event means: pass_lockout (does a play clear every pass?)
-// and lead_stealing (is `stealOpen` set at a deal?). Every view carries the values the service
+// Three rule options change what an event means: pass_lockout (does a play clear every pass?),
+// lead_stealing (is `stealOpen` set at a deal?) and steal_winner_pairs_lead (does the previous
+// winner's own lead of 3 consecutive pairs keep it open?). Every view carries the values the service
 // resolved for its game (`TableView.followRules`), and the fold carries them forward like the
 // other fields set at the deal: nothing else is needed (no DescribeRules).
 //
@@ -167,9 +168,10 @@ export function onPlayed(view: TableView, event: Played): void {
   const played = [...view.played, ...(combination?.cards ?? [])].map(copyCard);
   played.sort((a, b) => a.rank - b.rank || a.suit - b.suit); // both enums go weakest first
   view.played = played;
-  // Only three consecutive pairs keep the lead open to stealing (a higher one steals back).
-  view.stealOpen =
-    view.stealOpen && combination?.type === CombinationType.CONSECUTIVE_PAIRS && combination.length === 3;
+  // Only three consecutive pairs keep the lead open to stealing (a higher one steals back);
+  // with steal_winner_pairs_lead off, only a steal (not the winner's own lead) does.
+  const threePairs = combination?.type === CombinationType.CONSECUTIVE_PAIRS && combination.length === 3;
+  view.stealOpen = view.stealOpen && (view.followRules!.stealWinnerPairsLead ? threePairs : event.steal);
   view.moveCount += 1;
 }
 

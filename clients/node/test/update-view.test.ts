@@ -261,7 +261,7 @@ test("basic answers give the same games as full ones in random matches of every 
   const describes = await handled("DescribeRules");
   const presets = (await full.describeRules()).variants.map((v) => v.name);
   assert.ok(presets.length >= 6);
-  const cases: [string, Record<string, string>][] = [...presets.map((name): [string, Record<string, string>] => [name, {}]), ["southern", { pass_lockout: "false" }]];
+  const cases: [string, Record<string, string>][] = [...presets.map((name): [string, Record<string, string>] => [name, {}]), ["southern", { pass_lockout: "false" }], ["da_nang", { steal_winner_pairs_lead: "false" }]];
   const seen = new Map<string, number>();
   const deadline = Date.now() + TIME_BUDGET_MS;
   for (const [index, [variant, options]] of cases.entries()) {
@@ -335,6 +335,28 @@ describe("cases random play rarely reaches", () => {
     assert.ok(!table.unary.view!.stealOpen);
     await table.playOut(randomFrom("4"));
   });
+
+  for (const open of ["true", "false"]) {
+    test(`the winner's own lead of three consecutive pairs, steal_winner_pairs_lead ${open}`, async () => {
+      const table = new Lockstep(await newGame({
+        rules: { variant: "hue", options: { steal_winner_pairs_lead: open } },
+        deal: hands("3S 3C 4S 4C 5S 5C KH", "AS AC 10S", "7S 7C 8S 8C 9S 9C 10C", "JD QD 10D"),
+        firstGame: false,
+        leader: 0,
+      }));
+      await table.move(0, "3S 3C 4S 4C 5S 5C".split(" "));
+      assert.equal(table.unary.view!.stealOpen, open === "true");
+      if (open === "true") {
+        await table.move(2, "7S 7C 8S 8C 9S 9C".split(" ")); // out of turn: a steal
+        assert.equal(table.seen.get("steal"), 1);
+      } else {
+        await table.move(1, null);
+        await table.move(2, "7S 7C 8S 8C 9S 9C".split(" ")); // in turn: an ordinary beat
+        assert.equal(table.seen.get("steal") ?? 0, 0);
+      }
+      await table.playOut(randomFrom("9"));
+    });
+  }
 
   test("a play reopens every seat without pass lockout", async () => {
     const table = new Lockstep(await newGame({ rules: { options: { pass_lockout: "false" } }, deal: hands("3S 5S 9S KS", "4S 6S 10S AS", "4C 7S JS 2S", "4D 8S QS 2C") }));

@@ -6,12 +6,13 @@ state token, the step's events, `to_act`, `finished` and the settlement, but no 
 "Following a table from the events"), so the view after the step is the view before it
 advanced by its events: `advance`, one function per event type below.
 
-Two rule options change what an event means: ``pass_lockout`` (does a play clear every
-pass?) and ``lead_stealing`` (is ``steal_open`` set at a deal?). The events don't carry them
-and `TableView.rules` names only the preset and the overrides, so every view carries the
-values the service resolved for its game (`TableView.follow_rules`), and the fold carries them
-forward like the other fields set at the deal. A client needs nothing else: no DescribeRules,
-whose preset values a deployment may change while the client runs.
+Three rule options change what an event means: ``pass_lockout`` (does a play clear every
+pass?), ``lead_stealing`` (is ``steal_open`` set at a deal?) and ``steal_winner_pairs_lead``
+(does the previous winner's own lead of 3 consecutive pairs keep it open?). The events don't
+carry them and `TableView.rules` names only the preset and the overrides, so every view carries
+the values the service resolved for its game (`TableView.follow_rules`), and the fold carries
+them forward like the other fields set at the deal. A client needs nothing else: no
+DescribeRules, whose preset values a deployment may change while the client runs.
 
 Nothing here guesses: when an answer can't be followed — an event kind this client doesn't
 know (a newer service), a previous view that isn't a spectator's or has no `follow_rules` (a
@@ -209,9 +210,7 @@ def on_game_started(
 def on_played(view: game_pb2.TableView, event: events_pb2.Played) -> None:
     """A play: it is the play to beat; the seat holds `cards_left` and is back in the round
     (an out-of-turn chop brings back a seat that had passed); the cards are public."""
-    if (
-        not view.follow_rules.pass_lockout
-    ):  # a pass does not lock a seat out: any play reopens every seat
+    if not view.follow_rules.pass_lockout:  # a pass locks no seat out: a play reopens them all
         for status in view.seats:
             status.passed = False
     status = _seat(view, event.seat)
@@ -225,11 +224,14 @@ def on_played(view: game_pb2.TableView, event: events_pb2.Played) -> None:
     played.sort(key=lambda c: (c.rank, c.suit))  # both enums go weakest first
     del view.played[:]
     view.played.extend(played)
-    # Only three consecutive pairs keep the lead open to stealing (a higher one steals back).
-    view.steal_open = (
-        view.steal_open
-        and event.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
+    # Only three consecutive pairs keep the lead open to stealing (a higher one steals back);
+    # with steal_winner_pairs_lead off, only a steal (not the winner's own lead) does.
+    three_pairs = (
+        event.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
         and event.combination.length == 3
+    )
+    view.steal_open = view.steal_open and (
+        three_pairs if view.follow_rules.steal_winner_pairs_lead else event.steal
     )
     view.move_count += 1
 
