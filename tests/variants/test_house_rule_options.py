@@ -216,6 +216,7 @@ def test_compensation_pays_what_the_frozen_owe_under_either_reading(value: str, 
 
 @pytest.mark.parametrize("value", ["first_finish", "every_finish"])
 def test_a_finish_ranked_last_judges_no_cong(value: str) -> None:
+    """With freeze_at first_finish or every_finish (until_win is tested with its option)."""
     # Cóng is "eaten" by the winner ("Người ăn cóng là người tới nhất", source 000): going out on
     # a 2 in Huế ranks seat 0 last and freezes nobody; seat 1's win then freezes seat 2.
     t = later("hue", "2H", "9S", "4D 5D", options={"freeze_at": value})

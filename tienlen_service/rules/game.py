@@ -287,7 +287,8 @@ def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
         why = (
             "doesn't beat the steal on the table"
             if state.steal_open
-            else "is only at the start of a non-first game"
+            else "is open only from the deal of a game that is not a first game until the"
+            " first play that doesn't keep it open"
         )
         raise IllegalMove(Reason.CANNOT_STEAL_LEAD, f"stealing the lead (cướp cái) {why}")
     return _not_your_turn(state, seat)
