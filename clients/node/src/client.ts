@@ -56,6 +56,8 @@ export interface ClientOptions {
   updateView?: UpdateView;
   /** Where the client's warnings go (an answer it could not follow); default: the console. */
   logger?: Pick<Console, "warn">;
+  /** Extra options of the grpc-js client: channel arguments (keepalive, ...), interceptors. */
+  channelOptions?: grpc.ClientOptions;
 }
 
 /** Options of one move. */
@@ -78,7 +80,7 @@ export class TienLenClient {
 
   constructor(address: string, options: ClientOptions = {}) {
     this.updateView = checkUpdateView(options.updateView ?? "full");
-    this.client = new grpc.Client(address, options.credentials ?? grpc.credentials.createInsecure());
+    this.client = new grpc.Client(address, options.credentials ?? grpc.credentials.createInsecure(), options.channelOptions);
     this.deadlineMs = options.deadlineMs ?? 10_000;
     this.attempts = options.attempts ?? 3;
     this.logger = options.logger ?? console;

@@ -4,15 +4,14 @@
 //
 // Every move is made twice on the same state, against the real server: asking for the full
 // view (the reference) and asking for UPDATE_VIEW_BASIC. After every move the two GameUpdates
-// must be equal — events, toAct, finished, settlement and every TableView field — but for the
-// state token (the contract server seals tokens, so two tokens of one state differ), while the
-// basic answers carry no view on the wire and the server is never asked for one (its GetView
-// counter does not move) nor for DescribeRules: the option values the fold needs come with the
-// views (TableView.followRules).
+// must be equal — events, toAct, finished, settlement and every TableView field — but for the state
+// token (the contract server seals tokens, so two tokens of one state differ), while the basic
+// answers carry no view on the wire (the client records each answer as it comes off the wire)
+// and the server is never asked for one (its GetView counter does not move) nor for
+// DescribeRules: the option values the fold needs come with the views (TableView.followRules).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { clone, create, equals, fromBinary, toJson, type MessageInitShape } from "@bufbuild/protobuf";
-import { Rank } from "../gen/tienlen/v1/cards_pb.js";
+import { clone, create, equals, fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { EventSchema, GameStartedSchema, PlayedSchema, TurnPassedSchema, type Event } from "../gen/tienlen/v1/events_pb.js";
 import {
   FollowRulesSchema,
@@ -25,40 +24,14 @@ import {
 import { CombinationType } from "../gen/tienlen/v1/moves_pb.js";
 import { RuleSetSpecSchema } from "../gen/tienlen/v1/rules_pb.js";
 import type { NewGameRequestSchema, NextGameRequestSchema } from "../gen/tienlen/v1/service_pb.js";
-import { card, cardText, TienLenClient, type ClientOptions } from "../src/client.js";
+import { TienLenClient } from "../src/client.js";
 import { advance, CannotFollow, FOLLOWED_FIELDS, FOLLOWED_SEAT_FIELDS } from "../src/follow.js";
 import { startServer, type RunningServer } from "../src/server.js";
+import { assertSameGame, choice, diff, handled as handledAt, hands, kinds, randomFrom, randomMove, Recording, type Cards } from "./support.js";
 
 /** Milliseconds of random matches for all presets together (each preset plays at least one). */
 const TIME_BUDGET_MS = 12_000;
-const BOMB_TYPES = new Set([CombinationType.CONSECUTIVE_PAIRS, CombinationType.FOUR_OF_A_KIND, CombinationType.CONSECUTIVE_TRIPLES]);
 const CANNOT_FOLLOW_WARNING = "asking GetView: cannot follow the table from the events: an event of a kind this client does not know";
-
-/** A client that records, for every ApplyMove answer, whether it carried a view on the wire,
- * and may alter the answers (as a newer service would answer). */
-class Recording extends TienLenClient {
-  readonly answeredWithView: boolean[] = [];
-  readonly warnings: string[];
-  alter: ((game: GameUpdate) => void) | undefined;
-
-  constructor(address: string, options: ClientOptions = {}) {
-    const warnings: string[] = [];
-    super(address, { ...options, logger: { warn: (message: string) => warnings.push(message) } });
-    this.warnings = warnings;
-  }
-
-  override async applyMove(request: Parameters<TienLenClient["applyMove"]>[0]) {
-    const answer = await super.applyMove(request);
-    this.answeredWithView.push(answer.game?.view !== undefined);
-    if (this.alter !== undefined && answer.game !== undefined) this.alter(answer.game);
-    return answer;
-  }
-
-  /** Whether the last ApplyMove answer carried a view. */
-  get lastHadView(): boolean | undefined {
-    return this.answeredWithView.at(-1);
-  }
-}
 
 let server: RunningServer;
 let full: Recording;
@@ -75,34 +48,9 @@ after(async () => {
   await server?.stop();
 });
 
-/** How many calls of `method` the server has answered (its Prometheus counter). */
-async function handled(method: string): Promise<number> {
-  const text = await (await fetch(server.metricsUrl!)).text();
-  return text
-    .split("\n")
-    .filter((line) => line.startsWith("grpc_server_handled_total") && line.includes(`grpc_method="${method}"`))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
-}
-
-/** A reproducible random number generator (mulberry32) seeded from text. */
-function randomFrom(text: string): () => number {
-  let seed = 2166136261;
-  for (const char of text) seed = Math.imul(seed ^ char.charCodeAt(0), 16777619) >>> 0;
-  return () => {
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function choice<T>(rng: () => number, items: readonly T[]): T {
-  return items[Math.floor(rng() * items.length)]!;
-}
-
-function hands(...texts: string[]) {
-  return { case: "explicit" as const, value: { hands: texts.map((h) => ({ cards: h.split(" ").map(card) })) } };
+/** How many calls of `method` the server has answered. */
+function handled(method: string): Promise<number> {
+  return handledAt(server.metricsUrl!, method);
 }
 
 interface Dealt {
@@ -115,43 +63,8 @@ async function newGame(request: MessageInitShape<typeof NewGameRequestSchema>): 
   return { game: answer.game!, tokens: answer.seatTokens };
 }
 
-function kinds(events: readonly Event[]): string[] {
-  const out: string[] = [];
-  for (const event of events) {
-    assert.ok(event.kind.case !== undefined);
-    out.push(event.kind.case);
-    if (event.kind.case === "played" && event.kind.value.chop) out.push("chop");
-    if (event.kind.case === "played" && event.kind.value.steal) out.push("steal");
-  }
-  return out;
-}
-
-/** The TableView fields that differ, for a failure message. */
-function diff(mine: TableView | undefined, theirs: TableView | undefined): string {
-  const a = (mine ? toJson(TableViewSchema, mine, { alwaysEmitImplicit: true }) : {}) as Record<string, unknown>;
-  const b = (theirs ? toJson(TableViewSchema, theirs, { alwaysEmitImplicit: true }) : {}) as Record<string, unknown>;
-  return Object.keys({ ...a, ...b })
-    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
-    .map((k) => `${k}: ${JSON.stringify(a[k])} != ${JSON.stringify(b[k])}`)
-    .join("\n");
-}
-
-/** `game` without its state token (sealed: two tokens of one state differ). */
-function withoutToken(game: GameUpdate): GameUpdate {
-  const copy = clone(GameUpdateSchema, game);
-  copy.stateToken = new Uint8Array();
-  return copy;
-}
-
-function assertSameGame(mine: GameUpdate, theirs: GameUpdate, where: string): void {
-  assert.ok(mine.view && theirs.view && equals(TableViewSchema, mine.view, theirs.view), `${where}\n${diff(mine.view, theirs.view)}`);
-  assert.ok(equals(GameUpdateSchema, withoutToken(mine), withoutToken(theirs)), where);
-}
-
-type Cards = string[] | null;
-
-/** One table played two ways at once: full answers (the reference) and basic ones. `seen`
- * counts the event kinds (and chops, steals) the basic answers were followed through. */
+/** One table played two ways at once: full answers (the reference) and basic ones. `seen` counts the event kinds (and chops, steals) the
+ * basic answers were followed through. */
 class Lockstep {
   ref: GameUpdate;
   unary: GameUpdate;
@@ -201,57 +114,11 @@ class Lockstep {
   async playOut(rng: () => number): Promise<void> {
     for (let i = 0; i < 1000; i++) {
       if (this.ref.finished) return;
-      const [seat, cards] = await randomMove(this.ref, this.tokens, rng);
+      const [seat, cards] = await randomMove(full, this.ref, this.tokens, rng);
       await this.move(seat, cards);
     }
     assert.fail("the game did not end");
   }
-}
-
-interface Legal {
-  cards: Cards;
-  chop: boolean;
-}
-
-/** Every legal move of `seat` now (all pages). */
-async function legalMoves(game: GameUpdate, seat: number, token: string): Promise<Legal[]> {
-  const out: Legal[] = [];
-  let pageToken = "";
-  do {
-    const page = await full.listLegalMoves({ stateToken: game.stateToken, seat, seatToken: token, pageSize: 1000, pageToken });
-    for (const m of page.moves) {
-      const action = m.move?.action;
-      out.push({ cards: action?.case === "play" ? action.value.cards.map(cardText) : null, chop: m.chop });
-    }
-    pageToken = page.nextPageToken;
-  } while (pageToken);
-  return out;
-}
-
-/** A random legal move, eager to chop: when the table holds a 2 or a bomb, or the lead may be
- * stolen, now and then another seat's out-of-turn play; else the seat to act's play (chops
- * first, 2s often) or, now and then, a pass. */
-async function randomMove(game: GameUpdate, tokens: string[], rng: () => number): Promise<[number, Cards]> {
-  const seat = game.toAct!;
-  const view = game.view!;
-  const table = view.table;
-  if ((view.stealOpen || (table && (BOMB_TYPES.has(table.type) || table.cards.some((c) => c.rank === Rank.TWO)))) && rng() < 0.7) {
-    const others: [number, Cards][] = [];
-    for (let other = 0; other < view.players; other++) {
-      if (other === seat) continue;
-      for (const m of await legalMoves(game, other, tokens[other]!)) if (m.cards !== null) others.push([other, m.cards]);
-    }
-    if (others.length > 0) return choice(rng, others);
-  }
-  const moves = await legalMoves(game, seat, tokens[seat]!);
-  const plays = moves.filter((m) => m.cards !== null);
-  const chops = plays.filter((m) => m.chop);
-  const twos = plays.filter((m) => m.cards!.some((c) => c.startsWith("2")));
-  const canPass = plays.length < moves.length;
-  if (chops.length > 0 && rng() < 0.8) return [seat, choice(rng, chops).cards];
-  if (canPass && (plays.length === 0 || rng() < 0.3)) return [seat, null];
-  if (twos.length > 0 && rng() < 0.4) return [seat, choice(rng, twos).cards];
-  return [seat, choice(rng, plays).cards];
 }
 
 // --- random matches of every preset --------------------------------------------------------
