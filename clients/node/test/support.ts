@@ -1,4 +1,4 @@
-// Helpers shared by the client's tests (update-view.test.ts, ...): card deals,
+// Helpers shared by the client's tests (update-view.test.ts, stream.test.ts): card deals,
 // reproducible random legal moves, GameUpdate comparison, the server's call counters, and a
 // client that records the answers it receives on the wire.
 import assert from "node:assert/strict";

@@ -2,9 +2,10 @@
 // the view from the events, and the GameUpdates it returns are the ones the full answers give.
 // The Node twin of tests/client/test_update_view.py.
 //
-// Every move is made twice on the same state, against the real server: asking for the full
-// view (the reference) and asking for UPDATE_VIEW_BASIC. After every move the two GameUpdates
-// must be equal — events, toAct, finished, settlement and every TableView field — but for the state
+// Every move is made three times on the same state, against the real server: unary asking for
+// the full view (the reference), unary asking for UPDATE_VIEW_BASIC, and over a PlayStream
+// (MoveStream) asking for UPDATE_VIEW_BASIC. After every move the three GameUpdates must be
+// equal — events, toAct, finished, settlement and every TableView field — but for the state
 // token (the contract server seals tokens, so two tokens of one state differ), while the basic
 // answers carry no view on the wire (the client records each answer as it comes off the wire)
 // and the server is never asked for one (its GetView counter does not move) nor for
@@ -24,7 +25,7 @@ import {
 import { CombinationType } from "../gen/tienlen/v1/moves_pb.js";
 import { RuleSetSpecSchema } from "../gen/tienlen/v1/rules_pb.js";
 import type { NewGameRequestSchema, NextGameRequestSchema } from "../gen/tienlen/v1/service_pb.js";
-import { TienLenClient } from "../src/client.js";
+import { TienLenClient, type MoveStream } from "../src/client.js";
 import { advance, CannotFollow, FOLLOWED_FIELDS, FOLLOWED_SEAT_FIELDS } from "../src/follow.js";
 import { startServer, type RunningServer } from "../src/server.js";
 import { assertSameGame, choice, diff, handled as handledAt, hands, kinds, randomFrom, randomMove, Recording, type Cards } from "./support.js";
@@ -36,13 +37,17 @@ const CANNOT_FOLLOW_WARNING = "asking GetView: cannot follow the table from the 
 let server: RunningServer;
 let full: Recording;
 let basic: Recording;
+/** One basic PlayStream for every table of the file (the server has one stream slot). */
+let stream: MoveStream;
 
 before(async () => {
   server = await startServer(undefined, 30_000, { metrics: true });
   full = new Recording(server.address);
   basic = new Recording(server.address, { updateView: "basic" });
+  stream = basic.playStream();
 });
 after(async () => {
+  await stream?.close();
   full?.close();
   basic?.close();
   await server?.stop();
@@ -63,33 +68,37 @@ async function newGame(request: MessageInitShape<typeof NewGameRequestSchema>): 
   return { game: answer.game!, tokens: answer.seatTokens };
 }
 
-/** One table played two ways at once: full answers (the reference) and basic ones. `seen` counts the event kinds (and chops, steals) the
+/** One table played three ways at once: full unary answers (the reference), basic unary ones
+ * and basic ones over the PlayStream. `seen` counts the event kinds (and chops, steals) the
  * basic answers were followed through. */
 class Lockstep {
   ref: GameUpdate;
   unary: GameUpdate;
+  streamed: GameUpdate;
   readonly seen = new Map<string, number>();
   readonly log: string[] = [];
   readonly tokens: string[];
 
   constructor(dealt: Dealt) {
-    this.ref = this.unary = dealt.game;
+    this.ref = this.unary = this.streamed = dealt.game;
     this.tokens = dealt.tokens;
   }
 
-  /** `seat` plays `cards`, or passes when null; the two GameUpdates must agree after it. */
+  /** `seat` plays `cards`, or passes when null; the three GameUpdates must agree after it. */
   async move(seat: number, cards: Cards): Promise<void> {
     this.log.push(`seat ${seat}: ${cards === null ? "pass" : cards.join(" ")}`);
     const token = this.tokens[seat]!;
     if (cards === null) {
       this.ref = await full.pass(this.ref, seat, token);
       this.unary = await basic.pass(this.unary, seat, token);
+      this.streamed = await stream.pass(this.streamed, seat, token);
     } else {
       this.ref = await full.play(this.ref, seat, token, cards);
       this.unary = await basic.play(this.unary, seat, token, cards);
+      this.streamed = await stream.play(this.streamed, seat, token, cards);
     }
     assert.equal(full.lastHadView, true);
-    assert.equal(basic.lastHadView, false, "the basic call got the full view");
+    assert.deepEqual(basic.answeredWithView.slice(-2), [false, false], "the basic call or stream got the full view");
     for (const kind of kinds(this.unary.events)) this.seen.set(kind, (this.seen.get(kind) ?? 0) + 1);
     this.check();
   }
@@ -102,12 +111,15 @@ class Lockstep {
     const dealt = advance(before.view!, this.ref, before.settlement?.net ?? []);
     assert.ok(equals(TableViewSchema, dealt, this.ref.view!), diff(dealt, this.ref.view));
     this.unary = (await basic.nextGame({ stateToken: this.unary.stateToken, deal })).game!;
+    this.streamed = (await basic.nextGame({ stateToken: this.streamed.stateToken, deal })).game!;
     this.log.push("next game");
     this.check();
   }
 
   check(): void {
-    assertSameGame(this.unary, this.ref, `basic after: ${this.log.slice(-8).join(" | ")}`);
+    const where = this.log.slice(-8).join(" | ");
+    assertSameGame(this.unary, this.ref, `basic unary after: ${where}`);
+    assertSameGame(this.streamed, this.ref, `basic stream after: ${where}`);
   }
 
   /** Random legal moves until the game ends. */
@@ -241,39 +253,41 @@ describe("when the table can't be followed", () => {
     basic.warnings.length = 0;
     // As a newer service would answer: an event of a kind this client's generated code lacks.
     basic.alter = (update) => update.events.push(create(EventSchema));
-    let answer: GameUpdate;
+    let answers: GameUpdate[];
     try {
-      answer = await basic.play(game, 0, tokens[0]!, ["3S"]);
+      answers = [await basic.play(game, 0, tokens[0]!, ["3S"]), await stream.play(game, 0, tokens[0]!, ["3S"])];
     } finally {
       basic.alter = undefined;
     }
-    assert.equal(basic.lastHadView, false);
-    assert.deepEqual(basic.warnings, [CANNOT_FOLLOW_WARNING]);
-    assert.equal((await handled("GetView")) - getViews, 1);
-    assert.ok(equals(TableViewSchema, answer.view!, wanted.view!), diff(answer.view, wanted.view));
+    assert.deepEqual(basic.answeredWithView.slice(-2), [false, false]);
+    assert.deepEqual(basic.warnings, [CANNOT_FOLLOW_WARNING, CANNOT_FOLLOW_WARNING]);
+    assert.equal((await handled("GetView")) - getViews, 2, "the unary call's and the stream's");
+    for (const answer of answers) assert.ok(equals(TableViewSchema, answer.view!, wanted.view!), diff(answer.view, wanted.view));
   });
 
   test("a game holding a seat's view is answered with the full view", async () => {
     const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
     const seated = clone(GameUpdateSchema, game);
     seated.view = (await full.getView({ stateToken: game.stateToken, seat: 0, seatToken: tokens[0]! })).view;
-    const answer = await basic.play(seated, 0, tokens[0]!, ["3S"]);
-    assert.equal(basic.lastHadView, true);
-    assertSameGame(answer, await full.play(game, 0, tokens[0]!, ["3S"]), "after the move");
+    const wanted = await full.play(game, 0, tokens[0]!, ["3S"]);
+    assertSameGame(await basic.play(seated, 0, tokens[0]!, ["3S"]), wanted, "after the unary move");
+    assertSameGame(await stream.play(seated, 0, tokens[0]!, ["3S"]), wanted, "after the streamed move");
+    assert.deepEqual(basic.answeredWithView.slice(-2), [true, true]);
   });
 
   test("a game from a service older than followRules is answered with the full view", async () => {
     const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
     const old = clone(GameUpdateSchema, game);
     old.view!.followRules = undefined;
+    const wanted = await full.play(game, 0, tokens[0]!, ["3S"]);
     const [getViews, describes] = [await handled("GetView"), await handled("DescribeRules")];
-    const answer = await basic.play(old, 0, tokens[0]!, ["3S"]);
-    assert.equal(basic.lastHadView, true);
-    assertSameGame(answer, await full.play(game, 0, tokens[0]!, ["3S"]), "after the move");
+    assertSameGame(await basic.play(old, 0, tokens[0]!, ["3S"]), wanted, "after the unary move");
+    assertSameGame(await stream.play(old, 0, tokens[0]!, ["3S"]), wanted, "after the streamed move");
+    assert.deepEqual(basic.answeredWithView.slice(-2), [true, true]);
     assert.deepEqual([(await handled("GetView")) - getViews, (await handled("DescribeRules")) - describes], [0, 0]);
   });
 
-  test("updateView is chosen per client or per call", async () => {
+  test("updateView is chosen per client, per stream or per move", async () => {
     const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
     await full.play(game, 0, tokens[0]!, ["3S"]);
     assert.equal(full.lastHadView, true); // the default: today's answers
@@ -281,7 +295,14 @@ describe("when the table can't be followed", () => {
     assert.equal(full.lastHadView, false);
     await basic.pass(await basic.play(game, 0, tokens[0]!, ["3S"]), 1, tokens[1]!, { updateView: "full" });
     assert.deepEqual(basic.answeredWithView.slice(-2), [false, true]);
+    await stream.pass(await stream.play(game, 0, tokens[0]!, ["3S"]), 1, tokens[1]!, { updateView: "full" });
+    assert.deepEqual(basic.answeredWithView.slice(-2), [false, true]);
+    // A stream's default is its client's, or its own (a stream opens at its first move: these
+    // two, never used, hold no stream slot).
+    assert.deepEqual([full.playStream().updateView, full.playStream({ updateView: "basic" }).updateView], ["full", "basic"]);
     await assert.rejects(full.play(game, 0, tokens[0]!, ["3S"], { updateView: "none" as never }), TypeError);
+    await assert.rejects(stream.play(game, 0, tokens[0]!, ["3S"], { updateView: "none" as never }), TypeError);
+    assert.throws(() => full.playStream({ updateView: "partial" as never }), TypeError);
     assert.throws(() => new TienLenClient("127.0.0.1:1", { updateView: "partial" as never }), TypeError);
   });
 });
