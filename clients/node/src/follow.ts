@@ -21,7 +21,7 @@
 //
 // Pure: messages in, a new message out; the inputs are never changed.
 
-import { clone, create } from "@bufbuild/protobuf";
+import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import { CardSchema, type Card } from "../gen/tienlen/v1/cards_pb.js";
 import type {
   ChopSettled,
@@ -35,8 +35,9 @@ import type {
   RoundWon,
   TurnPassed,
 } from "../gen/tienlen/v1/events_pb.js";
-import { TableViewSchema, type GameUpdate, type SeatStatus, type TableView } from "../gen/tienlen/v1/game_pb.js";
-import { CombinationSchema, CombinationType } from "../gen/tienlen/v1/moves_pb.js";
+import { TableViewSchema, UpdateView as WireUpdateView, type GameUpdate, type SeatStatus, type TableView } from "../gen/tienlen/v1/game_pb.js";
+import { CombinationSchema, CombinationType, type MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
+import { ApplyMoveRequestSchema, type ApplyMoveRequest } from "../gen/tienlen/v1/service_pb.js";
 
 /** How much of a move's answer to ask for: "full" (the spectator view too; the default) or
  * "basic" (UPDATE_VIEW_BASIC: no view on the wire, the client follows it from the events). */
@@ -80,6 +81,26 @@ export function followable(view: TableView | undefined): string | null {
   if (view.seat !== undefined) return `the previous view is seat ${view.seat}'s, not a spectator's`;
   if (view.followRules === undefined) return "the previous view has no followRules (a service older than that field)";
   return null;
+}
+
+/** The ApplyMoveRequest of a move on `game` (unary or streamed): UPDATE_VIEW_BASIC when a basic
+ * answer is `wanted` and `game.view` can be followed, else the full view is asked for up front
+ * (a view that can't be followed is never a reason for a GetView). */
+export function applyRequest(
+  game: GameUpdate,
+  seat: number,
+  seatToken: string,
+  move: MessageInitShape<typeof MoveSchema>,
+  wanted: UpdateView,
+): ApplyMoveRequest {
+  const basic = wanted === "basic" && followable(game.view) === null;
+  return create(ApplyMoveRequestSchema, {
+    stateToken: game.stateToken,
+    seat,
+    seatToken,
+    move,
+    view: basic ? WireUpdateView.BASIC : WireUpdateView.UNSPECIFIED,
+  });
 }
 
 /** The spectator view after `update`, from the spectator `view` before it and the update's

@@ -41,6 +41,7 @@ test("an illegal move is a TienLenError with its code and reason", { timeout: 30
     assert.equal(error.code, grpc.status.FAILED_PRECONDITION);
     assert.equal(error.reason, "MUST_INCLUDE_STARTING_CARD");
     assert.deepEqual(error.domains, ["tienlen.v1"]);
+    assert.deepEqual(error.metadata, { seat: "0" });
     return true;
   });
   await assert.rejects(client.newGame({ rules: { variant: "western" } }), (error: unknown) => {

@@ -2,17 +2,17 @@
 // the view from the events, and the GameUpdates it returns are the ones the full answers give.
 // The Node twin of tests/client/test_update_view.py.
 //
-// Every move is made twice on the same state, against the real server: asking for the full
-// view (the reference) and asking for UPDATE_VIEW_BASIC. After every move the two GameUpdates
-// must be equal — events, toAct, finished, settlement and every TableView field — but for the
-// state token (the contract server seals tokens, so two tokens of one state differ), while the
-// basic answers carry no view on the wire and the server is never asked for one (its GetView
-// counter does not move) nor for DescribeRules: the option values the fold needs come with the
-// views (TableView.followRules).
+// Every move is made three times on the same state, against the real server: unary asking for
+// the full view (the reference), unary asking for UPDATE_VIEW_BASIC, and over a PlayStream
+// (MoveStream) asking for UPDATE_VIEW_BASIC. After every move the three GameUpdates must be
+// equal — events, toAct, finished, settlement and every TableView field — but for the state
+// token (the contract server seals tokens, so two tokens of one state differ), while the basic
+// answers carry no view on the wire (the client records each answer as it comes off the wire)
+// and the server is never asked for one (its GetView counter does not move) nor for
+// DescribeRules: the option values the fold needs come with the views (TableView.followRules).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { clone, create, equals, fromBinary, toJson, type MessageInitShape } from "@bufbuild/protobuf";
-import { Rank } from "../gen/tienlen/v1/cards_pb.js";
+import { clone, create, equals, fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { EventSchema, GameStartedSchema, PlayedSchema, TurnPassedSchema, type Event } from "../gen/tienlen/v1/events_pb.js";
 import {
   FollowRulesSchema,
@@ -25,84 +25,37 @@ import {
 import { CombinationType } from "../gen/tienlen/v1/moves_pb.js";
 import { RuleSetSpecSchema } from "../gen/tienlen/v1/rules_pb.js";
 import type { NewGameRequestSchema, NextGameRequestSchema } from "../gen/tienlen/v1/service_pb.js";
-import { card, cardText, TienLenClient, type ClientOptions } from "../src/client.js";
+import { TienLenClient, type MoveStream } from "../src/client.js";
 import { advance, CannotFollow, FOLLOWED_FIELDS, FOLLOWED_SEAT_FIELDS } from "../src/follow.js";
 import { startServer, type RunningServer } from "../src/server.js";
+import { assertSameGame, choice, diff, handled as handledAt, hands, kinds, randomFrom, randomMove, Recording, type Cards } from "./support.js";
 
 /** Milliseconds of random matches for all presets together (each preset plays at least one). */
 const TIME_BUDGET_MS = 12_000;
-const BOMB_TYPES = new Set([CombinationType.CONSECUTIVE_PAIRS, CombinationType.FOUR_OF_A_KIND, CombinationType.CONSECUTIVE_TRIPLES]);
 const CANNOT_FOLLOW_WARNING = "asking GetView: cannot follow the table from the events: an event of a kind this client does not know";
-
-/** A client that records, for every ApplyMove answer, whether it carried a view on the wire,
- * and may alter the answers (as a newer service would answer). */
-class Recording extends TienLenClient {
-  readonly answeredWithView: boolean[] = [];
-  readonly warnings: string[];
-  alter: ((game: GameUpdate) => void) | undefined;
-
-  constructor(address: string, options: ClientOptions = {}) {
-    const warnings: string[] = [];
-    super(address, { ...options, logger: { warn: (message: string) => warnings.push(message) } });
-    this.warnings = warnings;
-  }
-
-  override async applyMove(request: Parameters<TienLenClient["applyMove"]>[0]) {
-    const answer = await super.applyMove(request);
-    this.answeredWithView.push(answer.game?.view !== undefined);
-    if (this.alter !== undefined && answer.game !== undefined) this.alter(answer.game);
-    return answer;
-  }
-
-  /** Whether the last ApplyMove answer carried a view. */
-  get lastHadView(): boolean | undefined {
-    return this.answeredWithView.at(-1);
-  }
-}
 
 let server: RunningServer;
 let full: Recording;
 let basic: Recording;
+/** One basic PlayStream for every table of the file (the server has one stream slot). */
+let stream: MoveStream;
 
 before(async () => {
   server = await startServer(undefined, 30_000, { metrics: true });
   full = new Recording(server.address);
   basic = new Recording(server.address, { updateView: "basic" });
+  stream = basic.playStream();
 });
 after(async () => {
+  await stream?.close();
   full?.close();
   basic?.close();
   await server?.stop();
 });
 
-/** How many calls of `method` the server has answered (its Prometheus counter). */
-async function handled(method: string): Promise<number> {
-  const text = await (await fetch(server.metricsUrl!)).text();
-  return text
-    .split("\n")
-    .filter((line) => line.startsWith("grpc_server_handled_total") && line.includes(`grpc_method="${method}"`))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
-}
-
-/** A reproducible random number generator (mulberry32) seeded from text. */
-function randomFrom(text: string): () => number {
-  let seed = 2166136261;
-  for (const char of text) seed = Math.imul(seed ^ char.charCodeAt(0), 16777619) >>> 0;
-  return () => {
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function choice<T>(rng: () => number, items: readonly T[]): T {
-  return items[Math.floor(rng() * items.length)]!;
-}
-
-function hands(...texts: string[]) {
-  return { case: "explicit" as const, value: { hands: texts.map((h) => ({ cards: h.split(" ").map(card) })) } };
+/** How many calls of `method` the server has answered. */
+function handled(method: string): Promise<number> {
+  return handledAt(server.metricsUrl!, method);
 }
 
 interface Dealt {
@@ -115,68 +68,37 @@ async function newGame(request: MessageInitShape<typeof NewGameRequestSchema>): 
   return { game: answer.game!, tokens: answer.seatTokens };
 }
 
-function kinds(events: readonly Event[]): string[] {
-  const out: string[] = [];
-  for (const event of events) {
-    assert.ok(event.kind.case !== undefined);
-    out.push(event.kind.case);
-    if (event.kind.case === "played" && event.kind.value.chop) out.push("chop");
-    if (event.kind.case === "played" && event.kind.value.steal) out.push("steal");
-  }
-  return out;
-}
-
-/** The TableView fields that differ, for a failure message. */
-function diff(mine: TableView | undefined, theirs: TableView | undefined): string {
-  const a = (mine ? toJson(TableViewSchema, mine, { alwaysEmitImplicit: true }) : {}) as Record<string, unknown>;
-  const b = (theirs ? toJson(TableViewSchema, theirs, { alwaysEmitImplicit: true }) : {}) as Record<string, unknown>;
-  return Object.keys({ ...a, ...b })
-    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
-    .map((k) => `${k}: ${JSON.stringify(a[k])} != ${JSON.stringify(b[k])}`)
-    .join("\n");
-}
-
-/** `game` without its state token (sealed: two tokens of one state differ). */
-function withoutToken(game: GameUpdate): GameUpdate {
-  const copy = clone(GameUpdateSchema, game);
-  copy.stateToken = new Uint8Array();
-  return copy;
-}
-
-function assertSameGame(mine: GameUpdate, theirs: GameUpdate, where: string): void {
-  assert.ok(mine.view && theirs.view && equals(TableViewSchema, mine.view, theirs.view), `${where}\n${diff(mine.view, theirs.view)}`);
-  assert.ok(equals(GameUpdateSchema, withoutToken(mine), withoutToken(theirs)), where);
-}
-
-type Cards = string[] | null;
-
-/** One table played two ways at once: full answers (the reference) and basic ones. `seen`
- * counts the event kinds (and chops, steals) the basic answers were followed through. */
+/** One table played three ways at once: full unary answers (the reference), basic unary ones
+ * and basic ones over the PlayStream. `seen` counts the event kinds (and chops, steals) the
+ * basic answers were followed through. */
 class Lockstep {
   ref: GameUpdate;
   unary: GameUpdate;
+  streamed: GameUpdate;
   readonly seen = new Map<string, number>();
   readonly log: string[] = [];
   readonly tokens: string[];
 
   constructor(dealt: Dealt) {
-    this.ref = this.unary = dealt.game;
+    this.ref = this.unary = this.streamed = dealt.game;
     this.tokens = dealt.tokens;
   }
 
-  /** `seat` plays `cards`, or passes when null; the two GameUpdates must agree after it. */
+  /** `seat` plays `cards`, or passes when null; the three GameUpdates must agree after it. */
   async move(seat: number, cards: Cards): Promise<void> {
     this.log.push(`seat ${seat}: ${cards === null ? "pass" : cards.join(" ")}`);
     const token = this.tokens[seat]!;
     if (cards === null) {
       this.ref = await full.pass(this.ref, seat, token);
       this.unary = await basic.pass(this.unary, seat, token);
+      this.streamed = await stream.pass(this.streamed, seat, token);
     } else {
       this.ref = await full.play(this.ref, seat, token, cards);
       this.unary = await basic.play(this.unary, seat, token, cards);
+      this.streamed = await stream.play(this.streamed, seat, token, cards);
     }
     assert.equal(full.lastHadView, true);
-    assert.equal(basic.lastHadView, false, "the basic call got the full view");
+    assert.deepEqual(basic.answeredWithView.slice(-2), [false, false], "the basic call or stream got the full view");
     for (const kind of kinds(this.unary.events)) this.seen.set(kind, (this.seen.get(kind) ?? 0) + 1);
     this.check();
   }
@@ -189,69 +111,26 @@ class Lockstep {
     const dealt = advance(before.view!, this.ref, before.settlement?.net ?? []);
     assert.ok(equals(TableViewSchema, dealt, this.ref.view!), diff(dealt, this.ref.view));
     this.unary = (await basic.nextGame({ stateToken: this.unary.stateToken, deal })).game!;
+    this.streamed = (await basic.nextGame({ stateToken: this.streamed.stateToken, deal })).game!;
     this.log.push("next game");
     this.check();
   }
 
   check(): void {
-    assertSameGame(this.unary, this.ref, `basic after: ${this.log.slice(-8).join(" | ")}`);
+    const where = this.log.slice(-8).join(" | ");
+    assertSameGame(this.unary, this.ref, `basic unary after: ${where}`);
+    assertSameGame(this.streamed, this.ref, `basic stream after: ${where}`);
   }
 
   /** Random legal moves until the game ends. */
   async playOut(rng: () => number): Promise<void> {
     for (let i = 0; i < 1000; i++) {
       if (this.ref.finished) return;
-      const [seat, cards] = await randomMove(this.ref, this.tokens, rng);
+      const [seat, cards] = await randomMove(full, this.ref, this.tokens, rng);
       await this.move(seat, cards);
     }
     assert.fail("the game did not end");
   }
-}
-
-interface Legal {
-  cards: Cards;
-  chop: boolean;
-}
-
-/** Every legal move of `seat` now (all pages). */
-async function legalMoves(game: GameUpdate, seat: number, token: string): Promise<Legal[]> {
-  const out: Legal[] = [];
-  let pageToken = "";
-  do {
-    const page = await full.listLegalMoves({ stateToken: game.stateToken, seat, seatToken: token, pageSize: 1000, pageToken });
-    for (const m of page.moves) {
-      const action = m.move?.action;
-      out.push({ cards: action?.case === "play" ? action.value.cards.map(cardText) : null, chop: m.chop });
-    }
-    pageToken = page.nextPageToken;
-  } while (pageToken);
-  return out;
-}
-
-/** A random legal move, eager to chop: when the table holds a 2 or a bomb, or the lead may be
- * stolen, now and then another seat's out-of-turn play; else the seat to act's play (chops
- * first, 2s often) or, now and then, a pass. */
-async function randomMove(game: GameUpdate, tokens: string[], rng: () => number): Promise<[number, Cards]> {
-  const seat = game.toAct!;
-  const view = game.view!;
-  const table = view.table;
-  if ((view.stealOpen || (table && (BOMB_TYPES.has(table.type) || table.cards.some((c) => c.rank === Rank.TWO)))) && rng() < 0.7) {
-    const others: [number, Cards][] = [];
-    for (let other = 0; other < view.players; other++) {
-      if (other === seat) continue;
-      for (const m of await legalMoves(game, other, tokens[other]!)) if (m.cards !== null) others.push([other, m.cards]);
-    }
-    if (others.length > 0) return choice(rng, others);
-  }
-  const moves = await legalMoves(game, seat, tokens[seat]!);
-  const plays = moves.filter((m) => m.cards !== null);
-  const chops = plays.filter((m) => m.chop);
-  const twos = plays.filter((m) => m.cards!.some((c) => c.startsWith("2")));
-  const canPass = plays.length < moves.length;
-  if (chops.length > 0 && rng() < 0.8) return [seat, choice(rng, chops).cards];
-  if (canPass && (plays.length === 0 || rng() < 0.3)) return [seat, null];
-  if (twos.length > 0 && rng() < 0.4) return [seat, choice(rng, twos).cards];
-  return [seat, choice(rng, plays).cards];
 }
 
 // --- random matches of every preset --------------------------------------------------------
@@ -396,39 +275,41 @@ describe("when the table can't be followed", () => {
     basic.warnings.length = 0;
     // As a newer service would answer: an event of a kind this client's generated code lacks.
     basic.alter = (update) => update.events.push(create(EventSchema));
-    let answer: GameUpdate;
+    let answers: GameUpdate[];
     try {
-      answer = await basic.play(game, 0, tokens[0]!, ["3S"]);
+      answers = [await basic.play(game, 0, tokens[0]!, ["3S"]), await stream.play(game, 0, tokens[0]!, ["3S"])];
     } finally {
       basic.alter = undefined;
     }
-    assert.equal(basic.lastHadView, false);
-    assert.deepEqual(basic.warnings, [CANNOT_FOLLOW_WARNING]);
-    assert.equal((await handled("GetView")) - getViews, 1);
-    assert.ok(equals(TableViewSchema, answer.view!, wanted.view!), diff(answer.view, wanted.view));
+    assert.deepEqual(basic.answeredWithView.slice(-2), [false, false]);
+    assert.deepEqual(basic.warnings, [CANNOT_FOLLOW_WARNING, CANNOT_FOLLOW_WARNING]);
+    assert.equal((await handled("GetView")) - getViews, 2, "the unary call's and the stream's");
+    for (const answer of answers) assert.ok(equals(TableViewSchema, answer.view!, wanted.view!), diff(answer.view, wanted.view));
   });
 
   test("a game holding a seat's view is answered with the full view", async () => {
     const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
     const seated = clone(GameUpdateSchema, game);
     seated.view = (await full.getView({ stateToken: game.stateToken, seat: 0, seatToken: tokens[0]! })).view;
-    const answer = await basic.play(seated, 0, tokens[0]!, ["3S"]);
-    assert.equal(basic.lastHadView, true);
-    assertSameGame(answer, await full.play(game, 0, tokens[0]!, ["3S"]), "after the move");
+    const wanted = await full.play(game, 0, tokens[0]!, ["3S"]);
+    assertSameGame(await basic.play(seated, 0, tokens[0]!, ["3S"]), wanted, "after the unary move");
+    assertSameGame(await stream.play(seated, 0, tokens[0]!, ["3S"]), wanted, "after the streamed move");
+    assert.deepEqual(basic.answeredWithView.slice(-2), [true, true]);
   });
 
   test("a game from a service older than followRules is answered with the full view", async () => {
     const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
     const old = clone(GameUpdateSchema, game);
     old.view!.followRules = undefined;
+    const wanted = await full.play(game, 0, tokens[0]!, ["3S"]);
     const [getViews, describes] = [await handled("GetView"), await handled("DescribeRules")];
-    const answer = await basic.play(old, 0, tokens[0]!, ["3S"]);
-    assert.equal(basic.lastHadView, true);
-    assertSameGame(answer, await full.play(game, 0, tokens[0]!, ["3S"]), "after the move");
+    assertSameGame(await basic.play(old, 0, tokens[0]!, ["3S"]), wanted, "after the unary move");
+    assertSameGame(await stream.play(old, 0, tokens[0]!, ["3S"]), wanted, "after the streamed move");
+    assert.deepEqual(basic.answeredWithView.slice(-2), [true, true]);
     assert.deepEqual([(await handled("GetView")) - getViews, (await handled("DescribeRules")) - describes], [0, 0]);
   });
 
-  test("updateView is chosen per client or per call", async () => {
+  test("updateView is chosen per client, per stream or per move", async () => {
     const { game, tokens } = await newGame({ deal: hands("3S 9S", "4S 10S", "5S JS", "6S QS") });
     await full.play(game, 0, tokens[0]!, ["3S"]);
     assert.equal(full.lastHadView, true); // the default: today's answers
@@ -436,7 +317,14 @@ describe("when the table can't be followed", () => {
     assert.equal(full.lastHadView, false);
     await basic.pass(await basic.play(game, 0, tokens[0]!, ["3S"]), 1, tokens[1]!, { updateView: "full" });
     assert.deepEqual(basic.answeredWithView.slice(-2), [false, true]);
+    await stream.pass(await stream.play(game, 0, tokens[0]!, ["3S"]), 1, tokens[1]!, { updateView: "full" });
+    assert.deepEqual(basic.answeredWithView.slice(-2), [false, true]);
+    // A stream's default is its client's, or its own (a stream opens at its first move: these
+    // two, never used, hold no stream slot).
+    assert.deepEqual([full.playStream().updateView, full.playStream({ updateView: "basic" }).updateView], ["full", "basic"]);
     await assert.rejects(full.play(game, 0, tokens[0]!, ["3S"], { updateView: "none" as never }), TypeError);
+    await assert.rejects(stream.play(game, 0, tokens[0]!, ["3S"], { updateView: "none" as never }), TypeError);
+    assert.throws(() => full.playStream({ updateView: "partial" as never }), TypeError);
     assert.throws(() => new TienLenClient("127.0.0.1:1", { updateView: "partial" as never }), TypeError);
   });
 });

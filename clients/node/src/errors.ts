@@ -1,0 +1,76 @@
+// Errors of the service as one exception type, from the rich status: the gRPC code, the
+// ErrorInfo (reason, domain, metadata) and the BadRequest field paths. A move that PlayStream
+// refuses in-band (PlayStreamError) becomes the same TienLenError ApplyMove would have thrown.
+
+import * as grpc from "@grpc/grpc-js";
+import { fromBinary } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../gen/google/rpc/status_pb.js";
+import type { PlayStreamError } from "../gen/tienlen/v1/service_pb.js";
+
+/** The ErrorInfo domain of every refusal of the service. */
+export const DOMAIN = "tienlen.v1";
+
+/** A call's final status, as grpc-js gives it (a grpc.ServiceError is one). */
+export interface ErrorStatus {
+  code: grpc.status;
+  details: string;
+  /** The trailers: the rich error details are in `grpc-status-details-bin`. */
+  metadata?: grpc.Metadata;
+}
+
+/** A refused call: the gRPC status code and the rich error details. */
+export class TienLenError extends Error {
+  /** The gRPC status code, e.g. grpc.status.FAILED_PRECONDITION. */
+  readonly code: grpc.status;
+  /** The code's name, e.g. "FAILED_PRECONDITION". */
+  readonly codeName: string;
+  /** ErrorInfo.reason of every ErrorInfo detail (the service sends exactly one). */
+  readonly reasons: string[] = [];
+  /** ErrorInfo.domain of every ErrorInfo detail. */
+  readonly domains: string[] = [];
+  /** ErrorInfo.metadata (e.g. `{ seat: "1" }` for a move refused by the rules). */
+  readonly metadata: Record<string, string> = {};
+  /** BadRequest field violations: the request fields that were malformed. */
+  readonly fieldViolations: string[] = [];
+
+  constructor(status: ErrorStatus) {
+    super(`${grpc.status[status.code] ?? status.code}: ${status.details}`);
+    this.name = "TienLenError";
+    this.code = status.code;
+    this.codeName = grpc.status[status.code] ?? String(status.code);
+    for (const raw of status.metadata?.get("grpc-status-details-bin") ?? []) {
+      const rich = fromBinary(StatusSchema, raw instanceof Buffer ? raw : Buffer.from(raw));
+      for (const detail of rich.details) {
+        const info = anyUnpack(detail, ErrorInfoSchema);
+        if (info) {
+          this.reasons.push(info.reason);
+          this.domains.push(info.domain);
+          Object.assign(this.metadata, info.metadata);
+          continue;
+        }
+        const bad = anyUnpack(detail, BadRequestSchema);
+        if (bad) this.fieldViolations.push(...bad.fieldViolations.map((v) => v.field));
+      }
+    }
+  }
+
+  /** The error ApplyMove would have thrown for a move PlayStream refused in-band: the code,
+   * reason, message and metadata of the status it would have ended with (PlayStreamError
+   * carries no BadRequest; a field at fault is named in `metadata.field`). */
+  static fromStreamError(error: PlayStreamError): TienLenError {
+    const refused = new TienLenError({ code: error.code as grpc.status, details: error.message });
+    if (error.reason) {
+      refused.reasons.push(error.reason);
+      refused.domains.push(DOMAIN);
+    }
+    Object.assign(refused.metadata, error.metadata);
+    return refused;
+  }
+
+  /** The single ErrorInfo reason (e.g. "NOT_YOUR_TURN"), or "" when there is none. */
+  get reason(): string {
+    return this.reasons[0] ?? "";
+  }
+}
