@@ -973,6 +973,26 @@ def test_random_games_with_the_chain_and_cong_readings_settle_as_the_rule_book_s
 # --------------------------------------------------------------------------------------------
 
 
+def hands_with_singles(
+    rng: random.Random, b: Book, players: int, singles: list[str], most: int
+) -> tuple[list[int], int]:
+    """Seat 0 holds `singles[0]` and a random 2 (returned too); every other seat a loaded hand
+    of at most `most` cards, plus `singles[seat]` when there is one."""
+    used = parse_set(" ".join(singles))
+    two = rng.randrange(48, 52)
+    hands = [parse_set(singles[0]) | 1 << two]
+    used |= 1 << two
+    for seat in range(1, players):
+        hand = loaded_hand(rng, b, most, used)
+        while hand & used:  # its fallback single card was taken
+            hand = loaded_hand(rng, b, most, used)
+        used |= hand
+        if seat < len(singles):
+            hand |= parse_set(singles[seat])
+        hands.append(hand)
+    return hands, two
+
+
 def loaded_hand(rng: random.Random, b: Book, most: int, avoid: int) -> int:
     """A hand of at most `most` cards full of 2s, fours and runs of pairs and triples (some
     overlapping, so the largest split matters), without the cards of `avoid`."""
@@ -1058,16 +1078,7 @@ def test_chains_past_a_last_card_settle_as_the_rule_book_says(variant: str, valu
     for i in range(150):
         players = 3 + i % 2
         singles = ["3H", "4H", "5H", "6H"][:players]
-        used = parse_set(" ".join(singles))
-        two = rng.randrange(48, 52)
-        hands = [parse_set(singles[0]) | 1 << two]
-        used |= 1 << two
-        for seat in range(1, players):
-            hand = loaded_hand(rng, b, 10, used)
-            while hand & used:  # its fallback single card was taken
-                hand = loaded_hand(rng, b, 10, used)
-            used |= hand
-            hands.append(hand | parse_set(singles[seat]))
+        hands, two = hands_with_singles(rng, b, players, singles, 10)
         game = start(rules, players, hands=hands, first_game=False, leader=0)
         for seat, single in enumerate(singles):
             game.move(play(seat, parse_cards(single)))
@@ -1098,18 +1109,7 @@ def test_cong_judged_until_the_win_settles_as_the_rule_book_says(frozen_pays: st
     for i in range(150):
         players = 3 + i % 2
         singles = ["3H", "4H", "5H"][: players - 1]
-        used = parse_set(" ".join(singles))
-        two = rng.randrange(48, 52)
-        hands = [parse_set(singles[0]) | 1 << two]
-        used |= 1 << two
-        for seat in range(1, players):
-            hand = loaded_hand(rng, b, 8, used)
-            while hand & used:  # its fallback single card was taken
-                hand = loaded_hand(rng, b, 8, used)
-            used |= hand
-            if seat < players - 1:
-                hand |= parse_set(singles[seat])
-            hands.append(hand)
+        hands, two = hands_with_singles(rng, b, players, singles, 8)
         game = start(rules, players, hands=hands, first_game=False, leader=0)
         for seat, single in enumerate(singles):
             game.move(play(seat, parse_cards(single)))
