@@ -8,9 +8,9 @@ holding cards, or at the first finish under card counting (*đếm lá*).
 Two readings of *cóng* are options. When it is judged: at the win only (**[ours]**, RULES §10),
 or at every finish that is not ranked last (`freeze_at`) — which differs only for players a
 Đà Nẵng table spared at the win (`freeze_exempt_unplayed`) — or at every finish until the win,
-so that a first player out ranked last (going out on a 2 in Huế) freezes too. What it does to the game: the frozen
-stop and the others play on (RULES §7), or the game ends at once because the frozen pay the
-whole table (`frozen_pays`, sources 000/001/002).
+so that a first player out ranked last (going out on a 2 in Huế) freezes too. What it does to
+the game: the frozen stop and the others play on (RULES §7), or the game ends at once because
+the frozen pay the whole table (`frozen_pays`, sources 000/001/002).
 """
 
 from __future__ import annotations
