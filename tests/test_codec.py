@@ -17,6 +17,7 @@ from tienlen_service.rules import game
 from tienlen_service.rules.cards import cards_of, parse_card, parse_set
 from tienlen_service.rules.errors import CardParseError, SetupError
 from tienlen_service.rules.options import OPTIONS, PRESETS
+from tienlen_service.rules.revisions import RULES_REVISION
 from tienlen_service.rules.ruleset import build_rules
 from tienlen_service.rules.settlement import settle
 from tienlen_service.rules.state import ChopPayment, GameState, Match, Move
@@ -231,6 +232,36 @@ def test_a_minimal_consistent_payload_decodes() -> None:
     assert state.players == 2
     assert state.table is not None
     assert game_id == b"g"
+
+
+def test_a_game_dealt_before_a_default_changed_is_played_with_the_old_default() -> None:
+    # Revision 1 made 5+ consecutive pairs chop (long_pairs_chop: nothing -> ladder). A token
+    # from before revisions were recorded carries no rules_revision: its game keeps "nothing",
+    # and its next state names it as an override, under the current revision.
+    assert RULES_REVISION >= 1
+    old, _ = codec.decode_state(_payload())
+    assert old.rules.long_pairs_chop == "nothing"
+    assert ("long_pairs_chop", "nothing") in old.rules.overrides
+    now, _ = codec.decode_state(_payload(rules_revision=RULES_REVISION))
+    assert now.rules.long_pairs_chop == "ladder"
+    assert now.rules.overrides == ()
+    again = state_pb2.GameState.FromString(codec.encode_state(old, b""))
+    assert again.rules_revision == RULES_REVISION
+    assert {(o.name, o.value) for o in again.overrides} == {("long_pairs_chop", "nothing")}
+    assert codec.decode_state(again.SerializeToString())[0].rules == old.rules
+
+
+def test_an_old_games_own_override_wins_over_the_pinned_default() -> None:
+    mine = [rules_pb2.OptionValue(name="long_pairs_chop", value="ladder")]
+    state, _ = codec.decode_state(_payload(overrides=mine))
+    assert state.rules.long_pairs_chop == "ladder"
+
+
+def test_a_state_from_a_newer_rules_revision_is_refused_naming_both_revisions() -> None:
+    with pytest.raises(
+        StateDecodeError, match=f"revision {RULES_REVISION + 1}.*0 to {RULES_REVISION}"
+    ):
+        codec.decode_state(_payload(rules_revision=RULES_REVISION + 1))
 
 
 @pytest.mark.parametrize(
@@ -611,6 +642,7 @@ def _reference_payload(state: GameState, game_id: bytes) -> bytes:
             seed=None if match.seed < 0 else match.seed,
             dealer=match.dealer,
         ),
+        rules_revision=RULES_REVISION,
     ).SerializeToString(deterministic=True)
 
 

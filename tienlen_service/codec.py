@@ -47,6 +47,7 @@ from tienlen_service.rules.options import (
     OptionType,
     format_option_value,
 )
+from tienlen_service.rules.revisions import RULES_REVISION, NewerRevisionError, pinned_overrides
 from tienlen_service.rules.ruleset import RuleSet, build_rules
 from tienlen_service.rules.settlement import Settlement, TransferReason
 from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
@@ -436,7 +437,7 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
             int_field(_MS_DEALER, match.dealer),
         )
     )
-    out += (_GS_MATCH, varint(len(record)), record)
+    out += (_GS_MATCH, varint(len(record)), record, _GS_RULES_REVISION_RECORD)
     return b"".join(out)
 
 
@@ -477,6 +478,9 @@ _GS_COMPENSATION_SEAT: Final = tag(_GS, "compensation_seat")
 _GS_WINNING_PLAY: Final = tag(_GS, "winning_play")
 _GS_MOVE_COUNT: Final = tag(_GS, "move_count")
 _GS_MATCH: Final = tag(_GS, "match")
+# Every state is encoded under the rules revision this code deals (a game dealt before a
+# default changed gets that default pinned as an override when it is decoded).
+_GS_RULES_REVISION_RECORD: Final = int_field(tag(_GS, "rules_revision"), RULES_REVISION)
 _CL_SEAT: Final = tag(state_pb2.ChainLinkState, "seat")
 _CL_CARDS: Final = tag(state_pb2.ChainLinkState, "cards")
 _CP_PAYER: Final = tag(state_pb2.ChopPaymentState, "payer")
@@ -497,7 +501,12 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
     except DecodeError:
         raise StateDecodeError("the state does not parse") from None
     try:
-        rules = _cached_rules(msg.variant, tuple((o.name, o.value) for o in msg.overrides))
+        overrides = pinned_overrides(
+            msg.variant, msg.rules_revision, tuple((o.name, o.value) for o in msg.overrides)
+        )
+        rules = _cached_rules(msg.variant, overrides)
+    except NewerRevisionError as exc:
+        raise StateDecodeError(str(exc)) from None
     except SetupError as exc:
         raise StateDecodeError(f"the state's rules can't be built: {exc.message}") from None
     hands = tuple(msg.hands[:])

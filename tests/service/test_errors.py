@@ -15,8 +15,11 @@ from typing import Any
 import grpc
 import pytest
 
-from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 from tienlen_service import codec
+from tienlen_service.rules.game import new_game
+from tienlen_service.rules.revisions import RULES_REVISION
+from tienlen_service.rules.ruleset import build_rules
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 from .rich_status import Rich, fails
@@ -486,6 +489,21 @@ def test_a_rotated_key_keeps_old_tokens_working(
 def test_a_signed_payload_that_holds_no_game_is_malformed(stub: Stub, keyring: KeyRing) -> None:
     forged_by_us = TokenCodec(keyring, seal=False).encode(b"\x08\x01 not a game state")
     assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
+
+
+def test_a_token_from_a_release_with_newer_rules_is_malformed_naming_both_revisions(
+    stub: Stub, keyring: KeyRing
+) -> None:
+    # Signed with our key (another replica, a newer release): its game's defaults are unknown
+    # here, so it is refused rather than played under other rules.
+    state, _ = new_game(build_rules("southern"), 4, seed=1)
+    game = state_pb2.GameState.FromString(codec.encode_state(state, b"g"))
+    assert game.rules_revision == RULES_REVISION
+    game.rules_revision = RULES_REVISION + 1
+    token = TokenCodec(keyring, seal=False).encode(game.SerializeToString())
+    assert_token_refused(stub, token, {"TOKEN_MALFORMED"})
+    error = fails(stub.GetView, service_pb2.GetViewRequest(state_token=token))
+    assert f"revision {RULES_REVISION + 1}" in error.message
 
 
 # --- seat tokens: PERMISSION_DENIED ------------------------------------------------------------
