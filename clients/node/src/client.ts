@@ -6,8 +6,9 @@
 //   const next = await client.play(game, 0, seatTokens[0], ["3S"]);     // throws TienLenError
 //   client.close();
 //
-// Every call carries a deadline (default 10 s). Every RPC of the service is a pure function
-// of its request, so transient failures (UNAVAILABLE) are retried a few times.
+// Every call carries a deadline (default 10 s) and a new `x-request-id` (the service's log line
+// names it). Every RPC of the service is a pure function of its request, so transient failures
+// (UNAVAILABLE, or a connection torn down under the call) are retried a few times.
 //
 // Game hosts should make moves with `updateView: "basic"` (on the client or per call): the
 // service then leaves the spectator view out of its answer (about half the bytes and a third
@@ -37,8 +38,9 @@ import { HealthCheckResponse_ServingStatus, Health } from "../gen/grpc/health/v1
 import { GameUpdateSchema, type GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { TienLenEngine, type PlayStreamRequest } from "../gen/tienlen/v1/service_pb.js";
 import { move } from "./cards.js";
-import { TienLenError } from "./errors.js";
+import { connectionLost, TienLenError } from "./errors.js";
 import { advance, applyRequest, CannotFollow, checkUpdateView, type UpdateView } from "./follow.js";
+import { requestMetadata } from "./request-ids.js";
 import { MoveStream } from "./stream.js";
 
 export { card, cardText } from "./cards.js";
@@ -136,14 +138,14 @@ export class TienLenClient {
             (m: MessageShape<I>) => Buffer.from(toBinary(method.input, m)),
             (b: Buffer) => fromBinary(method.output, b),
             message,
-            new grpc.Metadata(),
+            requestMetadata(),
             { deadline: Date.now() + this.deadlineMs },
             (error, value) => (error ? reject(error) : resolve(value as MessageShape<O>)),
           );
         });
       } catch (error) {
         const e = error as grpc.ServiceError;
-        if (e.code === grpc.status.UNAVAILABLE && attempt < this.attempts) {
+        if ((e.code === grpc.status.UNAVAILABLE || connectionLost(e)) && attempt < this.attempts) {
           await new Promise((r) => setTimeout(r, 100 * attempt));
           continue;
         }
@@ -207,7 +209,7 @@ export class TienLenClient {
             path,
             (m: PlayStreamRequest) => Buffer.from(toBinary(method.input, m)),
             (b: Buffer) => fromBinary(method.output, b),
-            new grpc.Metadata(),
+            requestMetadata(),
           ),
         withView: (previous, update) => this.withView(previous, update),
       },
@@ -256,7 +258,7 @@ export class TienLenClient {
         (m: MessageShape<typeof method.input>) => Buffer.from(toBinary(method.input, m)),
         (b: Buffer) => fromBinary(method.output, b),
         create(method.input, { service: SERVICE_NAME }),
-        new grpc.Metadata(),
+        requestMetadata(),
         { deadline },
         (error, value) => (error ? reject(error) : resolve(value!)),
       );

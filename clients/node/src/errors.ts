@@ -20,6 +20,14 @@ export interface ErrorStatus {
   metadata?: grpc.Metadata;
 }
 
+/** Whether a call ended because the connection under it was torn down: the INTERNAL grpc-js
+ * reports then ("Received RST_STREAM with code 2 ...": a replica killed or restarted; gRPC's C
+ * core, the Python client's, says UNAVAILABLE there — grpc/grpc-node#2672). The service itself
+ * never ends a call that way, and every RPC is pure, so such a call is tried again. */
+export function connectionLost(status: Pick<ErrorStatus, "code" | "details">): boolean {
+  return status.code === grpc.status.INTERNAL && status.details.startsWith("Received RST_STREAM");
+}
+
 /** A refused call: the gRPC status code and the rich error details. */
 export class TienLenError extends Error {
   /** The gRPC status code, e.g. grpc.status.FAILED_PRECONDITION. */

@@ -31,23 +31,17 @@ import { create } from "@bufbuild/protobuf";
 import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { PlayStreamRequestSchema, type PlayStreamRequest, type PlayStreamResponse } from "../gen/tienlen/v1/service_pb.js";
 import { move } from "./cards.js";
-import { TienLenError } from "./errors.js";
+import { connectionLost, TienLenError } from "./errors.js";
 import { applyRequest, checkUpdateView, type UpdateView } from "./follow.js";
 
 /** Status codes after which the waiting moves are sent again on a new stream. */
 export const RETRYABLE: ReadonlySet<grpc.status> = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.RESOURCE_EXHAUSTED]);
 
 /** Whether a stream that ended with `status` broke on the way (its waiting moves are sent again)
- * rather than being refused: OK (the replica ended it: a drain), a RETRYABLE code, or the
- * INTERNAL grpc-js reports when the connection under a call is torn down ("Received RST_STREAM
- * with code 2 ...": a replica killed or restarted; gRPC's C core, the Python client's, says
- * UNAVAILABLE there — grpc/grpc-node#2672). The service itself never ends a call that way. */
+ * rather than being refused: OK (the replica ended it: a drain), a RETRYABLE code, or a
+ * connection torn down under it (`connectionLost`). */
 export function broken(status: grpc.StatusObject): boolean {
-  return (
-    status.code === grpc.status.OK ||
-    RETRYABLE.has(status.code) ||
-    (status.code === grpc.status.INTERNAL && status.details.startsWith("Received RST_STREAM"))
-  );
+  return status.code === grpc.status.OK || RETRYABLE.has(status.code) || connectionLost(status);
 }
 /** The wait before the first new stream after a break; it doubles up to BACKOFF_MAX_MS. */
 export const BACKOFF_INITIAL_MS = 100;

@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { card, cardText, TienLenClient, TienLenError } from "../src/client.js";
+import { connectionLost } from "../src/errors.js";
+import { REQUEST_ID_HEADER } from "../src/request-ids.js";
 import { startServer, type RunningServer } from "../src/server.js";
 
 let server: RunningServer;
@@ -51,6 +53,48 @@ test("an illegal move is a TienLenError with its code and reason", { timeout: 30
     assert.deepEqual(error.fieldViolations, ["rules.variant"]);
     return true;
   });
+});
+
+test("every call, unary or streamed, carries a new x-request-id that the service's log line names", { timeout: 30_000 }, async () => {
+  const sent: string[] = [];
+  const interceptor: grpc.Interceptor = (options, nextCall) =>
+    new grpc.InterceptingCall(nextCall(options), {
+      start: (metadata, listener, next) => {
+        sent.push(String(metadata.get(REQUEST_ID_HEADER)[0] ?? ""));
+        next(metadata, listener);
+      },
+    });
+  const traced = new TienLenClient(server.address, { channelOptions: { interceptors: [interceptor] } });
+  try {
+    const { game, seatTokens } = await traced.newGame({ deal: { case: "explicit", value: { hands } } });
+    const after1 = await traced.play(game!, 0, seatTokens[0]!, ["3S"]);
+    const stream = traced.playStream();
+    await stream.pass(after1, 1, seatTokens[1]!);
+    await stream.close();
+  } finally {
+    traced.close();
+  }
+  assert.equal(sent.length, 3);
+  for (const id of sent) assert.match(id, /^[0-9a-f]{32}$/);
+  assert.equal(new Set(sent).size, 3);
+  const logged = () =>
+    server.output.flatMap((line) => {
+      try {
+        const record = JSON.parse(line) as { event?: string; request_id?: string };
+        return record.event === "rpc" && record.request_id ? [record.request_id] : [];
+      } catch {
+        return [];
+      }
+    });
+  for (let i = 0; i < 50 && !sent.every((id) => logged().includes(id)); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(sent.filter((id) => !logged().includes(id)), []);
+});
+
+test("a connection torn down under a call is told apart from the service's own INTERNAL", () => {
+  const torn = { code: grpc.status.INTERNAL, details: "Received RST_STREAM with code 2 triggered by internal client error: read ECONNRESET" };
+  assert.ok(connectionLost(torn));
+  assert.ok(!connectionLost({ code: grpc.status.INTERNAL, details: "Exception calling application" }));
+  assert.ok(!connectionLost({ code: grpc.status.UNAVAILABLE, details: "Received RST_STREAM with code 2" }));
 });
 
 test("card text round-trips", () => {
