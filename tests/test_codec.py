@@ -237,18 +237,21 @@ def test_a_minimal_consistent_payload_decodes() -> None:
 def test_a_game_dealt_before_a_default_changed_is_played_with_the_old_default() -> None:
     # Revision 1 made 5+ consecutive pairs chop (long_pairs_chop: nothing -> ladder). A token
     # from before revisions were recorded carries no rules_revision: its game keeps "nothing",
-    # and its next state names it as an override, under the current revision.
+    # and its next state is written as that release wrote it (no revision, no new option), so
+    # its replicas still read it during a rolling update.
     assert RULES_REVISION >= 1
     old, _ = codec.decode_state(_payload())
-    assert old.rules.long_pairs_chop == "nothing"
-    assert ("long_pairs_chop", "nothing") in old.rules.overrides
+    assert (old.rules.long_pairs_chop, old.rules.revision, old.rules.overrides) == (
+        "nothing",
+        0,
+        (),
+    )
+    assert codec.encode_state(old, b"") == _payload()  # byte for byte what it was
     now, _ = codec.decode_state(_payload(rules_revision=RULES_REVISION))
-    assert now.rules.long_pairs_chop == "ladder"
-    assert now.rules.overrides == ()
-    again = state_pb2.GameState.FromString(codec.encode_state(old, b""))
-    assert again.rules_revision == RULES_REVISION
-    assert {(o.name, o.value) for o in again.overrides} == {("long_pairs_chop", "nothing")}
-    assert codec.decode_state(again.SerializeToString())[0].rules == old.rules
+    assert (now.rules.long_pairs_chop, now.rules.revision) == ("ladder", RULES_REVISION)
+    assert state_pb2.GameState.FromString(codec.encode_state(now, b"")).rules_revision == (
+        RULES_REVISION
+    )
 
 
 def test_an_old_games_own_override_wins_over_the_pinned_default() -> None:
@@ -257,11 +260,11 @@ def test_an_old_games_own_override_wins_over_the_pinned_default() -> None:
     assert state.rules.long_pairs_chop == "ladder"
 
 
-def test_a_state_from_a_newer_rules_revision_is_refused_naming_both_revisions() -> None:
-    with pytest.raises(
-        StateDecodeError, match=f"revision {RULES_REVISION + 1}.*0 to {RULES_REVISION}"
-    ):
-        codec.decode_state(_payload(rules_revision=RULES_REVISION + 1))
+def test_a_state_from_a_newer_rules_revision_keeps_its_revision() -> None:
+    newer, _ = codec.decode_state(_payload(rules_revision=RULES_REVISION + 1))
+    assert newer.rules.long_pairs_chop == "ladder"  # the defaults this code knows
+    again = state_pb2.GameState.FromString(codec.encode_state(newer, b""))
+    assert again.rules_revision == RULES_REVISION + 1
 
 
 @pytest.mark.parametrize(
@@ -280,6 +283,7 @@ def test_a_state_from_a_newer_rules_revision_is_refused_naming_both_revisions() 
         _payload(variant="martian"),
         _payload(overrides=[rules_pb2.OptionValue(name="stake", value="lots")]),
         _payload(table=(1 << 0) | (1 << 40)),
+        _payload(rules_revision=-1),
     ],
 )
 def test_payloads_that_hold_no_game_are_refused(payload: bytes) -> None:
@@ -642,7 +646,7 @@ def _reference_payload(state: GameState, game_id: bytes) -> bytes:
             seed=None if match.seed < 0 else match.seed,
             dealer=match.dealer,
         ),
-        rules_revision=RULES_REVISION,
+        rules_revision=state.rules.revision,
     ).SerializeToString(deterministic=True)
 
 

@@ -47,7 +47,6 @@ from tienlen_service.rules.options import (
     OptionType,
     format_option_value,
 )
-from tienlen_service.rules.revisions import RULES_REVISION, NewerRevisionError, pinned_overrides
 from tienlen_service.rules.ruleset import RuleSet, build_rules
 from tienlen_service.rules.settlement import Settlement, TransferReason
 from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
@@ -355,9 +354,9 @@ _SOUTHERN_VALUES: Final = build_rules("southern").option_values()
 
 
 @lru_cache(maxsize=512)
-def _cached_rules(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
+def _cached_rules(variant: str, overrides: tuple[tuple[str, str], ...], revision: int) -> RuleSet:
     """Rules of a decoded state, memoised: a state names the same few rule sets again and again."""
-    return build_rules(variant, dict(overrides))
+    return build_rules(variant, dict(overrides), revision)
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,7 +436,9 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
             int_field(_MS_DEALER, match.dealer),
         )
     )
-    out += (_GS_MATCH, varint(len(record)), record, _GS_RULES_REVISION_RECORD)
+    out += (_GS_MATCH, varint(len(record)), record)
+    if state.rules.revision:  # 0 (before revisions): written as that release wrote it
+        out += (_GS_RULES_REVISION, varint(state.rules.revision))
     return b"".join(out)
 
 
@@ -478,9 +479,7 @@ _GS_COMPENSATION_SEAT: Final = tag(_GS, "compensation_seat")
 _GS_WINNING_PLAY: Final = tag(_GS, "winning_play")
 _GS_MOVE_COUNT: Final = tag(_GS, "move_count")
 _GS_MATCH: Final = tag(_GS, "match")
-# Every state is encoded under the rules revision this code deals (a game dealt before a
-# default changed gets that default pinned as an override when it is decoded).
-_GS_RULES_REVISION_RECORD: Final = int_field(tag(_GS, "rules_revision"), RULES_REVISION)
+_GS_RULES_REVISION: Final = tag(_GS, "rules_revision")
 _CL_SEAT: Final = tag(state_pb2.ChainLinkState, "seat")
 _CL_CARDS: Final = tag(state_pb2.ChainLinkState, "cards")
 _CP_PAYER: Final = tag(state_pb2.ChopPaymentState, "payer")
@@ -500,13 +499,11 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         msg.ParseFromString(payload)
     except DecodeError:
         raise StateDecodeError("the state does not parse") from None
+    if msg.rules_revision < 0:
+        raise StateDecodeError("the state's rules revision is negative")
     try:
-        overrides = pinned_overrides(
-            msg.variant, msg.rules_revision, tuple((o.name, o.value) for o in msg.overrides)
-        )
-        rules = _cached_rules(msg.variant, overrides)
-    except NewerRevisionError as exc:
-        raise StateDecodeError(str(exc)) from None
+        overrides = tuple((o.name, o.value) for o in msg.overrides)
+        rules = _cached_rules(msg.variant, overrides, msg.rules_revision)
     except SetupError as exc:
         raise StateDecodeError(f"the state's rules can't be built: {exc.message}") from None
     hands = tuple(msg.hands[:])

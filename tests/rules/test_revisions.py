@@ -10,8 +10,7 @@ from tienlen_service.rules.revisions import (
     DEFAULT_CHANGES,
     RULES_REVISION,
     DefaultChange,
-    NewerRevisionError,
-    pinned_overrides,
+    pinned_defaults,
 )
 from tienlen_service.rules.ruleset import build_rules
 
@@ -20,28 +19,31 @@ def test_every_recorded_change_names_an_option_its_old_value_and_a_revision_in_o
     assert [c.revision for c in DEFAULT_CHANGES] == sorted(c.revision for c in DEFAULT_CHANGES)
     assert {c.revision for c in DEFAULT_CHANGES} == set(range(1, RULES_REVISION + 1))
     for change in DEFAULT_CHANGES:
-        spec = OPTIONS_BY_NAME[change.option]
-        parse_option_value(spec, change.previous)  # a value the option takes
+        parse_option_value(OPTIONS_BY_NAME[change.option], change.previous)  # a value it takes
         assert set(change.presets) <= set(PRESETS)
         assert change.why
 
 
-def test_the_current_revision_pins_nothing() -> None:
-    assert pinned_overrides("southern", RULES_REVISION, (("stake", "50"),)) == (("stake", "50"),)
+def test_new_games_are_dealt_under_the_current_revision_which_pins_nothing() -> None:
+    assert build_rules("southern").revision == RULES_REVISION
+    assert pinned_defaults("southern", RULES_REVISION) == {}
 
 
 def test_revision_0_plays_5_consecutive_pairs_as_they_were_dealt_chopping_nothing() -> None:
-    pinned = pinned_overrides("southern", 0, (("stake", "50"),))
-    assert pinned == (("long_pairs_chop", "nothing"), ("stake", "50"))
-    assert build_rules("southern", dict(pinned)).long_pairs_chop == "nothing"
+    old = build_rules("southern", {"stake": 50}, revision=0)
+    assert old.long_pairs_chop == "nothing"
+    assert old.overrides == (("stake", "50"),)  # the pin is not an override: tokens keep
+    assert old.revision == 0  # what the release that dealt the game wrote
     assert build_rules("southern").long_pairs_chop == "ladder"
+    assert build_rules("southern", {"long_pairs_chop": "ladder"}, revision=0).long_pairs_chop == (
+        "ladder"
+    )  # the game's own override wins
 
 
-def test_a_revision_newer_than_the_code_is_refused() -> None:
-    with pytest.raises(NewerRevisionError, match=f"revision {RULES_REVISION + 1}"):
-        pinned_overrides("southern", RULES_REVISION + 1, ())
-    with pytest.raises(NewerRevisionError):
-        pinned_overrides("southern", -1, ())
+def test_a_revision_newer_than_the_code_is_played_with_the_defaults_it_knows() -> None:
+    newer = build_rules("southern", revision=RULES_REVISION + 1)
+    assert newer.revision == RULES_REVISION + 1  # kept, for the replicas that know it
+    assert newer.option_values() == build_rules("southern").option_values()
 
 
 def test_a_game_gets_the_value_in_force_when_it_was_dealt_across_several_changes(
@@ -56,11 +58,8 @@ def test_a_game_gets_the_value_in_force_when_it_was_dealt_across_several_changes
         DefaultChange(4, "lead_stealing", "false", (), "test"),
     )
     monkeypatch.setattr(revisions, "DEFAULT_CHANGES", changes)
-    monkeypatch.setattr(revisions, "RULES_REVISION", 4)
     assert "lead_stealing" in PRESETS["hue"]
-    assert pinned_overrides("hue", 0, ()) == (("pass_lockout", "false"), ("stake", "10"))
-    assert pinned_overrides("hue", 1, ()) == (("pass_lockout", "false"), ("stake", "20"))
-    assert pinned_overrides("southern", 1, ()) == (("lead_stealing", "false"), ("stake", "20"))
-    assert pinned_overrides("southern", 3, (("lead_stealing", "true"),)) == (
-        ("lead_stealing", "true"),
-    )
+    assert pinned_defaults("hue", 0) == {"stake": "10", "pass_lockout": "false"}
+    assert pinned_defaults("hue", 1) == {"stake": "20", "pass_lockout": "false"}
+    assert pinned_defaults("southern", 1) == {"stake": "20", "lead_stealing": "false"}
+    assert pinned_defaults("southern", 4) == {}

@@ -491,19 +491,33 @@ def test_a_signed_payload_that_holds_no_game_is_malformed(stub: Stub, keyring: K
     assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
 
 
-def test_a_token_from_a_release_with_newer_rules_is_malformed_naming_both_revisions(
+def test_a_game_dealt_before_a_default_changed_keeps_it_and_its_tokens_stay_readable(
     stub: Stub, keyring: KeyRing
 ) -> None:
-    # Signed with our key (another replica, a newer release): its game's defaults are unknown
-    # here, so it is refused rather than played under other rules.
-    state, _ = new_game(build_rules("southern"), 4, seed=1)
-    game = state_pb2.GameState.FromString(codec.encode_state(state, b"g"))
-    assert game.rules_revision == RULES_REVISION
-    game.rules_revision = RULES_REVISION + 1
-    token = TokenCodec(keyring, seal=False).encode(game.SerializeToString())
-    assert_token_refused(stub, token, {"TOKEN_MALFORMED"})
-    error = fails(stub.GetView, service_pb2.GetViewRequest(state_token=token))
-    assert f"revision {RULES_REVISION + 1}" in error.message
+    # A token as the release before rules revisions wrote it (revision 0, long_pairs_chop then
+    # "nothing"): the game is played with the old default, and the next token is still one
+    # that release reads (no revision, no override it doesn't know) during a rolling update.
+    tokens = TokenCodec(keyring, seal=False)
+    state, _ = new_game(build_rules("southern", revision=0), 4, seed=1)
+    token = tokens.encode(codec.encode_state(state, b"g"))
+    assert state_pb2.GameState.FromString(tokens.decode(token)).rules_revision == 0
+    answer = apply(stub, token, state.to_act, play("3S"))
+    payload = state_pb2.GameState.FromString(tokens.decode(answer))
+    assert (payload.rules_revision, list(payload.overrides)) == (0, [])
+    assert codec.decode_state(payload.SerializeToString())[0].rules.long_pairs_chop == "nothing"
+    view = stub.GetView(service_pb2.GetViewRequest(state_token=answer), timeout=TIMEOUT).view
+    assert dict(view.rules.options) == {}
+
+
+def test_a_token_from_a_release_with_newer_rules_is_played_and_keeps_its_revision(
+    stub: Stub, keyring: KeyRing
+) -> None:
+    tokens = TokenCodec(keyring, seal=False)
+    state, _ = new_game(build_rules("southern", revision=RULES_REVISION + 1), 4, seed=1)
+    answer = apply(stub, tokens.encode(codec.encode_state(state, b"g")), state.to_act, play("3S"))
+    assert state_pb2.GameState.FromString(tokens.decode(answer)).rules_revision == (
+        RULES_REVISION + 1
+    )
 
 
 # --- seat tokens: PERMISSION_DENIED ------------------------------------------------------------

@@ -2,13 +2,20 @@
 
 A state token names its rules by preset and overrides, and every call rebuilds them from the
 code that runs it. So when a release changes an option's default, a game in progress would
-change rules at the first call a new replica answers, halfway through a round, with money
-on it. Instead every change of a default is recorded here, as data, with the value it
-replaced. A state records the revision it was made under (`RULES_REVISION` from now on; 0 in
-tokens from before revisions were recorded), and `pinned_overrides` gives an older game, below
-its own overrides, the value each later change replaced: the game, and the rest of its match,
-are played as they were dealt. Its next token names those values as overrides, so its view
-shows them too.
+change rules at the first call a new replica answers, halfway through a round, with money on
+it. Instead every change of a default is recorded here, as data, with the value it replaced.
+A rule set carries the revision its game was dealt under (`RULES_REVISION` for games dealt
+now; 0 for tokens from before revisions were recorded), its state token carries that same
+revision, and `pinned_defaults` gives an older game the value each later change replaced, as
+if its preset still said so: the game, and the rest of its match, are played as they were
+dealt. Its tokens stay as the release that dealt it wrote them (the same overrides, the same
+revision), so during a rolling update that release's replicas still read them.
+
+A revision newer than this code (a token from a newer release, met during a rolling update)
+is played with the defaults this code knows and keeps its revision, so the newer replicas play
+it as dealt again. To keep even those calls on the new defaults, ship a default change in a
+release that still deals under the previous revision, and deal under the new one a release
+later (a change of `RULES_REVISION` alone).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ DEFAULT_CHANGES: Final[tuple[DefaultChange, ...]] = (
         "nothing",
         (),
         "5+ consecutive pairs are bombs that chop (RULES §3: consecutive pairs, 3+ pairs, are"
-        " bombs; source 002 counts 5 and 6 consecutive pairs among the bombs that chop a 2)",
+        " bombs; source 003: they win as 3 consecutive pairs do)",
     ),
 )
 
@@ -44,28 +51,14 @@ DEFAULT_CHANGES: Final[tuple[DefaultChange, ...]] = (
 RULES_REVISION: Final = max((c.revision for c in DEFAULT_CHANGES), default=0)
 
 
-class NewerRevisionError(ValueError):
-    """A state made under rules newer than this code knows (a newer release's token)."""
-
-
-def pinned_overrides(
-    variant: str, revision: int, overrides: tuple[tuple[str, str], ...]
-) -> tuple[tuple[str, str], ...]:
-    """The overrides that play a game made under `revision` as it was dealt: its own, plus, for
-    each option a later change touched and the game does not override, the value in force at
-    `revision` (sorted by name, as rule sets are keyed). NewerRevisionError for a revision this
-    code doesn't know: its defaults can't be reproduced here."""
-    if revision == RULES_REVISION:
-        return overrides
-    if not 0 <= revision < RULES_REVISION:
-        raise NewerRevisionError(
-            f"the state was made under rules revision {revision}; this service knows"
-            f" revisions 0 to {RULES_REVISION}"
-        )
-    pinned = dict(overrides)
+def pinned_defaults(variant: str, revision: int) -> dict[str, str]:
+    """The defaults a game of `variant` dealt under `revision` keeps: for each option a later
+    change touched, the value in force at `revision` (canonical text; nothing for the current
+    revision or a newer one)."""
+    pinned: dict[str, str] = {}
     preset = PRESETS.get(variant, {})
     for change in sorted(DEFAULT_CHANGES, key=lambda c: c.revision):
         applies = variant in change.presets if change.presets else change.option not in preset
         if change.revision > revision and applies:
             pinned.setdefault(change.option, change.previous)  # the earliest: in force then
-    return tuple(sorted(pinned.items()))
+    return pinned

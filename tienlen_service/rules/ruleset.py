@@ -32,6 +32,7 @@ from tienlen_service.rules.options import (
     format_option_value,
     parse_option_value,
 )
+from tienlen_service.rules.revisions import RULES_REVISION, pinned_defaults
 
 OptionValue = bool | int | Fraction | str
 
@@ -40,11 +41,13 @@ OptionValue = bool | int | Fraction | str
 class RuleSet:
     """Every rule option's value (see `options.OPTIONS` for their meaning) plus derived tables.
 
-    A rule set is identified by its preset and canonical overrides: equal keys, equal rules.
+    A rule set is identified by its preset, canonical overrides and rules revision (the
+    defaults in force when its game was dealt, `revisions`): equal keys, equal rules.
     """
 
     variant: str
     overrides: tuple[tuple[str, str], ...]
+    revision: int
     cards_per_hand: int
     deal_all_cards: bool
     four_twos: str
@@ -165,13 +168,16 @@ class RuleSet:
         return int(chips)
 
 
-OPTION_FIELDS = tuple(f.name for f in fields(RuleSet))[2 : 2 + len(OPTIONS)]
+OPTION_FIELDS = tuple(f.name for f in fields(RuleSet))[3 : 3 + len(OPTIONS)]
 
 
 def build_rules(
-    variant: str = "southern", overrides: Mapping[str, object] | None = None
+    variant: str = "southern",
+    overrides: Mapping[str, object] | None = None,
+    revision: int = RULES_REVISION,
 ) -> RuleSet:
-    """The rule set of a named preset with option overrides; SetupError names a bad input."""
+    """The rule set of a named preset with option overrides, under the defaults of rules
+    `revision` (new games: the current one); SetupError names a bad input."""
     canonical: list[tuple[str, str]] = []
     for name, raw in (overrides or {}).items():
         spec = OPTIONS_BY_NAME.get(name)
@@ -184,11 +190,11 @@ def build_rules(
                 "INVALID_OPTION_VALUE", f"option {name!r}: {exc}", f"options.{name}"
             ) from None
         canonical.append((name, format_option_value(value)))
-    return _build(variant, tuple(sorted(canonical)))
+    return _build(variant, tuple(sorted(canonical)), revision)
 
 
 @lru_cache(maxsize=256)
-def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
+def _build(variant: str, overrides: tuple[tuple[str, str], ...], revision: int) -> RuleSet:
     preset = PRESETS.get(variant)
     if preset is None:
         raise SetupError(
@@ -197,6 +203,8 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
             "variant",
         )
     values: dict[str, OptionValue] = {o.name: o.default for o in OPTIONS} | preset
+    for name, text in pinned_defaults(variant, revision).items():  # as the preset's own
+        values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
     given = dict(overrides)
     for name, text in given.items():
         values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
@@ -206,7 +214,7 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...]) -> RuleSet:
     for name, value in SCHEME_PENALTIES.get(str(values["scoring"]), {}).items():
         if name not in given and (name not in BOMB_PENALTY_OPTIONS or values[name]):
             values[name] = value
-    rules = RuleSet(variant=variant, overrides=overrides, **values)  # type: ignore[arg-type]
+    rules = RuleSet(variant=variant, overrides=overrides, revision=revision, **values)  # type: ignore[arg-type]
     rules = _derive(rules)
     _check(rules)
     return rules
