@@ -360,15 +360,23 @@ def twos_value(play: Play, house: House) -> Fraction:
     return sum((house.values[f"2{SUIT_LETTERS[suit(c)]}"] for c in play.cards), Fraction(0))
 
 
+def bomb_value(target: str, house: House) -> Fraction:
+    """§8's value of a chopped bomb. A run of pairs no book row lists (one the ladder adds) is
+    worth the run one pair shorter unless the house values it [ours]: no source values those
+    runs, and §5 pays every chop."""
+    value = house.values.get(target, Fraction(0))
+    listed = CHOP_BOOK[house.chop_book]
+    if value or house.long_pairs != "ladder" or not target.endswith(" pairs") or target in listed:
+        return value
+    shorter = int(target.split(maxsplit=1)[0]) - 1
+    return bomb_value(f"{shorter} pairs", house) if shorter >= 3 else value
+
+
 def model_verdict(new: Play, table: Play, house: House) -> Verdict:
     """§3, §5, §6, §8: how `new` relates to `table`."""
     if model_chops(new, table, house):
         target = chop_name(table)
-        paid = (
-            twos_value(table, house)
-            if target.startswith("a ")
-            else house.values.get(target, Fraction(0))
-        )
+        paid = twos_value(table, house) if target.startswith("a ") else bomb_value(target, house)
         bomb = "four" if chop_name(new) == "four 2s" else chop_name(new)
         out_of_turn = OUT_OF_TURN_BOOK[house.chop_book]
         if house.long_pairs == "ladder":

@@ -161,6 +161,42 @@ def test_five_consecutive_pairs_chop_four_consecutive_pairs_only_on_the_ladder(
     assert [(e.payer, e.payee, e.amount, e.links) for e in settled] == [(1, 2, 350, 2)]
 
 
+FIVE_PAIRS_LOW = "3S 3C 4S 4C 5S 5C 6S 6C 7S 7C"
+FIVE_PAIRS_HIGH = "8S 8C 9S 9C 10S 10C JS JC QS QC"
+SIX_PAIRS_HIGH = "8S 8C 9S 9C 10S 10C JS JC QS QC KS KC"
+
+
+def _chain_paid(led: str, chop: str) -> list[tuple[int, int, int]]:
+    t = later("southern", f"{led} AD", f"{chop} AH", "2S", "2C", options={"instant_wins": "none"})
+    t.play(0, led).play(1, chop).passes(2, 3, 0)
+    return [(e.payer, e.payee, e.amount) for e in t.of(ChopSettled)]
+
+
+@pytest.mark.parametrize(
+    ("led", "chop", "paid"),
+    [
+        (FOUR_PAIRS_LOW, FIVE_PAIRS_HIGH, 250),  # 4 pairs: 2½ stakes
+        (FIVE_PAIRS_LOW, FIVE_PAIRS_HIGH, 250),  # 5 pairs: valued as 4 pairs [ours]
+        (FIVE_PAIRS_LOW, SIX_PAIRS_HIGH, 250),  # 6 pairs chopping 5 pairs: the chopped 5 pairs
+    ],
+)
+def test_a_chop_of_a_run_of_pairs_only_the_ladder_makes_a_bomb_is_paid_as_the_run_one_shorter(
+    led: str, chop: str, paid: int
+) -> None:
+    # RULES §5: a bomb played on a bomb is a chop, and a chop is paid. No source values 5 or 6
+    # consecutive pairs outside Đấu, so each is worth the run one pair shorter [ours].
+    assert _chain_paid(led, chop) == [(0, 1, paid)]
+
+
+def test_a_longer_run_keeps_its_own_penalty_value_when_the_option_gives_one() -> None:
+    rules = build_rules("southern", {"penalty_five_pairs": 4})
+    assert rules.bomb_values["5pairs"] == 4
+    assert rules.bomb_values["6pairs"] == 4  # one pair shorter: the 5 pairs' value
+    dau = build_rules("dau")
+    assert (dau.bomb_values["6pairs"], dau.bomb_values["7pairs"]) == (3, 3)
+    assert "5pairs" not in build_rules("southern", {"long_pairs_chop": "nothing"}).bomb_values
+
+
 # --------------------------------------------------------------------------- §7, §8 cóng
 
 

@@ -122,7 +122,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "long_pairs_chop",
         "ladder",
         ("ladder", "nothing"),
-        "Consecutive pairs longer than any the chop table lists (5+ pairs; Đấu: 7+; dealt only when the instant win for 5 consecutive pairs is off): each run chops what the run one pair shorter chops, any run one pair shorter, and a lower run of its own length, out of turn when that shorter run may (RULES §3: every run of 3+ pairs is a bomb; source 002 counts 5 and 6 consecutive pairs among the bombs that chop a 2), or they chop nothing and only a higher run of the same length beats them.",
+        "Consecutive pairs longer than any the chop table lists (5+ pairs; Đấu: 7+; dealt only when the instant win for 5 consecutive pairs is off): each run chops what the run one pair shorter chops, any run one pair shorter, and a lower run of its own length, out of turn when that shorter run may (RULES §3: every run of 3+ pairs is a bomb; source 003: 5 and 6 consecutive pairs win 'as 3 consecutive pairs do'; source 000's Đấu table grows the same way), and a chop of one is paid at its penalty value or, where none is set, at the run one pair shorter's [ours]; or they chop nothing and only a higher run of the same length beats them.",
     ),
     _b(
         "out_of_turn_chops",
@@ -351,8 +351,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _s("penalty_four_of_a_kind", 2, "Penalty value of a four of a kind (0: not a valued bomb)."),
     _s("penalty_four_pairs", "5/2", "Penalty value of 4 consecutive pairs."),
-    _s("penalty_five_pairs", 0, "Penalty value of 5 consecutive pairs (Đấu)."),
-    _s("penalty_six_pairs", 0, "Penalty value of 6 consecutive pairs (Đấu)."),
+    _s(
+        "penalty_five_pairs",
+        0,
+        "Penalty value of 5 consecutive pairs (Đấu); 0 where long_pairs_chop=ladder makes them bombs: the value of 4 consecutive pairs [ours].",
+    ),
+    _s(
+        "penalty_six_pairs",
+        0,
+        "Penalty value of 6 consecutive pairs (Đấu); 0 where long_pairs_chop=ladder makes them bombs: the value of 5 consecutive pairs [ours].",
+    ),
     _s("penalty_three_triples", 0, "Penalty value of 3 consecutive triples (Đấu)."),
     _s(
         "rotten_two_flat",

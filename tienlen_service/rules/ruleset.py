@@ -16,6 +16,7 @@ from functools import lru_cache
 from tienlen_service.rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
 from tienlen_service.rules.chop_tables import (
     CHOP_TABLES,
+    MOST_PAIRS,
     SUITED_STRAIGHT_CHOPS,
     with_longer_pairs,
 )
@@ -221,9 +222,8 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...], revision: int) 
 
 
 def _derive(rules: RuleSet) -> RuleSet:
-    table = CHOP_TABLES[rules.chop_table]
-    if rules.long_pairs_chop == "ladder":
-        table = with_longer_pairs(table)
+    listed = CHOP_TABLES[rules.chop_table]
+    table = with_longer_pairs(listed) if rules.long_pairs_chop == "ladder" else listed
     targets = dict(table.targets)
     if rules.suited_straight_chops:
         targets |= SUITED_STRAIGHT_CHOPS
@@ -235,6 +235,13 @@ def _derive(rules: RuleSet) -> RuleSet:
         "four": rules.penalty_four_of_a_kind,
         "3triples": rules.penalty_three_triples,
     }
+    # A run of pairs only the ladder makes a bomb is worth what the run one pair shorter is,
+    # unless its own penalty option values it [ours]: no source values those runs, and a chop
+    # is always paid (RULES §5) — 6 pairs on 5 pairs must not pay less than 5 on 4.
+    for n in range(2, MOST_PAIRS + 1):
+        run = f"{n}pairs"
+        if run in table.targets and run not in listed.targets and not bomb_values.get(run):
+            bomb_values[run] = bomb_values.get(f"{n - 1}pairs", Fraction(0))
     derived = {
         "chop_targets": targets,
         "out_of_turn": table.out_of_turn if rules.out_of_turn_chops else frozenset(),
