@@ -38,7 +38,7 @@ import { HealthCheckResponse_ServingStatus, Health } from "../gen/grpc/health/v1
 import { GameUpdateSchema, type GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { TienLenEngine, type PlayStreamRequest } from "../gen/tienlen/v1/service_pb.js";
 import { move } from "./cards.js";
-import { connectionLost, TienLenError } from "./errors.js";
+import { checkEncodable, connectionLost, TienLenError } from "./errors.js";
 import { advance, applyRequest, CannotFollow, checkUpdateView, type UpdateView } from "./follow.js";
 import { requestMetadata } from "./request-ids.js";
 import { MoveStream } from "./stream.js";
@@ -130,6 +130,7 @@ export class TienLenClient {
     message: MessageShape<I>,
   ): Promise<MessageShape<O>> {
     const path = `/${method.parent.typeName}/${method.name}`;
+    checkEncodable(method.input, message); // INVALID_ARGUMENT, rather than grpc-js's INTERNAL
     for (let attempt = 1; ; attempt++) {
       try {
         return await new Promise<MessageShape<O>>((resolve, reject) => {

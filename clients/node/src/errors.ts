@@ -1,9 +1,10 @@
 // Errors of the service as one exception type, from the rich status: the gRPC code, the
 // ErrorInfo (reason, domain, metadata) and the BadRequest field paths. A move that PlayStream
 // refuses in-band (PlayStreamError) becomes the same TienLenError ApplyMove would have thrown.
+// A request the client can't even encode is refused before it is sent (`checkEncodable`).
 
 import * as grpc from "@grpc/grpc-js";
-import { fromBinary } from "@bufbuild/protobuf";
+import { fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../gen/google/rpc/status_pb.js";
@@ -80,5 +81,22 @@ export class TienLenError extends Error {
   /** The single ErrorInfo reason (e.g. "NOT_YOUR_TURN"), or "" when there is none. */
   get reason(): string {
     return this.reasons[0] ?? "";
+  }
+}
+
+/** Throws a TienLenError INVALID_ARGUMENT, naming the field and what is wrong, when `message` can't
+ * be encoded (e.g. a seat of 1.5, 2**40 or "one" for an int32: protobuf-es builds such a message
+ * and only its encoder refuses it). Called on every request before it is handed to grpc-js,
+ * whose own encoding fails the call with INTERNAL "Request message serialization failure" —
+ * and a PlayStream call with every table's move on it. The client refuses that one request
+ * instead, as the service refuses a malformed one and as the Python client's protobuf refuses
+ * the value when the request is built. (The request is encoded again by grpc-js, a few
+ * microseconds per call; handing it the bytes instead would show interceptors bytes.) */
+export function checkEncodable<D extends DescMessage>(schema: D, message: MessageShape<D>): void {
+  try {
+    toBinary(schema, message);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new TienLenError({ code: grpc.status.INVALID_ARGUMENT, details: `the request can't be sent: ${why}` });
   }
 }

@@ -10,7 +10,8 @@
 // unary ApplyMove (bench/README.md §3). `play` and `pass` resolve to the GameUpdate the client's
 // unary `play` / `pass` would return; a refused move is answered in the stream and rejected
 // here with the TienLenError ApplyMove would have thrown (code, reason, metadata); the stream
-// goes on.
+// goes on. So does it after a move that can't even be encoded (a seat of 1.5): that one move
+// rejects with INVALID_ARGUMENT before it is sent.
 //
 // Any number of tables may have moves in flight at once: each move is sent with its own tag
 // and its answer is matched by that tag. Every move is a pure function of its request, so when
@@ -31,7 +32,7 @@ import { create } from "@bufbuild/protobuf";
 import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { PlayStreamRequestSchema, type PlayStreamRequest, type PlayStreamResponse } from "../gen/tienlen/v1/service_pb.js";
 import { move } from "./cards.js";
-import { connectionLost, TienLenError } from "./errors.js";
+import { checkEncodable, connectionLost, TienLenError } from "./errors.js";
 import { applyRequest, checkUpdateView, type UpdateView } from "./follow.js";
 
 /** Status codes after which the waiting moves are sent again on a new stream. */
@@ -142,6 +143,9 @@ export class MoveStream implements AsyncDisposable {
     const wanted = options.updateView === undefined ? this.updateView : checkUpdateView(options.updateView);
     const tag = String(++this.tags);
     const request = create(PlayStreamRequestSchema, { tag, move: applyRequest(game, seat, seatToken, move(cards), wanted) });
+    // A move that can't be encoded (a seat of 1.5) is refused here, before it is pending: written,
+    // grpc-js would fail the whole call with INTERNAL, and every table's move with it.
+    checkEncodable(PlayStreamRequestSchema, request);
     return new Promise<GameUpdate>((resolve, reject) => {
       // The move stays pending after its deadline (it may still be answered, and is sent again
       // on a new stream): only its caller stops waiting.

@@ -55,6 +55,20 @@ test("an illegal move is a TienLenError with its code and reason", { timeout: 30
   });
 });
 
+test("a request that can't be encoded is refused by the client with INVALID_ARGUMENT, not grpc-js's INTERNAL", { timeout: 30_000 }, async () => {
+  const { game, seatTokens } = await client.newGame({ deal: { case: "explicit", value: { hands } } });
+  for (const seat of [1.5, 2 ** 40, "one" as unknown as number]) {
+    await assert.rejects(client.play(game!, seat, seatTokens[0]!, ["3S"]), (error: unknown) => {
+      assert.ok(error instanceof TienLenError, `not a TienLenError: ${String(error)}`);
+      assert.deepEqual([error.code, error.codeName, error.reason], [grpc.status.INVALID_ARGUMENT, "INVALID_ARGUMENT", ""]);
+      assert.match(error.message, /^INVALID_ARGUMENT: the request can't be sent: .*ApplyMoveRequest\.seat/);
+      return true;
+    });
+  }
+  await assert.rejects(client.getView({ stateToken: game!.stateToken, seat: 2 ** 40 }), /^TienLenError: INVALID_ARGUMENT: .*GetViewRequest\.seat/);
+  assert.equal((await client.play(game!, 0, seatTokens[0]!, ["3S"])).toAct, 1); // the client goes on
+});
+
 test("every call, unary or streamed, carries a new x-request-id that the service's log line names", { timeout: 30_000 }, async () => {
   const sent: string[] = [];
   const interceptor: grpc.Interceptor = (options, nextCall) =>

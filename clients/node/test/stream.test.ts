@@ -136,6 +136,33 @@ test("a refused move rejects with the TienLenError ApplyMove throws, and the str
   }
 });
 
+test("one malformed move must not fail the other tables' moves", { timeout: 30_000 }, async () => {
+  // A seat that can't be encoded as an int32 (1.5, 2**40, a non-numeric string from JSON):
+  // grpc-js would cancel the whole PlayStream call with INTERNAL, so the client refuses that
+  // one move before sending it, as ApplyMove refuses a malformed request.
+  const deal = hands(...FOUR_HANDS);
+  const a = await client.newGame({ deal, leader: 0 });
+  const b = await client.newGame({ deal, leader: 0 });
+  const stream = client.playStream();
+  try {
+    const good = stream.play(a.game!, 0, a.seatTokens[0]!, ["3S"]);
+    const bad = await stream.play(b.game!, 1.5, b.seatTokens[0]!, ["3S"]).then(() => "answered", (e: unknown) => e);
+    const res = await good.then((g) => `answered toAct=${g.toAct}`, (e: unknown) => `REJECTED ${String(e)}`);
+    assert.ok(bad instanceof TienLenError, `not a TienLenError: ${String(bad)}`);
+    assert.equal(res, "answered toAct=1");
+    assert.deepEqual([bad.code, bad.codeName, bad.reason], [grpc.status.INVALID_ARGUMENT, "INVALID_ARGUMENT", ""]);
+    assert.match(bad.message, /^INVALID_ARGUMENT: the request can't be sent: .*ApplyMoveRequest\.seat.*1\.5/);
+    for (const seat of [2 ** 40, "one" as unknown as number]) {
+      const refused = await refusal(stream.play(b.game!, seat, b.seatTokens[0]!, ["3S"]));
+      assert.deepEqual([refused.codeName, refused.reason], ["INVALID_ARGUMENT", ""], refused.message);
+    }
+    // The stream goes on: a later move, on the table the malformed ones were made for, is answered.
+    assert.equal((await stream.play(b.game!, 0, b.seatTokens[0]!, ["3S"])).toAct, 1);
+  } finally {
+    await stream.close(2_000);
+  }
+});
+
 function flipLastByte(token: Uint8Array): Uint8Array {
   const copy = Uint8Array.from(token); // a copy: a token read off the wire is a Buffer, whose slice() is a view
   copy[copy.length - 1]! ^= 1;
