@@ -19,6 +19,7 @@ from tienlen_client import (
     UpdateView,
 )
 
+from tienlen.v1 import service_pb2
 from tienlen_service.tokens import KeyRing
 
 HANDS = ["3S 9S", "4S 10S", "5S JS", "6S QS"]
@@ -163,3 +164,54 @@ def test_moves_fail_with_unavailable_when_no_replica_comes_back(
         with pytest.raises(Unavailable):  # the stream stays failed: open a new one
             stream.submit(game, 0, ["3S"])
         stream.close()
+
+
+class _DrainingStub:
+    """A fake stub whose first PlayStream ends cleanly (a drain), once told to, without taking
+    a move; the next ones take every move and refuse it in-band (NOT_YOUR_TURN)."""
+
+    def __init__(self) -> None:
+        self.first_may_end = threading.Event()
+        self.calls = 0
+
+    def PlayStream(
+        self, requests: Iterator[service_pb2.PlayStreamRequest], metadata: object = None
+    ) -> Iterator[service_pb2.PlayStreamResponse]:
+        del metadata
+        self.calls += 1
+        if self.calls == 1:
+            return self._ends_untouched()
+        return self._refuses(requests)
+
+    def _ends_untouched(self) -> Iterator[service_pb2.PlayStreamResponse]:
+        self.first_may_end.wait(10)
+        yield from ()
+
+    @staticmethod
+    def _refuses(
+        requests: Iterator[service_pb2.PlayStreamRequest],
+    ) -> Iterator[service_pb2.PlayStreamResponse]:
+        for request in requests:
+            error = service_pb2.PlayStreamError(code=9, reason="NOT_YOUR_TURN", message="test")
+            yield service_pb2.PlayStreamResponse(tag=request.tag, error=error)
+
+
+def test_a_move_sent_as_a_drained_stream_ends_goes_to_the_next_stream_not_counted_a_failure(
+    client: TienLenClient,
+) -> None:
+    # The stream's status is in (the replica ended it cleanly) but its end is not handled yet
+    # when the move comes: the move was never sent on that stream, so even with one attempt it
+    # is sent on the next stream, not failed with "the stream ended before answering".
+    game = client.new_game(hands=HANDS)
+    stub = _DrainingStub()
+    stream = MoveStream(stub, timeout=5, max_attempts=1)  # type: ignore[arg-type]
+    try:
+        future = stream.submit(game, 0, ["3S"])
+        stub.first_may_end.set()
+        with pytest.raises(MoveRejected) as refused:
+            future.result(5)
+        assert refused.value.reason == "NOT_YOUR_TURN"
+        assert stub.calls == 2
+    finally:
+        stub.first_may_end.set()
+        stream.close(2)

@@ -596,7 +596,7 @@ def test_match_totals_carry_each_games_net_from_game_to_game() -> None:
     assert second.over
     assert second.places == (2, 1, 3)
     assert settle(second).net == (-100, 300, -200)
-    third, _ = next_game(second)
+    third, _ = next_game(second, hands=deal("3S 9S", "4S 10S", "5S JS"))  # no instant win
     assert (third.match.game_number, third.match.totals) == (3, (-300, 200, 100))
     assert third.to_act == 1
 

@@ -121,6 +121,7 @@ class Book:
     rotten_three: Fraction = NONE
     suited_straights: bool = False  # Northern option: same-suit straights of 5+ chop 2s
     long_pairs: str = "ladder"  # runs of pairs longer than the table's chop as a ladder, or not
+    listed_pairs: int = 9  # the longest run of pairs the chop table itself lists
 
     @property
     def counts_cards(self) -> bool:
@@ -171,7 +172,7 @@ def book(variant: str, scoring: str = "places", **changes: object) -> Book:
         runs = [n for n in range(3, 10) if f"{n}pairs" in chops]
         for n in range(max(runs, default=9) + 1, 10):
             chops[f"{n}pairs"] = chops[f"{n - 1}pairs"] | {f"{n - 1}pairs", f"{n}pairs"}
-        b = replace(b, chops=chops)
+        b = replace(b, chops=chops, listed_pairs=max(runs, default=9))
     if b.suited_straights:  # §5: ≥5 cards chop a single 2, ≥6 cards a pair of 2s
         straights = {
             f"straight{n}": frozenset({"2"} if n == 5 else {"2", "22"}) for n in range(5, 13)
@@ -221,11 +222,22 @@ def is_chop(b: Book, new: int, table: int) -> bool:
     return target != bomb or max(cards_of(new)) > max(cards_of(table))
 
 
+def bomb_values(b: Book) -> dict[str, Fraction]:
+    """§8's bomb values. [ours] A run of pairs only the ladder makes a bomb (longer than the
+    chop table lists) is worth the run one pair shorter unless the house values it: no source
+    values those runs, and §5 pays every chop."""
+    values = dict(b.bombs)
+    for n in range(b.listed_pairs + 1, 10):
+        if not values.get(f"{n}pairs"):
+            values[f"{n}pairs"] = values.get(f"{n - 1}pairs", F(0))
+    return values
+
+
 def chopped_value(b: Book, cards: int) -> Fraction:
     """§8: a chopped 2 (pair of 2s: the sum of its cards) by suit, a bomb at its value."""
     if cards & ~TWOS == 0 and cards.bit_count() < 4:
         return sum((b.twos[c & 3] for c in cards_of(cards)), F(0))
-    return b.bombs.get(chop_class(cards), F(0))
+    return bomb_values(b).get(chop_class(cards), F(0))
 
 
 def rotten_value(b: Book, hand: int) -> Fraction:
@@ -239,7 +251,7 @@ def _best_split(
     b: Book, counts: tuple[int, ...], n_twos: int, twos: tuple[Fraction, ...]
 ) -> Fraction:
     runs: list[tuple[int, int, Fraction]] = []  # (width per rank, ranks, value)
-    for name, value in b.bombs.items():
+    for name, value in bomb_values(b).items():
         if name.endswith("pairs"):
             runs.append((2, int(name[0]), value))
         elif name.endswith("triples"):

@@ -105,6 +105,8 @@ export class MoveStream implements AsyncDisposable {
   /** Whether moves are written to `call`: not once its status is in (the waiting moves go to
    * the next stream). */
   private writing = false;
+  /** The tags of the moves written to `call`. */
+  private written = new Set<string>();
   /** The timer of the next stream after a break (its backoff). */
   private retry: NodeJS.Timeout | undefined;
   /** Streams in a row that broke without answering anything. */
@@ -161,7 +163,7 @@ export class MoveStream implements AsyncDisposable {
       };
       this.pending.set(tag, { request, game, resolve: settle(resolve), reject: settle(reject) });
       if (this.call === undefined && this.retry === undefined) this.open(); // at the first move, and after an idle break
-      else if (this.writing) this.call!.write(request);
+      else if (this.writing) this.write(request);
       // else: the next stream sends every waiting move.
     });
   }
@@ -210,13 +212,15 @@ export class MoveStream implements AsyncDisposable {
     }
     this.call = call;
     this.writing = true;
+    const written = new Set<string>();
+    this.written = written;
     let status: grpc.StatusObject | undefined;
     let ended = false;
     // A stream is over once its status is in and every answer before it was read.
     const finish = () => {
       if (status === undefined || !ended) return;
       this.call = undefined;
-      this.broke(status);
+      this.broke(status, written);
     };
     call.on("data", (response: PlayStreamResponse) => this.answer(response));
     call.on("error", () => {}); // the status that follows says it all
@@ -229,8 +233,13 @@ export class MoveStream implements AsyncDisposable {
       this.writing = false;
       finish();
     });
-    for (const waiting of this.pending.values()) call.write(waiting.request);
+    for (const waiting of this.pending.values()) this.write(waiting.request);
     if (this.closing) call.end();
+  }
+
+  private write(request: PlayStreamRequest): void {
+    this.call!.write(request);
+    this.written.add(request.tag);
   }
 
   /** Route one answer to its move. */
@@ -251,16 +260,24 @@ export class MoveStream implements AsyncDisposable {
     }
   }
 
-  /** A stream ended (`status` OK or not): done, idle, sent again after a backoff, or failed. */
-  private broke(status: grpc.StatusObject): void {
+  /** A stream ended (`status` OK or not): done, idle, sent again after a backoff, or failed.
+   * `written`: the tags of the moves written to it. */
+  private broke(status: grpc.StatusObject, written: ReadonlySet<string>): void {
     if (this.closing && this.pending.size === 0) {
       this.markOver();
       return;
     }
     const retryable = broken(status);
-    const idle = this.pending.size === 0 && !this.closing && retryable;
+    // Idle: no move waits, or the replica ended the stream cleanly (a drain) without losing a
+    // move written to it; the moves that came after its status, never sent on it, go to the
+    // next stream at once. A stream that broke still counts as an attempt.
+    const lost = [...this.pending.keys()].some((tag) => written.has(tag));
+    const idle = !this.closing && retryable && (this.pending.size === 0 || (status.code === grpc.status.OK && !lost));
     this.failures = idle ? 0 : this.failures + 1;
-    if (idle) return; // no move waits: the next one opens a new stream
+    if (idle) {
+      if (this.pending.size > 0) this.open(); // else: the next move opens a new stream
+      return;
+    }
     if (!retryable || this.failures >= this.attempts) {
       this.failAll(status.code === grpc.status.OK
         ? new TienLenError({ code: grpc.status.UNAVAILABLE, details: "the stream ended before answering" })

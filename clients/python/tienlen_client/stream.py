@@ -220,7 +220,8 @@ class MoveStream:
         failures = 0
         while True:
             requests = self._requests
-            call = self._stub.PlayStream(_drain(requests), metadata=request_metadata())
+            sent: set[str] = set()  # the tags grpc took from this stream's queue
+            call = self._stub.PlayStream(_drain(requests, sent), metadata=request_metadata())
             self._call = call
             error: grpc.RpcError | None = None
             try:
@@ -234,7 +235,15 @@ class MoveStream:
                     return
                 code = error.code() if isinstance(error, grpc.Call) else None
                 retryable = error is None or code in RETRYABLE
-                idle = not self._pending and not self._closing and retryable
+                # Idle: no move waits, or the replica ended the stream cleanly (a drain) without
+                # losing a move it took; the moves submitted after its end, never sent on it,
+                # go to the next stream at once. A stream that broke still counts as an attempt.
+                lost = any(tag in sent for tag in self._pending)
+                idle = (
+                    not self._closing
+                    and retryable
+                    and (not self._pending or (error is None and not lost))
+                )
                 failures = 0 if idle else failures + 1
                 if not idle and (
                     not retryable
@@ -259,7 +268,8 @@ class MoveStream:
                     self._requests.put(_END)
                 self._work.clear()
             if idle:
-                self._work.wait()  # no move waits: reconnect when the next one comes
+                if not self._pending:
+                    self._work.wait()  # no move waits: reconnect when the next one comes
             else:
                 time.sleep(min(BACKOFF_MAX, BACKOFF_INITIAL * 2 ** (failures - 1)))
 
@@ -326,8 +336,9 @@ class MoveStream:
 
 
 def _drain(
-    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None],
+    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None], sent: set[str]
 ) -> Iterator[service_pb2.PlayStreamRequest]:
-    """The requests of one stream, until its end marker."""
+    """The requests of one stream, until its end marker; `sent` gets the tag of each."""
     while (request := requests.get()) is not None:
+        sent.add(request.tag)
         yield request
