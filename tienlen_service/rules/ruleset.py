@@ -169,9 +169,6 @@ class RuleSet:
         return int(chips)
 
 
-OPTION_FIELDS = tuple(f.name for f in fields(RuleSet))[3 : 3 + len(OPTIONS)]
-
-
 def build_rules(
     variant: str = "southern",
     overrides: Mapping[str, object] | None = None,
