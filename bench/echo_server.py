@@ -16,6 +16,9 @@ raw-bytes handlers: each request is answered with the response recorded for it
   --work     run the real servicer's ApplyMove on each ApplyMove request (under the key of
              TIENLEN_KEYS, as the service would) and drop its answer before answering the
              recorded bytes: the service's exact work, to tell it from our answer path
+  --engine   run only the rules engine's step, `engine.apply(state, move)`, on each ApplyMove
+             request (its state and move decoded ahead of time): the pure-Python work no
+             implementation of the service can skip, to tell it from the codec and the glue
 
 Started and stopped by bench/load.py; SIGTERM stops it.
 """
@@ -33,10 +36,16 @@ import hosting
 import traffic
 
 from tienlen.v1 import service_pb2
+from tienlen_service import codec
+from tienlen_service.rules import game as engine
+from tienlen_service.rules.view import SPECTATOR, view
 from tienlen_service.servicer import SERVICE_NAME
+from tienlen_service.tokens import KeyRing, TokenCodec
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
+
+    from tienlen_service.rules.state import GameState, Move
 
 UNARY: Final = ("NewGame", "NextGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView")
 STREAM: Final = "PlayStream"
@@ -91,17 +100,69 @@ def _servicer_work() -> Callable[[bytes], object]:
     return work
 
 
+PARTS: Final = ("apply", "view", "events", "state", "sign", "request")
+
+
+def _engine_work(
+    answers: dict[str, dict[bytes, bytes]], parts: Sequence[str]
+) -> Callable[[bytes], object]:
+    """Parts of the servicer's ApplyMove, on each ApplyMove request's state and move decoded
+    at start-up under TIENLEN_KEYS: `apply` (the rules engine's step), `view` (the spectator
+    view, as wire bytes), `events` (the events as wire bytes), `state` (the state payload),
+    `sign` (its token), `request` (parse the request and decode its move)."""
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        sys.exit(f"echo_server: --engine parts are {', '.join(PARTS)}, not {sorted(unknown)}")
+    tokens = TokenCodec(KeyRing.from_spec(os.environ["TIENLEN_KEYS"]), seal=False)
+    steps: dict[bytes, tuple[GameState, Move, bytes]] = {}
+    for request in answers.get("ApplyMove", {}):
+        message = service_pb2.ApplyMoveRequest.FromString(request)
+        state, game_id = codec.decode_state(tokens.decode(message.state_token))
+        steps[request] = (state, codec.move_from_pb(message.move, message.seat), game_id)
+    step = steps.__getitem__
+    apply = engine.apply
+    with_view, with_events = "view" in parts, "events" in parts
+    with_state, with_sign = "state" in parts, "sign" in parts
+    with_request = "request" in parts
+    parse = service_pb2.ApplyMoveRequest.FromString
+
+    def work(request: bytes) -> object:
+        state, move, game_id = step(request)
+        if with_request:
+            message = parse(request)
+            codec.move_from_pb(message.move, message.seat)
+        new_state, events = apply(state, move)
+        out: list[bytes] = []
+        if with_view:
+            out.append(codec.view_to_wire(view(new_state, SPECTATOR), new_state))
+        if with_events:
+            out.append(codec.events_to_wire(events))
+        if with_state:
+            payload = codec.encode_state(new_state, game_id)
+            out.append(tokens.encode(payload) if with_sign else payload)
+        return out
+
+    return work
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     mine, rest = hosting.split_argv(
         sys.argv[1:] if argv is None else argv,
-        ["--trace", "--busy-us", "--bare!", "--aio!", "--work!"],
+        ["--trace", "--busy-us", "--bare!", "--aio!", "--work!", "--engine"],
     )
     if "--trace" not in mine:
         sys.exit("echo_server: --trace FILE is required (written by bench/load.py)")
     trace = Path(mine[mine.index("--trace") + 1])
     answers = traffic.answers(traffic.load(trace))
     busy = float(mine[mine.index("--busy-us") + 1]) if "--busy-us" in mine else 0.0
-    found = handlers(answers, busy, _servicer_work() if "--work" in mine else None)
+    work = (
+        _servicer_work()
+        if "--work" in mine
+        else _engine_work(answers, mine[mine.index("--engine") + 1].split(","))
+        if "--engine" in mine
+        else None
+    )
+    found = handlers(answers, busy, work)
     if "--aio" in mine:
         return hosting.serve_aio(rest, found, interceptor="--bare" not in mine)
     if "--bare" in mine:

@@ -24,6 +24,12 @@ with SO_REUSEPORT, default 1):
                     echo-busy10, echo-busy20, echo-busy40: 10, 20, 40 µs
   echo-work         echo that first runs our servicer's ApplyMove on each ApplyMove request
                     and drops its answer: the service's exact work, without our answer path
+  echo-engine       echo that first runs only the rules engine's step (engine.apply) on each
+                    ApplyMove request's state and move, decoded ahead of time: the pure-Python
+                    work no implementation of the service can skip;
+                    echo-engine-view: + the spectator view as wire bytes;
+                    echo-engine-codec: + the events, the state payload and its token, and the
+                    request's parse: every part of ApplyMove but the servicer's glue
   ours-aio          bench/model_server.py --model aio: the engine on grpc.aio + interceptor
   ours-aio-bare     the same, no interceptor
   echo-aio          echo on grpc.aio + interceptor;  echo-aio-bare: no interceptor
@@ -60,6 +66,7 @@ from typing import TYPE_CHECKING, Any, Final
 import grpc
 import grpc.aio
 import traffic
+from echo_server import PARTS
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tienlen_service.config import Config
@@ -85,6 +92,9 @@ KINDS: Final[dict[str, list[str]]] = {
     "echo-busy20": ["bench/echo_server.py", "--busy-us", "20"],
     "echo-busy40": ["bench/echo_server.py", "--busy-us", "40"],
     "echo-work": ["bench/echo_server.py", "--work"],
+    "echo-engine": ["bench/echo_server.py", "--engine", "apply"],
+    "echo-engine-view": ["bench/echo_server.py", "--engine", "apply,view"],
+    "echo-engine-codec": ["bench/echo_server.py", "--engine", ",".join(PARTS)],
     "ours-aio": ["bench/model_server.py", "--model", "aio"],
     "ours-aio-bare": ["bench/model_server.py", "--model", "aio-bare"],
     "echo-aio": ["bench/echo_server.py", "--aio"],

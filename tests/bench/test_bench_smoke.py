@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TARGETS = ("ours", "echo", "ours-stream", "ours-aio")
+TARGETS = ("ours", "echo", "ours-stream", "ours-aio", "echo-engine-codec")
 # --pin (servers on one CPU, load on the others) is exercised where there are CPUs to split.
 PIN = ["--pin"] if len(os.sched_getaffinity(0)) >= 2 else []
 
