@@ -63,3 +63,13 @@ def test_a_game_gets_the_value_in_force_when_it_was_dealt_across_several_changes
     assert pinned_defaults("hue", 1) == {"stake": "20", "pass_lockout": "false"}
     assert pinned_defaults("southern", 1) == {"stake": "20", "lead_stealing": "false"}
     assert pinned_defaults("southern", 4) == {}
+
+
+def test_rule_sets_of_two_revisions_are_not_the_same_rules() -> None:
+    # Caches keyed by a rule set (the rotten split, the encoders) must not hand one revision's
+    # answer to the other: revision 0's 5 consecutive pairs are no bomb, revision 1's are.
+    old, new = build_rules("southern", revision=0), build_rules("southern")
+    assert old.bomb_values != new.bomb_values
+    assert old != new
+    assert len({old, new}) == 2
+    assert old == build_rules("southern", revision=0)

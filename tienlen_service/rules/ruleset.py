@@ -124,10 +124,14 @@ class RuleSet:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RuleSet):
             return NotImplemented
-        return (self.variant, self.overrides) == (other.variant, other.overrides)
+        return (self.variant, self.overrides, self.revision) == (
+            other.variant,
+            other.overrides,
+            other.revision,
+        )
 
     def __hash__(self) -> int:
-        return hash((self.variant, self.overrides))
+        return hash((self.variant, self.overrides, self.revision))
 
     @property
     def start_card(self) -> int:
