@@ -140,6 +140,17 @@ def test_rule_spec_round_trips_through_the_wire() -> None:
     assert codec.rules_from_pb(codec.rules_to_pb(rules)) == rules
 
 
+def test_the_spec_of_a_game_dealt_before_a_default_changed_names_the_value_it_keeps() -> None:
+    # A client reads a view's rules against today's defaults; dealt anew, the spec plays the
+    # same rules as the old game.
+    old = build_rules("southern", {"stake": "50"}, revision=0)
+    spec = codec.rules_to_pb(old)
+    assert dict(spec.options) == {"stake": "50", "long_pairs_chop": "nothing"}
+    assert codec.rules_from_pb(spec).option_values() == old.option_values()
+    mine = build_rules("southern", {"long_pairs_chop": "ladder"}, revision=0)
+    assert dict(codec.rules_to_pb(mine).options) == {"long_pairs_chop": "ladder"}
+
+
 def test_an_empty_variant_means_southern() -> None:
     assert codec.rules_from_pb(rules_pb2.RuleSetSpec()).variant == "southern"
 

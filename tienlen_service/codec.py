@@ -47,6 +47,7 @@ from tienlen_service.rules.options import (
     OptionType,
     format_option_value,
 )
+from tienlen_service.rules.revisions import pinned_defaults
 from tienlen_service.rules.ruleset import RuleSet, build_rules
 from tienlen_service.rules.settlement import Settlement, TransferReason
 from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
@@ -303,8 +304,14 @@ def check_amounts(rules: RuleSet, field: str = "rules") -> None:
 
 
 def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSetSpec:
-    """The RuleSetSpec that rebuilds `rules`."""
-    return rules_pb2.RuleSetSpec(variant=rules.variant, options=dict(rules.overrides))
+    """The RuleSetSpec of `rules` as a client reads it: the game's overrides plus, for a game
+    dealt before a default changed, the value it keeps (`revisions.pinned_defaults`). Read
+    against today's defaults (DescribeRules), or sent to NewGame, it gives the rules the game
+    is played by."""
+    return rules_pb2.RuleSetSpec(
+        variant=rules.variant,
+        options=pinned_defaults(rules.variant, rules.revision) | dict(rules.overrides),
+    )
 
 
 def option_to_pb(spec: OptionSpec) -> rules_pb2.RuleOption:

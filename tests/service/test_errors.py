@@ -505,7 +505,12 @@ def test_a_game_dealt_before_a_default_changed_keeps_it_and_its_tokens_stay_read
     payload = state_pb2.GameState.FromString(tokens.decode(answer))
     assert (payload.rules_revision, list(payload.overrides)) == (0, [])
     assert codec.decode_state(payload.SerializeToString())[0].rules.long_pairs_chop == "nothing"
+    # Its view lists the value it keeps: read against today's defaults, the rules it plays by.
     view = stub.GetView(service_pb2.GetViewRequest(state_token=answer), timeout=TIMEOUT).view
+    assert dict(view.rules.options) == {"long_pairs_chop": "nothing"}
+    current, _ = new_game(build_rules("southern"), 4, seed=1)
+    token = tokens.encode(codec.encode_state(current, b"g"))
+    view = stub.GetView(service_pb2.GetViewRequest(state_token=token), timeout=TIMEOUT).view
     assert dict(view.rules.options) == {}
 
 
