@@ -48,12 +48,6 @@ def test_extended_list_five_consecutive_pairs_and_a_triple_win_a_first_game() ->
     assert instant(standard) is None  # not on the standard (Wikipedia) first-game list
 
 
-def test_extended_list_three_consecutive_triples_need_no_spade_three() -> None:
-    """§7 extended list: "3 consecutive triples (e.g. 444-555-666)" — unlike the pairs, no ♠3."""
-    t = deal("southern", "3S 8H", "4S 4C 4D 5S 5C 5D 6S 6C 6D JH", options=EXTENDED)
-    assert instant(t) == (1, "three_consecutive_triples")
-
-
 # =========================================================================== §8 points scheme
 
 POINTS = {"scoring": "points"}
@@ -70,23 +64,6 @@ def test_points_scheme_instant_win_with_count_pigs_pays_l_plus_the_points_held()
     assert transfers(s, TransferReason.INSTANT_WIN) == [(1, 0, L)]
     assert sorted(a for _, _, a in transfers(s, TransferReason.ROTTEN)) == [400, 400]
     assert s.net == (L + 800, -(L + 800))
-
-
-def test_points_scheme_a_stacked_chop_pays_the_points_of_the_whole_chain() -> None:
-    """§5/§8 under points: A plays ♣2 (2 points), B chops with 3 consecutive pairs (a bomb, 4),
-    C chops B with a four of a kind: B pays C 2 + 4 = 6 stakes; A pays nothing."""
-    t = later(
-        "southern",
-        "2C 10H 3H",
-        "3S 3C 4S 4C 5S 5C KD",
-        "JS JC JD JH QD",
-        options=POINTS,
-    )
-    t.play(0, "2C").play(1, "3S 3C 4S 4C 5S 5C").play(2, "JS JC JD JH").passes(0, 1)
-    assert [(e.payer, e.payee, e.amount) for e in t.of(ChopSettled)] == [(1, 2, 600)]
-    t.play(2, "QD").passes(0).play(1, "KD")
-    assert t.over
-    assert transfers(t.settle(), TransferReason.CHOP) == [(1, 2, 600)]
 
 
 # =========================================================================== §8 Đấu values
