@@ -6,6 +6,8 @@ through the public engine API; amounts are in chips at the default stake of 100.
 
 from __future__ import annotations
 
+import pytest
+
 from tienlen_service.rules.events import ChopSettled, InstantWin
 
 from .conftest import Table, TransferReason, deal, later, reasons, transfers
@@ -103,3 +105,25 @@ def test_frozen_player_pays_twice_l_plus_four_consecutive_pairs_at_two_and_a_hal
     # Seat 1, alone with the frozen player, takes 2nd and neither pays nor receives.
     assert TransferReason.PLACE not in reasons(s)
     assert s.net == (700, 0, -700)
+
+
+@pytest.mark.parametrize(
+    ("last_hand", "chips"),
+    [
+        ("9D 9H 10S 10C JS JC QS QC KS KC", 200),  # 5 consecutive pairs: 2 (not 4 pairs' 1½)
+        ("JS JC JD QS QC QD KS KC KD", 250),  # 3 consecutive triples: 2½
+        ("8D 8H 9D 9H 10S 10C JS JC QS QC KS KC", 300),  # 6 consecutive pairs: 3
+    ],
+)
+def test_dau_longer_bombs_rot_at_their_dau_values(last_hand: str, chips: int) -> None:
+    """§8: "Đấu: ... 5 consecutive pairs 2, 3 consecutive triples 2½, 6 consecutive pairs 3.
+    ... The same value is paid when something is chopped and when it rots in the last hand."
+    Seat 0 goes out first, seat 1 second; seat 2, left holding the bomb, pays it to seat 1."""
+    t = later("dau", "4C AC 9S", "5C 7C 8S", f"6C {last_hand}")
+    t.play(0, "4C").play(1, "5C").play(2, "6C").play(0, "AC").passes(1, 2)
+    t.play(0, "9S").passes(1, 2).play(1, "7C").passes(2).play(1, "8S")
+    assert t.over
+    assert t.places == (1, 2, 3)
+    s = t.settle()
+    assert transfers(s, TransferReason.ROTTEN) == [(2, 1, chips)]
+    assert transfers(s, TransferReason.PLACE) == [(2, 0, L), (1, 0, 100)]
