@@ -1,0 +1,66 @@
+"""The README's Python samples run as written and print what their comments say.
+
+Each ```python block of the README is run against a real server (its address in place of the
+README's 127.0.0.1:50051); every `print(...)  # value` line's value (the comment, up to an
+explanation after " — ") must come out, in order.
+A README that drifted from the client or the rules would send its readers astray first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+README_ADDRESS = "127.0.0.1:50051"
+_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+_PRINTED = re.compile(r"^\s*print\(.*\)\s+# (.+?)\s*$")
+
+
+def _samples() -> list[str]:
+    return _BLOCK.findall(README.read_text(encoding="utf-8"))
+
+
+def expected_lines(sample: str) -> list[str]:
+    """The values the sample's comments say its prints show, in order."""
+    return [
+        m.group(1).split(" — ")[0] for line in sample.splitlines() if (m := _PRINTED.match(line))
+    ]
+
+
+def test_the_readme_has_python_samples_with_expected_output() -> None:
+    samples = _samples()
+    assert len(samples) >= 2
+    assert expected_lines(samples[0])  # the full game says what it prints
+
+
+def test_the_readme_python_samples_run_in_order_and_print_what_they_say(
+    server_factory: Callable[..., Any],
+) -> None:
+    # One namespace for all, as a reader running them in one session (the later samples use
+    # the first one's import).
+    running = server_factory()
+    namespace: dict[str, Any] = {"__name__": "readme_samples"}
+    for index, sample in enumerate(_samples()):
+        assert README_ADDRESS in sample
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(  # the README's own sample, run as a reader would
+                compile(
+                    sample.replace(README_ADDRESS, running.address), f"README[{index}]", "exec"
+                ),
+                namespace,
+            )
+        printed = out.getvalue().splitlines()
+        position = 0
+        for wanted in expected_lines(sample):
+            while position < len(printed) and printed[position] != wanted:
+                position += 1
+            assert position < len(printed), (
+                f"README sample {index} should print {wanted!r} (in order); it printed {printed}"
+            )
+            position += 1
