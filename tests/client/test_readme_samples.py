@@ -1,7 +1,7 @@
-"""The README's Python samples run as written and print what their comments say.
+"""The READMEs' Python samples run as written and print what their comments say.
 
-Each ```python block of the README is run against a real server (its address in place of the
-README's 127.0.0.1:50051); every `print(...)  # value` line's value (the comment, up to an
+Each ```python block of the README and of the Python client's README is run against a real
+server (its address in place of the READMEs' 127.0.0.1:50051); every `print(...)  # value` line's value (the comment, up to an
 explanation after " — ") must come out, in order.
 A README that drifted from the client or the rules would send its readers astray first.
 """
@@ -15,14 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+READMES = (ROOT / "README.md", ROOT / "clients" / "python" / "README.md")
 README_ADDRESS = "127.0.0.1:50051"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 _PRINTED = re.compile(r"^\s*print\(.*\)\s+# (.+?)\s*$")
 
 
 def _samples() -> list[str]:
-    return _BLOCK.findall(README.read_text(encoding="utf-8"))
+    return [s for readme in READMES for s in _BLOCK.findall(readme.read_text(encoding="utf-8"))]
 
 
 def expected_lines(sample: str) -> list[str]:
@@ -34,7 +35,7 @@ def expected_lines(sample: str) -> list[str]:
 
 def test_the_readme_has_python_samples_with_expected_output() -> None:
     samples = _samples()
-    assert len(samples) >= 2
+    assert len(samples) >= 3
     assert expected_lines(samples[0])  # the full game says what it prints
 
 
