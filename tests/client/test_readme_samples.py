@@ -1,8 +1,8 @@
 """The READMEs' Python samples run as written and print what their comments say.
 
 Each ```python block of the README and of the Python client's README is run against a real
-server (its address in place of the READMEs' 127.0.0.1:50051); every `print(...)  # value` line's value (the comment, up to an
-explanation after " — ") must come out, in order.
+server (its address in place of the READMEs' 127.0.0.1:50051); every `print(...)  # value`
+line's value (the comment, up to an explanation after " — ") must come out, in order.
 A README that drifted from the client or the rules would send its readers astray first.
 """
 
