@@ -106,11 +106,12 @@ def test_extended_list_five_pairs_and_a_triple_count_a_four_of_a_kind_as_two_pai
 
 def test_four_consecutive_triples_are_no_instant_win_on_the_standard_list() -> None:
     # Triples don't count as pairs [ours]: 444-555-666-777 are no six pairs; the extended
-    # first-game list names them (3+ consecutive triples).
+    # first-game list names them on their own ("4 consecutive triples", RULES §7), not as the
+    # 3 consecutive triples they also hold.
     hand = "4S 4C 4D 5S 5C 5D 6S 6C 6D 7S 7C 7D 9H"
     assert instant(later("southern", "3S", hand)) is None
     extended = deal("southern", "3S", hand, options={"instant_wins": "extended"})
-    assert instant(extended) == (1, "three_consecutive_triples")
+    assert instant(extended) == (1, "four_consecutive_triples")
 
 
 def test_dem_la_same_suit_dragon_is_a_dragon_instant_win() -> None:

@@ -119,9 +119,11 @@ _STANDARD_FIRST = (
 _EXTENDED_FIRST = (
     *_STANDARD_FIRST,
     Pattern("four_consecutive_pairs_with_start", True, False, run_of(4, 2, with_start=True)),
-    # Fours before triples: 3 consecutive fours are also 3 consecutive triples, and the pattern
-    # reported should be the one the hand is named by (as in Đấu's list below).
+    # Most specific first: 3 consecutive fours and 4 consecutive triples are also 3 consecutive
+    # triples, and the pattern reported should be the one the hand is named by (as in Đấu's
+    # list below); the payment is the same whichever matches.
     Pattern("three_consecutive_fours", True, False, run_of(3, 4)),
+    Pattern("four_consecutive_triples", True, False, run_of(4, 3)),
     Pattern("three_consecutive_triples", True, False, run_of(3, 3)),
     Pattern(
         "five_consecutive_pairs_and_triple", True, False, pairs_and_triple(5, consecutive=True)
