@@ -12,6 +12,7 @@ from scripts.rule_options_doc import DOC, options_doc
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 NODE_SAMPLE_TEST = ROOT / "clients" / "node" / "test" / "readme-sample.test.ts"
+NODE_README = ROOT / "clients" / "node" / "README.md"
 
 
 def test_readme_presets_table_is_generated_from_the_option_data() -> None:
@@ -36,11 +37,26 @@ def test_readme_error_table_lists_every_engine_reason_code() -> None:
     assert not missing, f"README error table lacks {missing}"
 
 
-def test_readme_typescript_sample_is_the_one_the_node_tests_run() -> None:
-    # clients/node/test/readme-sample.test.ts runs the sample between its markers against the
-    # real server; the README must show exactly those lines.
+def _marked(text: str, name: str) -> str:
+    """The dedented lines between a `// NAME begin` and a `// NAME end` marker line."""
+    begin = text.index(f"// {name} begin\n") + len(f"// {name} begin\n")
+    end = text.rindex("\n", 0, text.index(f"// {name} end")) + 1
+    return textwrap.dedent(text[begin:end]).replace("server.address", '"127.0.0.1:50051"')
+
+
+def _ts_block(readme: Path) -> str:
+    (block,) = re.findall(r"```ts\n(.*?)```", readme.read_text(encoding="utf-8"), re.DOTALL)
+    return str(block)
+
+
+def test_readme_typescript_samples_are_the_ones_the_node_tests_run() -> None:
+    # clients/node/test/readme-sample.test.ts runs the samples between its markers against the
+    # real server (the Node client README's full game checks its printed values too); the
+    # READMEs must show exactly those lines.
     test_text = NODE_SAMPLE_TEST.read_text(encoding="utf-8")
-    begin, end = "// README sample begin\n", "    // README sample end"
-    run = textwrap.dedent(test_text[test_text.index(begin) + len(begin) : test_text.index(end)])
-    (shown,) = re.findall(r"```ts\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    assert shown == run.replace("server.address", '"127.0.0.1:50051"')
+    assert _ts_block(README) == _marked(test_text, "README sample")
+    import_line, blank, body = _ts_block(NODE_README).partition("\n\n")
+    assert import_line.startswith("import {")
+    assert blank
+    assert import_line.endswith('from "@tienlen/engine-client";')
+    assert body == _marked(test_text, "client README sample")

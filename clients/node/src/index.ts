@@ -4,3 +4,11 @@ export { CannotFollow, type UpdateView } from "./follow.js";
 export * as follow from "./follow.js";
 export * as conversation from "./conversation.js";
 export { startServer, type RunningServer } from "./server.js";
+// The contract's messages and enums (protobuf-es), e.g. GameUpdate, TransferReason, Reason.
+export * from "../gen/tienlen/v1/cards_pb.js";
+export * from "../gen/tienlen/v1/events_pb.js";
+export * from "../gen/tienlen/v1/game_pb.js";
+export * from "../gen/tienlen/v1/moves_pb.js";
+export * from "../gen/tienlen/v1/rules_pb.js";
+export * from "../gen/tienlen/v1/service_pb.js";
+export * from "../gen/tienlen/v1/settlement_pb.js";
