@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+from tienlen_service.tokens import deployment_problem
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
@@ -73,6 +75,11 @@ def _problems(c: Config) -> Sequence[str]:
         out.append(f"port {c.port} is not 0..65535")
     if c.metrics_port is not None and not 0 <= c.metrics_port <= 65535:
         out.append(f"metrics port {c.metrics_port} is not 0..65535")
+    # Checked here, not only when the token codec is built, so that a bad id is a bad setting
+    # (exit 2, with the others) rather than a start-up failure.
+    deployment = deployment_problem(c.deployment)
+    if deployment is not None:
+        out.append(deployment)
     if c.keys is not None and c.keys_file is not None:
         out.append("give the keys either inline (--keys) or in a file (--keys-file), not both")
     if c.workers < 1:

@@ -736,6 +736,8 @@ def test_every_setting_has_a_flag_and_an_environment_variable() -> None:
         (["--tls-client-ca", "ca.pem"], {}, "mutual TLS"),
         (["--keys", KEYS, "--keys-file", "k.txt"], {}, "not both"),
         (["--grace", "-1"], {}, "seconds"),
+        (["--deployment", "prod eu"], {}, "deployment id"),
+        ([], {"TIENLEN_DEPLOYMENT": "x" * 65}, "deployment id"),
     ],
 )
 def test_bad_settings_exit_2_with_a_message(argv, env, message, capsys) -> None:
