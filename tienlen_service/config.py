@@ -171,7 +171,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--deployment", "TIENLEN_DEPLOYMENT", "deployment", str, "tienlen", "deployment id bound into every token; other deployments' tokens are refused"),
     Option("--seal", "TIENLEN_SEAL", "seal", _bool, "off", "encrypt state tokens (AES-GCM) so holders can't read the hands", boolean=True),
     Option("--require-sealed", "TIENLEN_REQUIRE_SEALED", "require_sealed", _bool, "off", "refuse unsealed state tokens (turn on after --seal has run longer than a game lasts)", boolean=True),
-    Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "ApplyMove must carry the acting seat's token", boolean=True),
+    Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "every call made for a seat (ApplyMove, PlayStream, ValidateMove, ListLegalMoves, SuggestMove, GetView of a seat) must carry that seat's token", boolean=True),
     Option("--workers", "TIENLEN_WORKERS", "workers", _positive_int, "2", "threads handling calls (2 measured best: bench/README.md)"),
     Option("--max-concurrent-rpcs", "TIENLEN_MAX_CONCURRENT_RPCS", "max_concurrent_rpcs", _positive_int, "256", "calls admitted at once; more are refused with RESOURCE_EXHAUSTED"),
     Option("--max-request-bytes", "TIENLEN_MAX_REQUEST_BYTES", "max_request_bytes", _positive_int, "16384", "largest request message; larger is refused with RESOURCE_EXHAUSTED"),
