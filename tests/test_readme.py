@@ -28,14 +28,6 @@ def test_the_rule_options_page_is_generated_from_the_option_data() -> None:
     )
 
 
-def test_readme_error_table_lists_every_engine_reason_code() -> None:
-    from tienlen_service.rules.errors import Reason
-
-    text = README.read_text(encoding="utf-8")
-    missing = [r.value for r in Reason if f"`{r.value}`" not in text]
-    assert not missing, f"README error table lacks {missing}"
-
-
 def test_readme_typescript_sample_is_the_one_the_node_tests_run() -> None:
     # clients/node/test/readme-sample.test.ts runs the sample between its markers against the
     # real server; the README must show exactly those lines.
@@ -44,3 +36,92 @@ def test_readme_typescript_sample_is_the_one_the_node_tests_run() -> None:
     run = textwrap.dedent(test_text[test_text.index(begin) + len(begin) : test_text.index(end)])
     (shown,) = re.findall(r"```ts\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
     assert shown == run.replace("server.address", '"127.0.0.1:50051"')
+
+
+# --- the operator's tables: derived from the code, so that they can't drift ---------------------
+
+
+def section(title: str, text: str | None = None) -> str:
+    """The text of the section headed `title` (any level), up to the next heading of its level
+    or above."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    match = re.search(rf"^(#+) {re.escape(title)}\n", text, re.MULTILINE)
+    assert match, f"no section {title!r}"
+    body = text[match.end() :]
+    end = re.search(rf"^#{{1,{len(match.group(1))}}} ", body, re.MULTILINE)
+    return body[: end.start()] if end else body
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The cells of every row of the Markdown tables in `text` (header and rule rows left out)."""
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in text.splitlines()
+        if line.startswith("|")
+    ]
+    return [row for row in rows[1:] if not set(row[0]) <= set("- :")] if rows else []
+
+
+def ticked(cell: str) -> list[str]:
+    """The `code` spans of a table cell."""
+    return re.findall(r"`([^`]+)`", cell)
+
+
+# The calls that put a free-form (str) reason code in an ErrorInfo, and which argument holds it.
+# IllegalMove and TokenError take a `Reason` / `TokenReason`: those enums are their lists.
+_REASON_ARGS = {"SetupError": 0, "FieldError": 0, "_status": 1}
+
+
+def returned_reasons() -> dict[str, set[str]]:
+    """Every `ErrorInfo.reason` the service can return -> the gRPC status codes it comes with.
+
+    Read from the source: each call that raises a coded error (or builds a status) names its
+    reason as a constant; a call that re-raises a caught error's reason (`exc.code`) adds none.
+    """
+    import ast
+    import importlib
+
+    from tienlen_service import servicer
+    from tienlen_service.observability import MALFORMED_REQUEST
+    from tienlen_service.rules.errors import Reason
+    from tienlen_service.tokens import TokenReason
+
+    reasons: dict[str, set[str]] = {str(r): {"FAILED_PRECONDITION"} for r in Reason}
+    for r in TokenReason:
+        reasons[str(r)] = {"INVALID_ARGUMENT"}
+    reasons[MALFORMED_REQUEST] = {"INVALID_ARGUMENT"}
+    package = ROOT / "tienlen_service"
+    for path in sorted(package.rglob("*.py")):
+        module = importlib.import_module(
+            ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        )
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            position = _REASON_ARGS.get(node.func.id)
+            if position is None or len(node.args) <= position:
+                continue
+            arg = node.args[position]
+            if "exc" in {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}:
+                continue  # passes on the reason of an error raised elsewhere (counted there)
+            value = eval(compile(ast.Expression(arg), str(path), "eval"), vars(module))
+            assert isinstance(value, str), f"{path.name}:{node.lineno}: {ast.unparse(arg)}"
+            if node.func.id == "_status":
+                codes = {ast.unparse(node.args[0]).rpartition(".")[2]}
+            elif node.func.id == "SetupError" and value in servicer._PRECONDITION_CODES:
+                codes = {"FAILED_PRECONDITION"}
+            else:
+                codes = {"INVALID_ARGUMENT"}
+            reasons.setdefault(str(value), set()).update(codes)
+    return reasons
+
+
+def test_readme_error_table_is_every_reason_the_service_returns_with_its_status() -> None:
+    returned = returned_reasons()
+    documented: dict[str, str] = {}
+    for reasons, status, _ in table_rows(section("Errors")):
+        for reason in ticked(reasons):
+            documented[reason] = ticked(status)[0]
+    assert set(documented) == set(returned)
+    wrong = {r: (s, returned[r]) for r, s in documented.items() if s not in returned[r]}
+    assert not wrong, f"README states another status for {wrong}"
