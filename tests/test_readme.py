@@ -67,6 +67,37 @@ def ticked(cell: str) -> list[str]:
     return re.findall(r"`([^`]+)`", cell)
 
 
+def test_readme_configuration_table_is_the_options_flag_variable_and_default() -> None:
+    from tienlen_service.config import OPTIONS
+
+    rows = [row for row in table_rows(section("Configuration")) if row[0].startswith("`--")]
+    documented = [
+        (ticked(flag)[0], ticked(env)[0], default.replace("`", ""))
+        for flag, env, default, _ in rows
+    ]
+    assert documented == [(o.flag, o.env, o.default) for o in OPTIONS]
+
+
+def test_deploy_readme_settings_pair_each_flag_with_its_variable_and_default() -> None:
+    from tienlen_service.config import OPTIONS
+
+    by_flag = {o.flag: o for o in OPTIONS}
+    text = (ROOT / "deploy" / "README.md").read_text(encoding="utf-8")
+    rows = [row for row in table_rows(section("Settings", text)) if row[0].startswith("`--")]
+    assert rows, "deploy/README.md lists the settings"
+    for flags, envs, default, _ in rows:
+        options = [
+            by_flag[flag] for flag in (f for cell in ticked(flags) for f in cell.split(", "))
+        ]
+        named = [env.split("=")[0] for cell in ticked(envs) for env in cell.split(", ")]
+        if named == ["TIENLEN_TLS_*"]:
+            assert all(o.env.startswith("TIENLEN_TLS_") for o in options)
+        else:
+            assert named == [o.env for o in options], flags
+        if len(options) == 1 and not options[0].default.startswith("("):
+            assert default.startswith(options[0].default), (flags, default)
+
+
 # The calls that put a free-form (str) reason code in an ErrorInfo, and which argument holds it.
 # IllegalMove and TokenError take a `Reason` / `TokenReason`: those enums are their lists.
 _REASON_ARGS = {"SetupError": 0, "FieldError": 0, "_status": 1}

@@ -1,8 +1,8 @@
 """The server's settings: command-line flags, each with an environment variable behind it.
 
 Precedence: a flag on the command line, else its ``TIENLEN_*`` variable, else the default.
-`OPTIONS` is the single list of settings: it builds the parser and the README's table is
-checked against it (tests/service/test_server_runtime.py).
+`OPTIONS` is the single list of settings: it builds the parser, and the README's table is
+checked against it (tests/test_readme.py), flags, variables and defaults.
 """
 
 from __future__ import annotations
@@ -181,10 +181,10 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--keepalive-timeout", "TIENLEN_KEEPALIVE_TIMEOUT", "keepalive_timeout", _seconds, "20", "seconds to wait for a ping's answer before closing the connection"),
     Option("--min-ping-interval", "TIENLEN_MIN_PING_INTERVAL", "min_ping_interval", _seconds, "10", "shortest interval between client pings the server tolerates"),
     Option("--reuse-port", "TIENLEN_REUSE_PORT", "reuse_port", _bool, "off", "SO_REUSEPORT: several processes share one port (the kernel balances connections)", boolean=True),
-    Option("--drain-delay", "TIENLEN_DRAIN_DELAY", "drain_delay", _seconds, "0", "seconds between NOT_SERVING and closing the port, for health-checking balancers to move away (Kubernetes: use a preStop sleep instead)"),
+    Option("--drain-delay", "TIENLEN_DRAIN_DELAY", "drain_delay", _seconds, "0", "seconds between NOT_SERVING and closing the port, for health-checking balancers and clients to move away (on Kubernetes, after the preStop sleep)"),
     Option("--grace", "TIENLEN_SHUTDOWN_GRACE", "grace", _seconds, "10", "seconds in-flight calls get to finish after SIGTERM"),
     Option("--log-level", "TIENLEN_LOG_LEVEL", "log_level", str, "info", "log level", choices=LOG_LEVELS),
-    Option("--log-format", "TIENLEN_LOG_FORMAT", "log_format", str, "json, or console on a terminal", "log line format", choices=LOG_FORMATS),
+    Option("--log-format", "TIENLEN_LOG_FORMAT", "log_format", str, "json (console on a terminal)", "log line format", choices=LOG_FORMATS),
     Option("--tls-cert", "TIENLEN_TLS_CERT", "tls_cert", str, "(none)", "PEM certificate chain: serve gRPC over TLS"),
     Option("--tls-key", "TIENLEN_TLS_KEY", "tls_key", str, "(none)", "PEM private key of --tls-cert"),
     Option("--tls-client-ca", "TIENLEN_TLS_CLIENT_CA", "tls_client_ca", str, "(none)", "PEM CA bundle: require client certificates signed by it (mutual TLS)"),
