@@ -191,3 +191,20 @@ def test_readme_error_table_is_every_reason_the_service_returns_with_its_status(
     assert set(documented) == set(returned)
     wrong = {r: (s, returned[r]) for r, s in documented.items() if s not in returned[r]}
     assert not wrong, f"README states another status for {wrong}"
+
+
+def test_readme_rpc_table_is_every_method_of_the_service() -> None:
+    from tienlen.v1 import service_pb2
+
+    service = service_pb2.DESCRIPTOR.services_by_name["TienLenEngine"]
+    rows = table_rows(section("RPCs"))
+    assert [ticked(row[0])[0] for row in rows] == [m.name for m in service.methods]
+
+
+def test_readme_names_every_bot_suggest_move_takes() -> None:
+    from tienlen_service.bots import BOTS
+
+    (row,) = [row for row in table_rows(section("RPCs")) if row[0] == "`SuggestMove`"]
+    assert set(BOTS) <= set(ticked(row[1])), "the SuggestMove row names every bot"
+    text = section("Bots and the self-play simulator")
+    assert all(f"`{bot}`" in text for bot in BOTS)
