@@ -208,3 +208,16 @@ def test_readme_names_every_bot_suggest_move_takes() -> None:
     assert set(BOTS) <= set(ticked(row[1])), "the SuggestMove row names every bot"
     text = section("Bots and the self-play simulator")
     assert all(f"`{bot}`" in text for bot in BOTS)
+
+
+def test_readme_rpc_table_names_every_field_of_each_request_and_response() -> None:
+    from tienlen.v1 import service_pb2
+
+    service = service_pb2.DESCRIPTOR.services_by_name["TienLenEngine"]
+    rows = {ticked(row[0])[0]: row for row in table_rows(section("RPCs"))}
+    for method in service.methods:
+        _, request, response = rows[method.name]
+        for message, cell in ((method.input_type, request), (method.output_type, response)):
+            named = set(ticked(cell))
+            missing = [f.name for f in message.fields if f.name not in named]
+            assert not missing, f"{method.name}: the README doesn't name {message.name}.{missing}"
