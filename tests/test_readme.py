@@ -221,3 +221,27 @@ def test_readme_rpc_table_names_every_field_of_each_request_and_response() -> No
             named = set(ticked(cell))
             missing = [f.name for f in message.fields if f.name not in named]
             assert not missing, f"{method.name}: the README doesn't name {message.name}.{missing}"
+
+
+def make_targets() -> dict[str, tuple[list[str], str]]:
+    """The Makefile's documented targets: name -> (prerequisites, `## help` text)."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return {
+        name: (prerequisites.split(), help_text.strip())
+        for name, prerequisites, help_text in re.findall(
+            r"^([a-z-]+):([^#\n]*)## (.*)$", text, re.MULTILINE
+        )
+    }
+
+
+def test_readme_development_lists_what_make_test_runs_in_order() -> None:
+    prerequisites, _ = make_targets()["test"]
+    text = section("Development")
+    named = [name for name in re.findall(r"`([a-z-]+)`", text) if name in make_targets()]
+    assert named[: len(prerequisites)] == prerequisites
+
+
+def test_every_phony_make_target_has_a_help_text() -> None:
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (phony,) = re.findall(r"^\.PHONY:((?:.*\\\n)*.*)$", text, re.MULTILINE)
+    assert set(phony.replace("\\\n", " ").split()) == set(make_targets())
