@@ -245,3 +245,25 @@ def test_every_phony_make_target_has_a_help_text() -> None:
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
     (phony,) = re.findall(r"^\.PHONY:((?:.*\\\n)*.*)$", text, re.MULTILINE)
     assert set(phony.replace("\\\n", " ").split()) == set(make_targets())
+
+
+def test_readme_names_every_event_the_service_logs() -> None:
+    import ast
+
+    levels = {"debug", "info", "warning", "error", "exception", "critical"}
+    events = set()
+    for path in (ROOT / "tienlen_service").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in levels
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                events.add(node.args[0].value)
+    assert {"rpc", "serving", "stopped"} <= events, "the log calls were found"
+    text = section("Running it")
+    missing = {e for e in events if f"`{e}`" not in text and f'"event": "{e}"' not in text}
+    assert not missing, f"README 'Running it' doesn't name the log events {sorted(missing)}"
