@@ -267,3 +267,18 @@ def test_readme_names_every_event_the_service_logs() -> None:
     text = section("Running it")
     missing = {e for e in events if f"`{e}`" not in text and f'"event": "{e}"' not in text}
     assert not missing, f"README 'Running it' doesn't name the log events {sorted(missing)}"
+
+
+def test_readme_prose_quotes_the_defaults() -> None:
+    from tienlen_service.config import Config
+    from tienlen_service.observability import HANDLING_BUCKETS
+
+    defaults = Config()
+    text = README.read_text(encoding="utf-8")
+    assert f"`http://HOST:{defaults.metrics_port}/metrics`" in section("Metrics")
+    assert f"runs the service on :{defaults.port}" in text
+    assert (HANDLING_BUCKETS[0], HANDLING_BUCKETS[-1]) == (0.0001, 10.0)
+    assert "buckets 0.1 ms … 10 s" in section("Metrics")
+    limits = section("Limits")
+    assert f"`--max-request-bytes` ({defaults.max_request_bytes // 1024} KiB)" in limits
+    assert f"`--drain-delay` seconds, {defaults.drain_delay:g} by default" in section("Shutdown")
