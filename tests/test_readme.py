@@ -170,8 +170,12 @@ def returned_reasons() -> dict[str, set[str]]:
             arg = node.args[position]
             if "exc" in {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}:
                 continue  # passes on the reason of an error raised elsewhere (counted there)
-            value = eval(compile(ast.Expression(arg), str(path), "eval"), vars(module))
-            assert isinstance(value, str), f"{path.name}:{node.lineno}: {ast.unparse(arg)}"
+            where = f"{path.name}:{node.lineno}: {ast.unparse(arg)}"
+            try:
+                value = eval(compile(ast.Expression(arg), str(path), "eval"), vars(module))
+            except NameError:
+                value = None  # a local variable: which reason it holds can't be read here
+            assert isinstance(value, str), f"name the reason as a constant at {where}"
             if node.func.id == "_status":
                 codes = {ast.unparse(node.args[0]).rpartition(".")[2]}
             elif node.func.id == "SetupError" and value in servicer._PRECONDITION_CODES:
