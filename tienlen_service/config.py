@@ -1,8 +1,8 @@
 """The server's settings: command-line flags, each with an environment variable behind it.
 
 Precedence: a flag on the command line, else its ``TIENLEN_*`` variable, else the default.
-`OPTIONS` is the single list of settings: it builds the parser and the README's table is
-checked against it (tests/service/test_server_runtime.py).
+`OPTIONS` is the single list of settings: it builds the parser, and the README's table is
+checked against it (tests/test_readme.py), flags, variables and defaults.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import argparse
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
+
+from tienlen_service.tokens import deployment_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -73,6 +75,11 @@ def _problems(c: Config) -> Sequence[str]:
         out.append(f"port {c.port} is not 0..65535")
     if c.metrics_port is not None and not 0 <= c.metrics_port <= 65535:
         out.append(f"metrics port {c.metrics_port} is not 0..65535")
+    # Checked here, not only when the token codec is built, so that a bad id is a bad setting
+    # (exit 2, with the others) rather than a start-up failure.
+    deployment = deployment_problem(c.deployment)
+    if deployment is not None:
+        out.append(deployment)
     if c.keys is not None and c.keys_file is not None:
         out.append("give the keys either inline (--keys) or in a file (--keys-file), not both")
     if c.workers < 1:
@@ -164,7 +171,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--deployment", "TIENLEN_DEPLOYMENT", "deployment", str, "tienlen", "deployment id bound into every token; other deployments' tokens are refused"),
     Option("--seal", "TIENLEN_SEAL", "seal", _bool, "off", "encrypt state tokens (AES-GCM) so holders can't read the hands", boolean=True),
     Option("--require-sealed", "TIENLEN_REQUIRE_SEALED", "require_sealed", _bool, "off", "refuse unsealed state tokens (turn on after --seal has run longer than a game lasts)", boolean=True),
-    Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "ApplyMove must carry the acting seat's token", boolean=True),
+    Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "every call made for a seat (ApplyMove, PlayStream, ValidateMove, ListLegalMoves, SuggestMove, GetView of a seat) must carry that seat's token", boolean=True),
     Option("--workers", "TIENLEN_WORKERS", "workers", _positive_int, "2", "threads handling calls (2 measured best: bench/README.md)"),
     Option("--max-concurrent-rpcs", "TIENLEN_MAX_CONCURRENT_RPCS", "max_concurrent_rpcs", _positive_int, "256", "calls admitted at once; more are refused with RESOURCE_EXHAUSTED"),
     Option("--max-request-bytes", "TIENLEN_MAX_REQUEST_BYTES", "max_request_bytes", _positive_int, "16384", "largest request message; larger is refused with RESOURCE_EXHAUSTED"),
@@ -174,10 +181,10 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--keepalive-timeout", "TIENLEN_KEEPALIVE_TIMEOUT", "keepalive_timeout", _seconds, "20", "seconds to wait for a ping's answer before closing the connection"),
     Option("--min-ping-interval", "TIENLEN_MIN_PING_INTERVAL", "min_ping_interval", _seconds, "10", "shortest interval between client pings the server tolerates"),
     Option("--reuse-port", "TIENLEN_REUSE_PORT", "reuse_port", _bool, "off", "SO_REUSEPORT: several processes share one port (the kernel balances connections)", boolean=True),
-    Option("--drain-delay", "TIENLEN_DRAIN_DELAY", "drain_delay", _seconds, "0", "seconds between NOT_SERVING and closing the port, for health-checking balancers to move away (Kubernetes: use a preStop sleep instead)"),
+    Option("--drain-delay", "TIENLEN_DRAIN_DELAY", "drain_delay", _seconds, "0", "seconds between NOT_SERVING and closing the port, for health-checking balancers and clients to move away (on Kubernetes, after the preStop sleep)"),
     Option("--grace", "TIENLEN_SHUTDOWN_GRACE", "grace", _seconds, "10", "seconds in-flight calls get to finish after SIGTERM"),
     Option("--log-level", "TIENLEN_LOG_LEVEL", "log_level", str, "info", "log level", choices=LOG_LEVELS),
-    Option("--log-format", "TIENLEN_LOG_FORMAT", "log_format", str, "json, or console on a terminal", "log line format", choices=LOG_FORMATS),
+    Option("--log-format", "TIENLEN_LOG_FORMAT", "log_format", str, "json (console on a terminal)", "log line format", choices=LOG_FORMATS),
     Option("--tls-cert", "TIENLEN_TLS_CERT", "tls_cert", str, "(none)", "PEM certificate chain: serve gRPC over TLS"),
     Option("--tls-key", "TIENLEN_TLS_KEY", "tls_key", str, "(none)", "PEM private key of --tls-cert"),
     Option("--tls-client-ca", "TIENLEN_TLS_CLIENT_CA", "tls_client_ca", str, "(none)", "PEM CA bundle: require client certificates signed by it (mutual TLS)"),

@@ -266,6 +266,13 @@ class KeyRing:
         return self._keys
 
 
+def deployment_problem(deployment: str) -> str | None:
+    """Why `deployment` can't be a deployment id (it travels in every token), or None."""
+    if _DEPLOYMENT_RE.fullmatch(deployment):
+        return None
+    return f"deployment id {deployment!r}: use 1-64 characters of letters, digits, '._:/-'"
+
+
 class TokenCodec:
     """Signs (and optionally seals) state payloads into tokens, and verifies them back.
 
@@ -292,10 +299,9 @@ class TokenCodec:
         deployment: str = "tienlen",
         require_sealed: bool = False,
     ) -> None:
-        if not _DEPLOYMENT_RE.fullmatch(deployment):
-            raise KeyConfigError(
-                f"deployment id {deployment!r}: use 1-64 characters of letters, digits, '._:/-'"
-            )
+        problem = deployment_problem(deployment)
+        if problem is not None:
+            raise KeyConfigError(problem)
         self._keyring = keyring
         self._seal = seal
         self._require_sealed = require_sealed

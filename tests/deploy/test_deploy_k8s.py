@@ -407,3 +407,30 @@ def test_readme_names_only_settings_the_server_reads() -> None:
     named -= {n for n in named if n.startswith("TIENLEN_NGINX_")}  # the nginx template's
     assert named, "the README documents the settings"
     assert named <= known, f"deploy/README.md names unknown settings {sorted(named - known)}"
+
+
+def test_the_readmes_quote_the_manifests_numbers() -> None:
+    from tienlen_service.config import parse_config
+
+    config, _ = parse_config(engine_container().get("args", []), pod_environment())
+    pod = deployment()["spec"]["template"]["spec"]
+
+    def n(value: float) -> str:
+        return f"{value:g}"
+
+    sleep, drain, grace = prestop_sleep_seconds(), config.drain_delay, config.grace
+    period = pod["terminationGracePeriodSeconds"]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"use {n(sleep)} s + {n(drain)} s + {n(grace)} s < {n(period)} s" in readme
+    assert f"the manifests use {n(drain)} s" in readme
+    operators = (REPO / "deploy" / "README.md").read_text(encoding="utf-8")
+    for quoted in (
+        f"hook sleeps {n(sleep)} s",
+        f"`TIENLEN_DRAIN_DELAY={n(drain)}`",
+        f"`TIENLEN_SHUTDOWN_GRACE={n(grace)}`",
+        f"`terminationGracePeriodSeconds: {n(period)}`",
+        f"{n(sleep)} + {n(drain)} + {n(grace)}",
+        f"(the manifests set {config.workers})",
+        f"({n(config.max_connection_age)} s in the manifests)",
+    ):
+        assert quoted in operators, quoted

@@ -310,10 +310,12 @@ def test_one_json_log_line_per_call_with_the_callers_request_id(
     assert "3S" not in log_stream.getvalue()
 
 
-def test_an_unusable_request_id_is_replaced(server_factory, probe, log_stream) -> None:
+@pytest.mark.parametrize("request_id", ["x" * 129, "req 42", ""])
+def test_an_unusable_request_id_is_replaced(server_factory, probe, log_stream, request_id) -> None:
+    # README: 1-128 printable ASCII characters, no spaces; anything else gets a generated id.
     running = server_factory(register=probe.register)
     with grpc.insecure_channel(running.address) as channel:
-        probe.call(channel, "Echo", metadata=(("x-request-id", "x" * 500),), timeout=TIMEOUT)
+        probe.call(channel, "Echo", metadata=(("x-request-id", request_id),), timeout=TIMEOUT)
     (record,) = [r for r in json_lines(log_stream) if r.get("event") == "rpc"]
     assert re.fullmatch(r"[0-9a-f]{32}", record["request_id"])
 
@@ -736,6 +738,8 @@ def test_every_setting_has_a_flag_and_an_environment_variable() -> None:
         (["--tls-client-ca", "ca.pem"], {}, "mutual TLS"),
         (["--keys", KEYS, "--keys-file", "k.txt"], {}, "not both"),
         (["--grace", "-1"], {}, "seconds"),
+        (["--deployment", "prod eu"], {}, "deployment id"),
+        ([], {"TIENLEN_DEPLOYMENT": "x" * 65}, "deployment id"),
     ],
 )
 def test_bad_settings_exit_2_with_a_message(argv, env, message, capsys) -> None:
