@@ -15,7 +15,7 @@ import pytest
 from tienlen.v1 import service_pb2
 
 from .rich_status import fails
-from .test_contract_promises import Stub, deal, new_game, spec
+from .test_contract_promises import TIMEOUT, Stub, deal, new_game, play, spec, texts
 
 GOP_3 = {"starting_card_every_game": "true"}
 
@@ -52,3 +52,57 @@ def test_with_gop_3_the_starting_card_holder_leads_every_game_and_no_other_leade
     )
     # Without góp 3 a game that is not a first game is led by the given leader.
     assert new_game(stub, explicit=hands, first_game=False, leader=0).game.to_act == 0
+
+
+# --- TienLenEngine: purity, and what sealing changes --------------------------------------------
+
+
+def test_with_sealing_a_retry_gets_the_same_game_in_a_new_state_token(
+    server_factory: Callable[..., Any],
+) -> None:
+    """TienLenEngine: every RPC is a pure function of its request, but a sealed state token is
+    encrypted under a fresh nonce each time, so its bytes differ between answers while
+    everything else (events, view, the game inside the token) is the same."""
+    with grpc.insecure_channel(server_factory(seal=True).address) as channel:
+        sealed = Stub(channel)
+        game = new_game(sealed, explicit=deal("3S 9S", "4S 10S")).game
+        request = service_pb2.ApplyMoveRequest(
+            state_token=game.state_token, seat=0, move=play("3S")
+        )
+        first, again = (sealed.ApplyMove(request, timeout=TIMEOUT).game for _ in range(2))
+        assert first.state_token != again.state_token
+        assert (first.events, first.view, first.to_act) == (again.events, again.view, again.to_act)
+        for answer in (first, again):  # both tokens hold the same game
+            seat_1 = sealed.GetView(
+                service_pb2.GetViewRequest(state_token=answer.state_token, seat=1),
+                timeout=TIMEOUT,
+            ).view
+            assert (texts(seat_1.hand), seat_1.move_count) == (["4S", "10S"], 1)
+
+
+def test_new_game_with_a_seed_deals_the_same_hands_to_a_new_match_each_call(
+    server_factory: Callable[..., Any],
+) -> None:
+    """TienLenEngine: NewGame gives every match a fresh game id, so even with a seed each call
+    returns other seat tokens and another state token: the same deal, but another match."""
+    with grpc.insecure_channel(server_factory(require_seat_tokens=True).address) as channel:
+        checked = Stub(channel)
+        first, again = (new_game(checked, players=2, seed=7) for _ in range(2))
+        assert first.game.state_token != again.game.state_token
+        assert set(first.seat_tokens).isdisjoint(again.seat_tokens)
+        for one, other in ((first, again), (again, first)):
+            hand = checked.GetView(
+                service_pb2.GetViewRequest(
+                    state_token=one.game.state_token, seat=0, seat_token=one.seat_tokens[0]
+                ),
+                timeout=TIMEOUT,
+            ).view.hand
+            assert len(hand) == 13
+            error = fails(
+                checked.GetView,
+                service_pb2.GetViewRequest(
+                    state_token=one.game.state_token, seat=0, seat_token=other.seat_tokens[0]
+                ),
+            )
+            assert error.reason == "SEAT_TOKEN_INVALID"
+        assert first.game.view == again.game.view
