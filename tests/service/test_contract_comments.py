@@ -15,7 +15,7 @@ import pytest
 from tienlen.v1 import service_pb2
 
 from .rich_status import fails
-from .test_contract_promises import TIMEOUT, Stub, deal, new_game, play, spec, texts
+from .test_contract_promises import TIMEOUT, Stub, apply, deal, new_game, play, spec, texts
 
 GOP_3 = {"starting_card_every_game": "true"}
 
@@ -106,3 +106,22 @@ def test_new_game_with_a_seed_deals_the_same_hands_to_a_new_match_each_call(
             )
             assert error.reason == "SEAT_TOKEN_INVALID"
         assert first.game.view == again.game.view
+
+
+# --- NextGame ------------------------------------------------------------------------------------
+
+
+def test_next_game_with_gop_3_is_led_by_the_starting_card_holder_not_the_winner(
+    stub: Stub,
+) -> None:
+    """NextGame: with starting_card_every_game (góp 3) the starting card's holder leads the next
+    game, not the previous winner."""
+    game = new_game(stub, rules=spec(**GOP_3), explicit=deal("3S", "8S")).game
+    game = apply(stub, game.state_token, 0, play("3S"))
+    assert list(game.settlement.places) == [1, 2]
+    following = stub.NextGame(
+        service_pb2.NextGameRequest(state_token=game.state_token, explicit=deal("4D 5D", "3S 6D")),
+        timeout=TIMEOUT,
+    ).game
+    started = following.events[0].game_started
+    assert (started.first_game, started.leader, following.to_act) == (False, 1, 1)
