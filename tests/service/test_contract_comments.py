@@ -15,7 +15,17 @@ import pytest
 from tienlen.v1 import service_pb2
 
 from .rich_status import fails
-from .test_contract_promises import TIMEOUT, Stub, apply, deal, new_game, play, spec, texts
+from .test_contract_promises import (
+    PASS,
+    TIMEOUT,
+    Stub,
+    apply,
+    deal,
+    new_game,
+    play,
+    spec,
+    texts,
+)
 
 GOP_3 = {"starting_card_every_game": "true"}
 
@@ -125,3 +135,24 @@ def test_next_game_with_gop_3_is_led_by_the_starting_card_holder_not_the_winner(
     ).game
     started = following.events[0].game_started
     assert (started.first_game, started.leader, following.to_act) == (False, 1, 1)
+
+
+# --- SeatStatus.passed ---------------------------------------------------------------------------
+
+
+def test_a_seat_that_passed_stays_passed_until_the_round_ends_under_pass_lockout(
+    stub: Stub,
+) -> None:
+    """SeatStatus.passed: with pass_lockout (qua tay) a pass keeps the flag through the later
+    plays of the round; only the end of the round clears it."""
+    game = new_game(stub, explicit=deal("3S 9S KS", "4S 10S QS", "5S JS AS")).game
+    game = apply(stub, game.state_token, 0, play("3S"))
+    game = apply(stub, game.state_token, 1, PASS)
+    game = apply(stub, game.state_token, 2, play("5S"))
+    assert [s.passed for s in game.view.seats] == [False, True, False]  # after a later play
+    game = apply(stub, game.state_token, 0, play("9S"))
+    assert game.view.seats[1].passed  # seat 1 is skipped: its turn goes to seat 2
+    assert game.to_act == 2
+    game = apply(stub, game.state_token, 2, PASS)
+    assert any(e.HasField("round_won") for e in game.events)
+    assert not any(s.passed for s in game.view.seats)
