@@ -156,3 +156,21 @@ def test_a_seat_that_passed_stays_passed_until_the_round_ends_under_pass_lockout
     game = apply(stub, game.state_token, 2, PASS)
     assert any(e.HasField("round_won") for e in game.events)
     assert not any(s.passed for s in game.view.seats)
+
+
+# --- Settlement.rotten ---------------------------------------------------------------------------
+
+
+def test_a_rotten_part_labelled_2_holds_every_2_left_when_the_rules_charge_them_flat(
+    stub: Stub,
+) -> None:
+    """RottenPart.label "2": one part per 2 left, except where the rules charge the 2s left at a
+    flat amount (rotten_two_flat, the Northern thối hai): one part holds every 2 left."""
+    southern = new_game(stub, explicit=deal("3S", "4S 2S 2H")).game
+    southern = apply(stub, southern.state_token, 0, play("3S"))
+    parts = [(p.seat, p.label, texts(p.cards), p.amount) for p in southern.settlement.rotten]
+    assert parts == [(1, "2", ["2S"], 50), (1, "2", ["2H"], 100)]
+    northern = new_game(stub, rules=spec("northern"), explicit=deal("3S", "4S 2S 2H")).game
+    northern = apply(stub, northern.state_token, 0, play("3S"))
+    parts = [(p.seat, p.label, texts(p.cards), p.amount) for p in northern.settlement.rotten]
+    assert parts == [(1, "2", ["2S", "2H"], 1300)]
