@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
-from tienlen.v1 import service_pb2
+from tienlen.v1 import moves_pb2, service_pb2
 
 from .rich_status import fails
 from .test_contract_promises import (
@@ -174,3 +174,29 @@ def test_a_rotten_part_labelled_2_holds_every_2_left_when_the_rules_charge_them_
     northern = apply(stub, northern.state_token, 0, play("3S"))
     parts = [(p.seat, p.label, texts(p.cards), p.amount) for p in northern.settlement.rotten]
     assert parts == [(1, "2", ["2S", "2H"], 1300)]
+
+
+# --- CombinationType -----------------------------------------------------------------------------
+
+TRIPLES = ("4S", "4C", "4D", "5S", "5C", "5D", "6S", "6C", "6D")
+
+
+def test_consecutive_triples_are_a_combination_wherever_their_option_is_on(stub: Stub) -> None:
+    """COMBINATION_TYPE_CONSECUTIVE_TRIPLES: a combination under the consecutive_triples option
+    (on in Tiến lên Đấu, off by default), not only in the Đấu preset."""
+    hands = deal(" ".join(TRIPLES), "7S 8S")
+    for options, legal in (({}, False), ({"consecutive_triples": "true"}, True)):
+        token = new_game(
+            stub, rules=spec(**options), explicit=hands, first_game=False, leader=0
+        ).game.state_token
+        check = stub.ValidateMove(
+            service_pb2.ValidateMoveRequest(state_token=token, seat=0, move=play(*TRIPLES)),
+            timeout=TIMEOUT,
+        )
+        assert check.legal == legal, check
+        if legal:
+            combination = check.combination
+            assert (combination.type, combination.length) == (
+                moves_pb2.COMBINATION_TYPE_CONSECUTIVE_TRIPLES,
+                3,
+            )
