@@ -200,3 +200,19 @@ def test_consecutive_triples_are_a_combination_wherever_their_option_is_on(stub:
                 moves_pb2.COMBINATION_TYPE_CONSECUTIVE_TRIPLES,
                 3,
             )
+
+
+# --- GameStarted.must_include and NewGameRequest.seed ----------------------------------------------
+
+
+def test_the_first_lead_must_include_the_starting_card_which_is_the_3_of_clubs_in_hue(
+    stub: Stub,
+) -> None:
+    """GameStarted.must_include: the starting card (option starting_card: the 3 of spades, the
+    3 of clubs in Huế), or the lowest dealt card when nobody holds it."""
+    hue = new_game(stub, rules=spec("hue"), explicit=deal("3S 9S", "3C 10S")).game
+    started = hue.events[0].game_started
+    assert (texts([started.must_include]), started.leader) == (["3C"], 1)
+    assert texts([hue.view.must_include]) == ["3C"]
+    fallback = new_game(stub, rules=spec("hue"), explicit=deal("3S 9S", "4C 10S")).game
+    assert texts([fallback.events[0].game_started.must_include]) == ["3S"]
