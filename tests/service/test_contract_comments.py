@@ -216,3 +216,23 @@ def test_the_first_lead_must_include_the_starting_card_which_is_the_3_of_clubs_i
     assert texts([hue.view.must_include]) == ["3C"]
     fallback = new_game(stub, rules=spec("hue"), explicit=deal("3S 9S", "4C 10S")).game
     assert texts([fallback.events[0].game_started.must_include]) == ["3S"]
+
+
+def test_a_seed_deals_the_same_hands_for_the_same_rules_players_and_dealer(stub: Stub) -> None:
+    """NewGameRequest.seed: the same seed, rules, players and dealer give the same deal; in Tiến
+    lên Đấu the dealer holds 18 cards, so another dealer is dealt another way."""
+
+    def dau_hands(dealer: int) -> list[list[str]]:
+        token = new_game(stub, rules=spec("dau"), seed=5, dealer=dealer).game.state_token
+        return [
+            texts(
+                stub.GetView(
+                    service_pb2.GetViewRequest(state_token=token, seat=seat), timeout=TIMEOUT
+                ).view.hand
+            )
+            for seat in range(3)
+        ]
+
+    assert dau_hands(1) == dau_hands(1)
+    assert dau_hands(0) != dau_hands(1)
+    assert [len(hand) for hand in dau_hands(1)] == [17, 18, 17]
