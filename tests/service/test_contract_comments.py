@@ -21,8 +21,10 @@ from .test_contract_promises import (
     Stub,
     apply,
     deal,
+    hands,
     new_game,
     play,
+    play_out,
     spec,
     texts,
 )
@@ -236,3 +238,35 @@ def test_a_seed_deals_the_same_hands_for_the_same_rules_players_and_dealer(stub:
     assert dau_hands(1) == dau_hands(1)
     assert dau_hands(0) != dau_hands(1)
     assert [len(hand) for hand in dau_hands(1)] == [17, 18, 17]
+
+
+# --- NextGameRequest.deal ------------------------------------------------------------------------
+
+
+def third_game_hands(
+    stub: Stub, first_seed: int | None, second: service_pb2.NextGameRequest
+) -> list[list[str]]:
+    """The hands of game 3 of a match dealt from `first_seed` (None: at random), whose game 2 is
+    dealt as `second` says and game 3 with `deal` unset."""
+    seed = {} if first_seed is None else {"seed": first_seed}
+    first = play_out(stub, new_game(stub, players=2, **seed).game)
+    second.state_token = first.state_token
+    game_2 = play_out(stub, stub.NextGame(second, timeout=TIMEOUT).game)
+    game_3 = stub.NextGame(
+        service_pb2.NextGameRequest(state_token=game_2.state_token), timeout=TIMEOUT
+    ).game
+    assert game_3.view.game_number == 3
+    return hands(stub, game_3.state_token, 2)
+
+
+def test_a_seeded_matchs_later_games_go_on_from_its_seed_after_a_random_or_explicit_game(
+    stub: Stub,
+) -> None:
+    """NextGameRequest.random: a random deal of this game, even in a match dealt from a seed;
+    its later games, when `deal` is unset, go on from the seed (so do those after a game dealt
+    from explicit hands)."""
+    seeded = third_game_hands(stub, 77, service_pb2.NextGameRequest())
+    random_2 = service_pb2.NextGameRequest(random=service_pb2.RandomDeal())
+    assert third_game_hands(stub, 77, random_2) == seeded
+    explicit_2 = service_pb2.NextGameRequest(explicit=deal("3S 9S", "4S 10S"))
+    assert third_game_hands(stub, 77, explicit_2) == seeded
