@@ -270,3 +270,11 @@ def test_a_seeded_matchs_later_games_go_on_from_its_seed_after_a_random_or_expli
     assert third_game_hands(stub, 77, random_2) == seeded
     explicit_2 = service_pb2.NextGameRequest(explicit=deal("3S 9S", "4S 10S"))
     assert third_game_hands(stub, 77, explicit_2) == seeded
+
+
+def test_a_seed_given_to_next_game_becomes_the_seed_later_games_go_on_from(stub: Stub) -> None:
+    """NextGameRequest.seed: the match's later games, when `deal` is unset, go on from this seed,
+    whether the match began from another seed or at random."""
+    from_5 = third_game_hands(stub, 77, service_pb2.NextGameRequest(seed=5))
+    assert from_5 != third_game_hands(stub, 77, service_pb2.NextGameRequest())
+    assert third_game_hands(stub, None, service_pb2.NextGameRequest(seed=5)) == from_5
