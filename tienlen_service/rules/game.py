@@ -117,7 +117,7 @@ def _check_table(
         raise SetupError("INVALID_SEAT", f"dealer {dealer} is not a seat of {players}", "dealer")
     if leader is not None and not 0 <= leader < players:
         raise SetupError("INVALID_SEAT", f"leader {leader} is not a seat of {players}", "leader")
-    if leader is None and not first_game:
+    if leader is None and not first_game and not rules.starting_card_every_game:
         raise SetupError(
             "LEADER_REQUIRED",
             "a game that is not a first game needs the leader (the previous winner)",
@@ -146,11 +146,17 @@ def _first_leader(
         return (leader if leader is not None else randbelow(len(dealt))), -1
     card = rules.start_card if dealt_start else (everything & -everything).bit_length() - 1
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
-    if leader is not None and leader != holder and first_game:
+    if leader is not None and leader != holder:
+        # Never replaced silently: the caller named a leader the starting card overrules.
+        where, fix = (
+            ("a first game", ", or deal a game that is not a first game")
+            if first_game
+            else ("every game (starting_card_every_game)", "")
+        )
         raise SetupError(
             "INVALID_LEADER",
-            f"in a first game the holder of {card_name(card)} (seat {holder}) leads, not seat {leader}:"
-            " leave the leader unset, or deal a game that is not a first game",
+            f"in {where} the holder of {card_name(card)} (seat {holder}) leads, not seat {leader}:"
+            f" leave the leader unset{fix}",
             "leader",
         )
     # Góp 3 (Northern option): in later games the holder leads ("được ưu tiên đánh trước",
@@ -419,7 +425,7 @@ def next_game(
         seed=seed,
         hands=hands,
         first_game=first,
-        leader=None if first else leader,
+        leader=None if first or rules.starting_card_every_game else leader,
         dealer=dealer,
         match=match,
         random_deal=random_deal,
