@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tienlen_service.rules.errors import SetupError
 from tienlen_service.rules.events import (
     ChopSettled,
     InstantWin,
@@ -17,6 +18,7 @@ from tienlen_service.rules.events import (
     PlayerFinished,
     PlayersFrozen,
 )
+from tienlen_service.rules.game import new_game
 
 from .conftest import (
     Beat,
@@ -393,6 +395,22 @@ def test_gop_3_option_the_spade_three_holder_leads_every_game() -> None:
         second = first.next_game("4D 5D", "3S 6D")
         assert not second.state.first_game
         assert second.to_act == leader, f"góp 3 {gop_3}"
+
+
+def test_with_gop_3_a_refused_leader_is_not_told_to_deal_a_game_that_is_not_a_first_game() -> None:
+    # With góp 3 the starting card's holder leads every game, so a game that is not a first game
+    # would refuse the same leader: the error must not suggest it.
+    gop_3 = rules("northern", starting_card_every_game=True)
+    hands = (cards("4S 9S"), cards("3S 10S"))
+    for first_game in (True, False):
+        with pytest.raises(SetupError) as refused:
+            new_game(gop_3, 2, hands=hands, first_game=first_game, leader=0)
+        assert refused.value.code == "INVALID_LEADER"
+        assert "not a first game" not in refused.value.message, refused.value.message
+    # Without góp 3 a first game's refusal does point there (that game takes the leader).
+    with pytest.raises(SetupError) as refused:
+        new_game(NORTH, 2, hands=hands, leader=0)
+    assert "deal a game that is not a first game" in refused.value.message
 
 
 def test_four_threes_lay_down_twos_option() -> None:

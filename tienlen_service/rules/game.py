@@ -147,11 +147,12 @@ def _first_leader(
     card = rules.start_card if dealt_start else (everything & -everything).bit_length() - 1
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
     if leader is not None and leader != holder:
-        # Never replaced silently: the caller named a leader the starting card overrules.
+        # Never replaced silently: the caller named a leader the starting card overrules. Only
+        # without góp 3 does a game that is not a first game take that leader.
         where, fix = (
-            ("a first game", ", or deal a game that is not a first game")
-            if first_game
-            else ("every game (starting_card_every_game)", "")
+            ("every game (starting_card_every_game)", "")
+            if rules.starting_card_every_game
+            else ("a first game", ", or deal a game that is not a first game")
         )
         raise SetupError(
             "INVALID_LEADER",
