@@ -286,6 +286,8 @@ def test_a_state_from_a_newer_rules_revision_keeps_its_revision() -> None:
         _payload(variant=""),
         _payload(match=state_pb2.MatchState(totals=[0])),
         _payload(places=[0, 0, 0]),
+        _payload(places=[0, 5]),  # a place beyond the table: the view would index past its end
+        _payload(places=[-1, 0]),
         _payload(to_act=5),
         _payload(table_seat=-2),
         _payload(chain=[state_pb2.ChainLinkState(seat=7, cards=1)]),

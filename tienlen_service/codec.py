@@ -532,6 +532,7 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         or max(to_act, table_seat, dealer, instant_winner, compensation_seat) >= players
         or (chain and not all(0 <= seat < players for seat, _ in chain))
         or not -1 <= msg.must_include < CARD_COUNT
+        or not all(0 <= place <= players for place in places)  # 0: still playing
     ):
         raise StateDecodeError("the state names a seat or card that is not at the table")
     table: Combination | None = None

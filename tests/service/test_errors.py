@@ -491,6 +491,22 @@ def test_a_signed_payload_that_holds_no_game_is_malformed(stub: Stub, keyring: K
     assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
 
 
+def test_a_signed_state_with_a_place_beyond_the_table_is_malformed(
+    stub: Stub, keyring: KeyRing
+) -> None:
+    # Found by tests/service/test_fuzz.py: GetView indexed past the end of its place records
+    # (UNKNOWN) instead of refusing the state.
+    state = state_pb2.GameState(
+        variant="southern",
+        hands=[1, 2],
+        dealt=[1, 2],
+        places=[0, 5],
+        match=state_pb2.MatchState(totals=[0, 0]),
+    )
+    forged_by_us = TokenCodec(keyring, seal=False).encode(state.SerializeToString())
+    assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
+
+
 def test_a_game_dealt_before_a_default_changed_keeps_it_and_its_tokens_stay_readable(
     stub: Stub, keyring: KeyRing
 ) -> None:
