@@ -291,6 +291,7 @@ def test_a_state_from_a_newer_rules_revision_keeps_its_revision() -> None:
         _payload(to_act=5),
         _payload(table_seat=-2),
         _payload(chain=[state_pb2.ChainLinkState(seat=7, cards=1)]),
+        _payload(chain=[state_pb2.ChainLinkState(seat=1, cards=2)]),  # no chop: 1 link
         _payload(hands=[1 << 60, 2]),
         _payload(must_include=52),
         _payload(variant="martian"),

@@ -531,6 +531,7 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         min(to_act, table_seat, dealer, instant_winner, compensation_seat) < -1
         or max(to_act, table_seat, dealer, instant_winner, compensation_seat) >= players
         or (chain and not all(0 <= seat < players for seat, _ in chain))
+        or len(chain) == 1  # a chain is the chopped play and at least one chop
         or not -1 <= msg.must_include < CARD_COUNT
         or not all(0 <= place <= players for place in places)  # 0: still playing
     ):

@@ -507,6 +507,26 @@ def test_a_signed_state_with_a_place_beyond_the_table_is_malformed(
     assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
 
 
+def test_a_signed_state_with_a_chop_chain_of_one_play_is_malformed(
+    stub: Stub, keyring: KeyRing
+) -> None:
+    # Found by tests/service/test_fuzz.py: a chain is the chopped play and at least one chop; a
+    # pass that ended the round of a one-link chain crashed ApplyMove (UNKNOWN).
+    state = state_pb2.GameState(
+        variant="southern",
+        hands=[1 << 1, 1 << 5],
+        dealt=[1 << 1, 1 << 5 | 1 << 9],
+        places=[0, 0],
+        to_act=0,
+        table=1 << 9,
+        table_seat=1,
+        chain=[state_pb2.ChainLinkState(seat=1, cards=1 << 9)],
+        match=state_pb2.MatchState(totals=[0, 0]),
+    )
+    forged_by_us = TokenCodec(keyring, seal=False).encode(state.SerializeToString())
+    assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
+
+
 def test_a_game_dealt_before_a_default_changed_keeps_it_and_its_tokens_stay_readable(
     stub: Stub, keyring: KeyRing
 ) -> None:
