@@ -39,6 +39,27 @@ def test_extended_list_three_consecutive_fours_win_a_first_game_under_their_own_
     assert instant(later("southern", "3S", fours, options=EXTENDED)) == (1, "six_pairs")
 
 
+@pytest.mark.parametrize(
+    ("hand", "pattern"),
+    [
+        # also four 3s
+        ("3S 3C 3D 3H 4S 4C 4D 4H 5S 5C 5D 5H 9H", "three_consecutive_fours"),
+        # also 4 consecutive pairs with ♠3
+        ("3S 3C 3D 4S 4C 4D 5S 5C 5D 6S 6C 6D 9H", "four_consecutive_triples"),
+        # also 3 consecutive pairs with ♠3
+        ("3S 3C 4S 4C 5S 5C 6S 6C 9H 10D JS QC KH", "four_consecutive_pairs_with_start"),
+    ],
+)
+def test_extended_list_names_a_hand_that_forms_two_patterns_by_the_larger(
+    hand: str, pattern: str
+) -> None:
+    """§7's extended list names each pattern apart; a hand that forms two is reported by the
+    larger, as a player would name it (the payment is the same)."""
+    t = deal("southern", hand, "KD", options=EXTENDED)
+    assert instant(t) == (0, pattern)
+    assert transfers(t.settle()) == [(1, 0, L)]
+
+
 def test_extended_list_five_consecutive_pairs_and_a_triple_win_a_first_game() -> None:
     """§7 extended list: "5 consecutive pairs + 1 triple" — a first-game pattern, seen on its
     own when the any-game list (where 5 consecutive pairs alone win) is off in first games."""

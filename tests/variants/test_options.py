@@ -460,7 +460,9 @@ def test_option_finish_on_four_of_a_kind(value: str, place: int) -> None:
         ("standard", "4D 4C 4S 5D 5C 5S 6H 6D 6S 9H", ""),  # 3 consecutive triples: not standard
         ("extended", "4D 4C 4S 5D 5C 5S 6H 6D 6S 9H", "three_consecutive_triples"),
         ("standard", "3S 3C 4S 4C 5S 5C 6S 6C 9H", "three_consecutive_pairs_with_start"),
-        ("extended", "3S 3C 4S 4C 5S 5C 6S 6C 9H", "three_consecutive_pairs_with_start"),
+        # The extended list names 4 consecutive pairs with ♠3 on their own (RULES §7), not as
+        # the 3 consecutive pairs with ♠3 they also hold.
+        ("extended", "3S 3C 4S 4C 5S 5C 6S 6C 9H", "four_consecutive_pairs_with_start"),
         ("dau", "3S 3C 4S 4C 5S 5C 6S 6C 9H", "four_consecutive_pairs_with_start"),
         ("dau", "2S 2C 2D 2H 9D", ""),
         ("dem_la", "2S 2C 2D 2H 9D", "four_twos"),

@@ -112,23 +112,27 @@ _ANY_GAME = (
     Pattern("dragon", False, False, dragon(same_suit=False)),
     Pattern("twelve_of_one_colour", False, False, one_colour(12)),
 )
-_STANDARD_FIRST = (
-    Pattern("four_threes", True, False, rank_complete(0)),
-    Pattern("three_consecutive_pairs_with_start", True, False, run_of(3, 2, with_start=True)),
+_FOUR_THREES = Pattern("four_threes", True, False, rank_complete(0))
+_THREE_PAIRS_WITH_START = Pattern(
+    "three_consecutive_pairs_with_start", True, False, run_of(3, 2, with_start=True)
 )
+_STANDARD_FIRST = (_FOUR_THREES, _THREE_PAIRS_WITH_START)
 _EXTENDED_FIRST = (
-    *_STANDARD_FIRST,
-    Pattern("four_consecutive_pairs_with_start", True, False, run_of(4, 2, with_start=True)),
-    # Most specific first: 3 consecutive fours and 4 consecutive triples are also 3 consecutive
-    # triples, and the pattern reported should be the one the hand is named by (as in Đấu's
-    # list below); the payment is the same whichever matches.
-    Pattern("three_consecutive_fours", True, False, run_of(3, 4)),
-    Pattern("four_consecutive_triples", True, False, run_of(4, 3)),
-    Pattern("three_consecutive_triples", True, False, run_of(3, 3)),
+    # Most specific first, i.e. the most cards first: a hand that forms two patterns is named by
+    # the larger (3 consecutive fours also hold 3 consecutive triples, 333-444-555-666 with ♠3
+    # also holds 4 consecutive pairs with ♠3, 4 consecutive pairs with ♠3 also hold 3), as a
+    # player would name it and as in Đấu's list below; the payment is the same whichever
+    # matches.
     Pattern(
         "five_consecutive_pairs_and_triple", True, False, pairs_and_triple(5, consecutive=True)
     ),
     Pattern("five_pairs_and_triple", True, False, pairs_and_triple(5, consecutive=False)),
+    Pattern("three_consecutive_fours", True, False, run_of(3, 4)),
+    Pattern("four_consecutive_triples", True, False, run_of(4, 3)),
+    Pattern("three_consecutive_triples", True, False, run_of(3, 3)),
+    Pattern("four_consecutive_pairs_with_start", True, False, run_of(4, 2, with_start=True)),
+    _THREE_PAIRS_WITH_START,
+    _FOUR_THREES,
 )
 _DAU = (
     Pattern("four_consecutive_pairs_with_start", True, True, run_of(4, 2, with_start=True)),
