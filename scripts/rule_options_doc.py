@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tienlen_service.rules.instant_wins import INSTANT_WIN_LISTS
 from tienlen_service.rules.options import (
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
@@ -79,6 +80,30 @@ def options_doc() -> str:
             f"| `{spec.name}` | {spec.type.value} | `{default}` | {_allowed(spec)} "
             f"| {differ or '-'} | {_cell(spec.description)} |"
         )
+    lines += ["", "## Instant-win patterns", ""]
+    lines.append(
+        "The names an `InstantWin` event's `pattern` takes, by the list `instant_wins` selects,"
+        " in the order they are checked: a hand that forms two is named by the first (the"
+        " payment is the same). Several players qualifying: the first in seat order from the"
+        " player who would have led wins (RULES §7)."
+    )
+    lines.append("")
+    for name, patterns in INSTANT_WIN_LISTS.items():
+        if not patterns:
+            lines.append(f"- `{name}`: no instant wins.")
+            continue
+        shown = []
+        for pattern in patterns:
+            notes = [
+                note
+                for note, on in (
+                    ("first games only", pattern.first_game_only),
+                    ("the dealer only", pattern.dealer_only),
+                )
+                if on
+            ]
+            shown.append(f"`{pattern.name}`" + (f" ({', '.join(notes)})" if notes else ""))
+        lines.append(f"- `{name}`: " + ", ".join(shown) + ".")
     lines += ["", "## Default changes (rules revisions)", ""]
     lines.append(
         'A game keeps the defaults it was dealt under (README, "Rule presets"); these are the'

@@ -48,13 +48,15 @@ def test_extended_list_three_consecutive_fours_win_a_first_game_under_their_own_
         ("3S 3C 3D 4S 4C 4D 5S 5C 5D 6S 6C 6D 9H", "four_consecutive_triples"),
         # also 3 consecutive pairs with ♠3
         ("3S 3C 4S 4C 5S 5C 6S 6C 9H 10D JS QC KH", "four_consecutive_pairs_with_start"),
+        # also 3 consecutive pairs with ♠3: four 3s, as on the standard list
+        ("3S 3C 3D 3H 4S 4C 5S 5C 9H 10D JS QC KH", "four_threes"),
     ],
 )
-def test_extended_list_names_a_hand_that_forms_two_patterns_by_the_larger(
+def test_extended_list_names_a_hand_that_forms_two_patterns_as_a_player_would(
     hand: str, pattern: str
 ) -> None:
     """§7's extended list names each pattern apart; a hand that forms two is reported by the
-    larger, as a player would name it (the payment is the same)."""
+    one a player would name it by (the payment is the same)."""
     t = deal("southern", hand, "KD", options=EXTENDED)
     assert instant(t) == (0, pattern)
     assert transfers(t.settle()) == [(1, 0, L)]

@@ -118,11 +118,11 @@ _THREE_PAIRS_WITH_START = Pattern(
 )
 _STANDARD_FIRST = (_FOUR_THREES, _THREE_PAIRS_WITH_START)
 _EXTENDED_FIRST = (
-    # Most specific first, i.e. the most cards first: a hand that forms two patterns is named by
-    # the larger (3 consecutive fours also hold 3 consecutive triples, 333-444-555-666 with ♠3
-    # also holds 4 consecutive pairs with ♠3, 4 consecutive pairs with ♠3 also hold 3), as a
-    # player would name it and as in Đấu's list below; the payment is the same whichever
-    # matches.
+    # A hand that forms two patterns is named by the first that matches, as a player would
+    # name it: the 13-card patterns, then sets (3 consecutive fours, 4 then 3 consecutive
+    # triples, four 3s) before runs of pairs (4 then 3 with ♠3) — 3333-4444-5555 are 3
+    # consecutive fours, 333-444-555-666 four consecutive triples, 3333-44-55 four 3s, as in
+    # the standard list and Đấu's below. The payment is the same whichever matches.
     Pattern(
         "five_consecutive_pairs_and_triple", True, False, pairs_and_triple(5, consecutive=True)
     ),
@@ -130,9 +130,9 @@ _EXTENDED_FIRST = (
     Pattern("three_consecutive_fours", True, False, run_of(3, 4)),
     Pattern("four_consecutive_triples", True, False, run_of(4, 3)),
     Pattern("three_consecutive_triples", True, False, run_of(3, 3)),
+    _FOUR_THREES,
     Pattern("four_consecutive_pairs_with_start", True, False, run_of(4, 2, with_start=True)),
     _THREE_PAIRS_WITH_START,
-    _FOUR_THREES,
 )
 _DAU = (
     Pattern("four_consecutive_pairs_with_start", True, True, run_of(4, 2, with_start=True)),
