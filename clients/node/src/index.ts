@@ -4,7 +4,10 @@ export { CannotFollow, type UpdateView } from "./follow.js";
 export * as follow from "./follow.js";
 export * as conversation from "./conversation.js";
 export { startServer, type RunningServer } from "./server.js";
-// The contract's messages and enums (protobuf-es), e.g. GameUpdate, TransferReason, Reason.
+// The contract's messages and enums (protobuf-es), e.g. GameUpdate, TransferReason,
+// CombinationType. The wire enum UpdateView is WireUpdateView here: UpdateView is the client's
+// "full" | "basic".
+export { UpdateView as WireUpdateView, UpdateViewSchema as WireUpdateViewSchema } from "../gen/tienlen/v1/game_pb.js";
 export * from "../gen/tienlen/v1/cards_pb.js";
 export * from "../gen/tienlen/v1/events_pb.js";
 export * from "../gen/tienlen/v1/game_pb.js";

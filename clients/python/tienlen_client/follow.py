@@ -9,9 +9,9 @@ advanced by its events: `advance`, one function per event type below.
 Three rule options change what an event means: ``pass_lockout`` (does a play clear every
 pass?), ``lead_stealing`` (is ``steal_open`` set at a deal?) and ``steal_winner_pairs_lead``
 (does the previous winner's own lead of 3 consecutive pairs keep it open?). The events don't
-carry them and `TableView.rules` names only the preset and the overrides, so every view carries
-the values the service resolved for its game (`TableView.follow_rules`), and the fold carries
-them forward like the other fields set at the deal. A client needs nothing else: no
+carry them and `TableView.rules` names only the preset and the options the game sets, so every
+view carries the values the service resolved for its game (`TableView.follow_rules`), and the
+fold carries them forward like the other fields set at the deal. A client needs nothing else: no
 DescribeRules, whose preset values a deployment may change while the client runs.
 
 Nothing here guesses: when an answer can't be followed — an event kind this client doesn't
