@@ -65,8 +65,10 @@ def test_the_key_id_travels_in_the_clear_so_the_verifier_can_pick_the_key() -> N
 def test_a_sealed_token_hides_the_hands() -> None:
     token = SEALED.encode(PAYLOAD)
     assert token[1] & FLAG_SEALED
-    assert b"HAND" not in token
-    assert b"3S" not in token
+    # No 6 bytes of the payload appear in the token (a shorter window, such as b"3S", turns up
+    # in random ciphertext now and then).
+    windows = {PAYLOAD[i : i + 6] for i in range(len(PAYLOAD) - 5)}
+    assert not any(token[i : i + 6] in windows for i in range(len(token) - 5))
 
 
 def test_sealing_uses_a_fresh_nonce_each_time() -> None:

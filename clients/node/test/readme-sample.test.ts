@@ -81,7 +81,7 @@ test("the Node client README's full game prints what its comments say", async ()
     }
     const seat2 = await client.getView({ stateToken: game.stateToken, seat: 2, seatToken: tokens[2]! });
     console.log(seat2.view!.hand.map(cardText).join(" "));      // 7S 8S 9S QH — seat 2's own cards only
-    game = (await client.nextGame({ stateToken: game.stateToken })).game!;
+    game = (await client.nextGame({ stateToken: game.stateToken, deal: { case: "seed", value: 7n } })).game!;
     console.log(game.toAct);                                    // 3 — the winner leads game 2
     client.close();
     // client README sample end
