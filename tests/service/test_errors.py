@@ -491,28 +491,20 @@ def test_a_signed_payload_that_holds_no_game_is_malformed(stub: Stub, keyring: K
     assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
 
 
-def test_a_signed_state_with_a_place_beyond_the_table_is_malformed(
-    stub: Stub, keyring: KeyRing
-) -> None:
-    # Found by tests/service/test_fuzz.py: GetView indexed past the end of its place records
-    # (UNKNOWN) instead of refusing the state.
-    state = state_pb2.GameState(
+# Found by tests/service/test_fuzz.py, states only this service's key can sign: each made an
+# answer fail with UNKNOWN instead of refusing the state.
+_BROKEN_STATES = {
+    # GetView indexed past the end of its place records.
+    "a place beyond the table": state_pb2.GameState(
         variant="southern",
         hands=[1, 2],
         dealt=[1, 2],
         places=[0, 5],
         match=state_pb2.MatchState(totals=[0, 0]),
-    )
-    forged_by_us = TokenCodec(keyring, seal=False).encode(state.SerializeToString())
-    assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
-
-
-def test_a_signed_state_with_a_chop_chain_of_one_play_is_malformed(
-    stub: Stub, keyring: KeyRing
-) -> None:
-    # Found by tests/service/test_fuzz.py: a chain is the chopped play and at least one chop; a
-    # pass that ended the round of a one-link chain crashed ApplyMove (UNKNOWN).
-    state = state_pb2.GameState(
+    ),
+    # A chain is the chopped play and at least one chop: a pass that ended the round of a
+    # one-link chain crashed ApplyMove.
+    "a chop chain of one play": state_pb2.GameState(
         variant="southern",
         hands=[1 << 1, 1 << 5],
         dealt=[1 << 1, 1 << 5 | 1 << 9],
@@ -522,7 +514,15 @@ def test_a_signed_state_with_a_chop_chain_of_one_play_is_malformed(
         table_seat=1,
         chain=[state_pb2.ChainLinkState(seat=1, cards=1 << 9)],
         match=state_pb2.MatchState(totals=[0, 0]),
-    )
+    ),
+}
+
+
+@pytest.mark.parametrize("broken", list(_BROKEN_STATES))
+def test_a_signed_state_that_breaks_an_invariant_is_malformed(
+    stub: Stub, keyring: KeyRing, broken: str
+) -> None:
+    state = _BROKEN_STATES[broken]
     forged_by_us = TokenCodec(keyring, seal=False).encode(state.SerializeToString())
     assert_token_refused(stub, forged_by_us, {"TOKEN_MALFORMED"})
 
