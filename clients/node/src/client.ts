@@ -36,7 +36,7 @@ import {
 } from "@bufbuild/protobuf";
 import { HealthCheckResponse_ServingStatus, Health } from "../gen/grpc/health/v1/health_pb.js";
 import { GameUpdateSchema, type GameUpdate } from "../gen/tienlen/v1/game_pb.js";
-import { TienLenEngine, type PlayStreamRequest } from "../gen/tienlen/v1/service_pb.js";
+import { TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
 import { move } from "./cards.js";
 import { checkEncodable, connectionLost, TienLenError } from "./errors.js";
 import { advance, applyRequest, CannotFollow, checkUpdateView, type UpdateView } from "./follow.js";
@@ -80,6 +80,15 @@ export interface MoveOptions {
 export interface PlayStreamOptions {
   /** How its moves are answered by default (default: the client's `updateView`). */
   updateView?: UpdateView;
+}
+
+/** How grpc-js calls `method`: its path and the (de)serializers of its messages. */
+function grpcMethod<I extends DescMessage, O extends DescMessage>(method: DescMethod & { input: I; output: O }) {
+  return {
+    path: `/${method.parent.typeName}/${method.name}`,
+    serialize: (m: MessageShape<I>) => Buffer.from(toBinary(method.input, m)),
+    deserialize: (b: Buffer) => fromBinary(method.output, b),
+  };
 }
 
 type Methods = typeof TienLenEngine.method;
@@ -129,15 +138,15 @@ export class TienLenClient {
     method: DescMethod & { input: I; output: O },
     message: MessageShape<I>,
   ): Promise<MessageShape<O>> {
-    const path = `/${method.parent.typeName}/${method.name}`;
+    const { path, serialize, deserialize } = grpcMethod(method);
     checkEncodable(method.input, message); // INVALID_ARGUMENT, rather than grpc-js's INTERNAL
     for (let attempt = 1; ; attempt++) {
       try {
         return await new Promise<MessageShape<O>>((resolve, reject) => {
           this.client.makeUnaryRequest(
             path,
-            (m: MessageShape<I>) => Buffer.from(toBinary(method.input, m)),
-            (b: Buffer) => fromBinary(method.output, b),
+            serialize,
+            deserialize,
             message,
             requestMetadata(),
             { deadline: Date.now() + this.deadlineMs },
@@ -201,17 +210,10 @@ export class TienLenClient {
    * close it (`await stream.close()`, or `await using`) when done: it answers every move sent
    * before. The call is opened at the first move, so an unused stream holds no stream slot. */
   playStream(options: PlayStreamOptions = {}): MoveStream {
-    const method = TienLenEngine.method.playStream;
-    const path = `/${method.parent.typeName}/${method.name}`;
+    const { path, serialize, deserialize } = grpcMethod(TienLenEngine.method.playStream);
     return new MoveStream(
       {
-        open: () =>
-          this.client.makeBidiStreamRequest(
-            path,
-            (m: PlayStreamRequest) => Buffer.from(toBinary(method.input, m)),
-            (b: Buffer) => fromBinary(method.output, b),
-            requestMetadata(),
-          ),
+        open: () => this.client.makeBidiStreamRequest(path, serialize, deserialize, requestMetadata()),
         withView: (previous, update) => this.withView(previous, update),
       },
       {
@@ -251,13 +253,14 @@ export class TienLenClient {
    * channel to connect until `deadlineMs`. */
   async serving(deadlineMs = this.deadlineMs): Promise<boolean> {
     const method = Health.method.check;
+    const { path, serialize, deserialize } = grpcMethod(method);
     const deadline = Date.now() + deadlineMs;
     await new Promise<void>((resolve, reject) => this.client.waitForReady(deadline, (e) => (e ? reject(e) : resolve())));
     const answer = await new Promise<MessageShape<typeof method.output>>((resolve, reject) => {
       this.client.makeUnaryRequest(
-        `/${Health.typeName}/${method.name}`,
-        (m: MessageShape<typeof method.input>) => Buffer.from(toBinary(method.input, m)),
-        (b: Buffer) => fromBinary(method.output, b),
+        path,
+        serialize,
+        deserialize,
         create(method.input, { service: SERVICE_NAME }),
         requestMetadata(),
         { deadline },
