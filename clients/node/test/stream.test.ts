@@ -13,7 +13,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import type { NewGameRequestSchema } from "../gen/tienlen/v1/service_pb.js";
-import { cardText, TienLenClient, TienLenError, type MoveStream } from "../src/client.js";
+import { cardText, TienLenClient, TienLenError, type ClientOptions, type MoveStream } from "../src/client.js";
 import { python, serverArgs, startServer, type RunningServer } from "../src/server.js";
 import { assertSameGame, handled, hands, randomFrom, randomMove, type Cards } from "./support.js";
 
@@ -211,32 +211,47 @@ describe("closing", () => {
   });
 });
 
+/** The replica's one stream slot taken by `holder` (a stream of the shared client, which made
+ * the first move of `table`), and `waiter`, a stream of a new client with `options`, whose moves
+ * must wait for a slot. `release` closes both streams (again, if a test closed them) and the
+ * new client. */
+async function slotTaken(options: ClientOptions) {
+  const waiting = new TienLenClient(server.address, options);
+  const table = await newGame({ deal: hands(...FOUR_HANDS) });
+  const holder = client.playStream();
+  const waiter = waiting.playStream();
+  const release = async () => {
+    await waiter.close();
+    await holder.close();
+    waiting.close();
+  };
+  try {
+    await streamed(holder, table, 0, ["3S"]); // the replica's one slot is the holder's
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return { table, holder, waiter, release };
+}
+
 describe("when the replica has no stream slot free (TOO_MANY_STREAMS)", () => {
   test("the waiting moves are tried on new streams, then reject with RESOURCE_EXHAUSTED", { timeout: 30_000 }, async () => {
-    const table = await newGame({ deal: hands(...FOUR_HANDS) });
-    const holder = client.playStream();
-    const other = client.playStream();
+    const { table, holder, waiter, release } = await slotTaken({});
     try {
-      await streamed(holder, table, 0, ["3S"]); // the replica's one slot is the holder's
-      const refused = await refusal(streamed(other, table, 0, ["3S"]));
+      const refused = await refusal(streamed(waiter, table, 0, ["3S"]));
       assert.deepEqual([refused.code, refused.reason, refused.domains], [grpc.status.RESOURCE_EXHAUSTED, "TOO_MANY_STREAMS", ["tienlen.v1"]]);
       assert.match(refused.message, /^RESOURCE_EXHAUSTED: this replica serves at most 1 PlayStream calls at once/);
       // The stream stays failed: the next move rejects at once, with the same error.
-      assert.equal(await refusal(streamed(other, table, 0, ["3S"])), refused);
+      assert.equal(await refusal(streamed(waiter, table, 0, ["3S"])), refused);
       assert.equal((await streamed(holder, table, 0, ["3S"])).toAct, 1); // the holder goes on
     } finally {
-      await other.close();
-      await holder.close();
+      await release();
     }
   });
 
   test("a move waiting for a slot is answered once the slot is free", { timeout: 30_000 }, async () => {
-    const patient = new TienLenClient(server.address, { attempts: 50 });
-    const table = await newGame({ deal: hands(...FOUR_HANDS) });
-    const holder = client.playStream();
-    const waiter = patient.playStream();
+    const { table, holder, waiter, release } = await slotTaken({ attempts: 50 });
     try {
-      await streamed(holder, table, 0, ["3S"]);
       let answered = false;
       const waiting = streamed(waiter, table, 0, ["3S"]).finally(() => (answered = true));
       await new Promise((resolve) => setTimeout(resolve, 300)); // refused on a few streams meanwhile
@@ -244,19 +259,13 @@ describe("when the replica has no stream slot free (TOO_MANY_STREAMS)", () => {
       await holder.close(); // frees the slot
       assert.equal((await waiting).toAct, 1);
     } finally {
-      await waiter.close();
-      await holder.close();
-      patient.close();
+      await release();
     }
   });
 
   test("a move's Promise gives up at the client's deadline; the move is still sent, and answered", { timeout: 30_000 }, async () => {
-    const hasty = new TienLenClient(server.address, { attempts: 50, deadlineMs: 300 });
-    const table = await newGame({ deal: hands(...FOUR_HANDS) });
-    const holder = client.playStream();
-    const waiter = hasty.playStream();
+    const { table, holder, waiter, release } = await slotTaken({ attempts: 50, deadlineMs: 300 });
     try {
-      await streamed(holder, table, 0, ["3S"]);
       const refused = await refusal(streamed(waiter, table, 0, ["3S"]));
       assert.equal(refused.code, grpc.status.DEADLINE_EXCEEDED);
       assert.match(refused.message, /no answer to the move within 300 ms \(it may still be answered\)/);
@@ -266,18 +275,13 @@ describe("when the replica has no stream slot free (TOO_MANY_STREAMS)", () => {
       await waiter.close(5_000); // returns once that move is answered
       assert.equal((await answers()) - answered, 1, "the move the caller gave up on was answered");
     } finally {
-      await holder.close();
-      hasty.close();
+      await release();
     }
   });
 
   test("close gives up after its timeout: the moves still waiting reject with CANCELLED", { timeout: 30_000 }, async () => {
-    const patient = new TienLenClient(server.address, { attempts: 50 });
-    const table = await newGame({ deal: hands(...FOUR_HANDS) });
-    const holder = client.playStream();
-    const waiter = patient.playStream();
+    const { table, waiter, release } = await slotTaken({ attempts: 50 });
     try {
-      await streamed(holder, table, 0, ["3S"]);
       const waiting = refusal(streamed(waiter, table, 0, ["3S"]));
       const started = Date.now();
       await waiter.close(300);
@@ -286,8 +290,7 @@ describe("when the replica has no stream slot free (TOO_MANY_STREAMS)", () => {
       assert.equal(refused.code, grpc.status.CANCELLED);
       assert.match(refused.message, /closed before the move was answered/);
     } finally {
-      await holder.close();
-      patient.close();
+      await release();
     }
   });
 });
