@@ -349,3 +349,18 @@ def process_factory() -> Iterator[Callable[..., ServerProcess]]:
     yield start
     for process in started:
         process.kill()
+
+
+@pytest.fixture
+def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every metric a server's `Metrics` registers: its name (without the `_total` a counter
+    is exposed with) -> (type, label names). What the docs and dashboards are checked against."""
+    from prometheus_client.metrics import MetricWrapperBase
+
+    from tienlen_service.observability import Metrics
+
+    return {
+        metric._name: (metric._type, tuple(metric._labelnames))
+        for metric in vars(Metrics()).values()
+        if isinstance(metric, MetricWrapperBase)
+    }
