@@ -14,12 +14,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tienlen_service.rules import game
-from tienlen_service.rules.cards import format_cards, parse_set
-from tienlen_service.rules.combinations import classify
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, Move
+import tienlen_rules as engine
+from tienlen_rules import GameState, Move, build_rules, classify, format_cards, parse_set, settle
 
 
 def collect(
@@ -31,11 +27,11 @@ def collect(
     finals: list[GameState] = []
     for seed in range(games):
         rng = random.Random(seed)
-        state, _ = game.new_game(rules, players, seed=seed)
+        state, _ = engine.new_game(rules, players, seed=seed)
         while not state.over:
-            move = rng.choice(game.legal_moves(state, state.to_act))
+            move = rng.choice(engine.legal_moves(state, state.to_act))
             pairs.append((state, move))
-            state, _ = game.apply(state, move)
+            state, _ = engine.apply(state, move)
         finals.append(state)
     return pairs, finals
 
@@ -64,9 +60,13 @@ def main() -> None:
     rows = [
         ("parse a play", timed(parse_set, texts), "-"),
         ("classify", timed(classify, masks), "≤ 5"),
-        ("validate a move", timed(game.validate, pairs), "≤ 10"),
-        ("apply a move", timed(game.apply, pairs), "≤ 15"),
-        ("legal moves (to act)", timed(lambda s, _m: game.legal_moves(s, s.to_act), pairs), "≤ 40"),
+        ("validate a move", timed(engine.validate, pairs), "≤ 10"),
+        ("apply a move", timed(engine.apply, pairs), "≤ 15"),
+        (
+            "legal moves (to act)",
+            timed(lambda s, _m: engine.legal_moves(s, s.to_act), pairs),
+            "≤ 40",
+        ),
         ("settle a game", timed(settle, [(f,) for f in finals]), "-"),
     ]
     print(

@@ -34,16 +34,11 @@ import traffic
 from bench_engine import collect
 from bench_movegen import WORST_13, WORST_18
 
+import tienlen_rules as engine
 from tienlen.v1 import game_pb2, service_pb2
+from tienlen_rules import SPECTATOR, GameState, Move, build_rules, classify, parse_set, settle, view
 from tienlen_service import codec
 from tienlen_service.observability import Metrics, ObservabilityInterceptor, configure_logging
-from tienlen_service.rules import game, movegen
-from tienlen_service.rules.cards import parse_set
-from tienlen_service.rules.combinations import classify
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, Move
-from tienlen_service.rules.view import SPECTATOR, view
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 Row = tuple[str, float, float, int, str]
@@ -79,9 +74,9 @@ def self_play_rate(games: int) -> tuple[float, float]:
     cpu = time.process_time()
     for seed in range(games):
         rng = random.Random(seed)
-        state, _ = game.new_game(rules, 4, seed=seed)
+        state, _ = engine.new_game(rules, 4, seed=seed)
         while not state.over:
-            state, _ = game.apply(state, rng.choice(game.legal_moves(state, state.to_act)))
+            state, _ = engine.apply(state, rng.choice(engine.legal_moves(state, state.to_act)))
             moves += 1
         settle(state)
     elapsed = time.process_time() - cpu
@@ -117,35 +112,35 @@ def engine_rows(args: argparse.Namespace) -> list[Row]:
     n = args.samples
     rows: list[Row] = [
         ("classify a play", *timed(classify, masks, n), "≤ 5"),
-        ("validate a move", *timed(game.validate, pairs, n), "≤ 10"),
-        ("apply a move", *timed(game.apply, pairs, n), "≤ 15"),
+        ("validate a move", *timed(engine.validate, pairs, n), "≤ 10"),
+        ("apply a move", *timed(engine.apply, pairs, n), "≤ 15"),
         (
             "legal moves, seat to act",
-            *timed(lambda s, _m: game.legal_moves(s, s.to_act), pairs, n),
+            *timed(lambda s, _m: engine.legal_moves(s, s.to_act), pairs, n),
             "≤ 40",
         ),
-        ("legal moves, 13-card lead", *timed(game.legal_moves, leads13, n), "≤ 40"),
+        ("legal moves, 13-card lead", *timed(engine.legal_moves, leads13, n), "≤ 40"),
     ]
     for name, text in WORST_13.items():
         hand = parse_set(text)
         rows.append(
             (
                 f"  13 worst: {name}",
-                *timed(movegen.combination_list, [(hand, rules)] * 200, n),
+                *timed(engine.combination_list, [(hand, rules)] * 200, n),
                 "≤ 40",
             )
         )
     rows.append(
         (
             "legal moves, Đấu 18 cards",
-            *timed(lambda s, _m: game.legal_moves(s, s.to_act), dau_pairs, n),
+            *timed(lambda s, _m: engine.legal_moves(s, s.to_act), dau_pairs, n),
             "-",
         )
     )
     for name, text in WORST_18.items():
         hand = parse_set(text)
         rows.append(
-            (f"  18 worst: {name}", *timed(movegen.combination_list, [(hand, dau)] * 50, n), "-")
+            (f"  18 worst: {name}", *timed(engine.combination_list, [(hand, dau)] * 50, n), "-")
         )
     rows.append(("settle a finished game", *timed(settle, [(f,) for f in finals], n), "-"))
     return rows
@@ -174,7 +169,7 @@ def codec_rows(args: argparse.Namespace, pairs: list[tuple[GameState, Move]]) ->
     def hit(token: bytes) -> tuple[GameState, bytes]:
         return cache.decode(token, bytes)  # a stand-in verify: only the first call runs it
 
-    stepped = [game.apply(s, m) for s, m in pairs]
+    stepped = [engine.apply(s, m) for s, m in pairs]
     later = _second_games(max(4, args.games // 8))
     n = args.samples
     return [
@@ -213,12 +208,12 @@ def _second_games(matches: int) -> list[GameState]:
     states: list[GameState] = []
     for seed in range(matches):
         rng = random.Random(seed)
-        state, _ = game.new_game(rules, 4, seed=seed)
+        state, _ = engine.new_game(rules, 4, seed=seed)
         for number in range(2):
             if number:
-                state, _ = game.next_game(state, seed=seed + 1000)
+                state, _ = engine.next_game(state, seed=seed + 1000)
             while not state.over:
-                state, _ = game.apply(state, rng.choice(game.legal_moves(state, state.to_act)))
+                state, _ = engine.apply(state, rng.choice(engine.legal_moves(state, state.to_act)))
                 if number:
                     states.append(state)
     return states
@@ -315,7 +310,7 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
     decode = codec.decode_state
     decoded = [decode(p) for p in payloads]
     moves = [codec.move_from_pb(r.move, r.seat) for r in reqs]
-    stepped = [game.apply(s, m) for (s, _), m in zip(decoded, moves, strict=True)]
+    stepped = [engine.apply(s, m) for (s, _), m in zip(decoded, moves, strict=True)]
 
     def respond(s: GameState, e: Any, g: bytes) -> service_pb2.ApplyMoveResponse:
         response = service_pb2.ApplyMoveResponse()
@@ -335,7 +330,7 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
         ("4 move from pb", *timed(codec.move_from_pb, [(r.move, r.seat) for r in reqs], n), "-"),
         (
             "5 engine apply",
-            *timed(game.apply, list(zip((s for s, _ in decoded), moves, strict=True)), n),
+            *timed(engine.apply, list(zip((s for s, _ in decoded), moves, strict=True)), n),
             "-",
         ),
         ("6 encode state", *timed(codec.encode_state, enc, n), "-"),

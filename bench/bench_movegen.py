@@ -16,10 +16,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from tienlen_service.rules import movegen
-from tienlen_service.rules.cards import format_cards, parse_set
-from tienlen_service.rules.combinations import Combination, classify
-from tienlen_service.rules.ruleset import RuleSet, build_rules
+import tienlen_rules as engine
+from tienlen_rules import Combination, RuleSet, build_rules, classify, format_cards, parse_set
 
 WORST_13 = {
     "pairs 3..8 + 9": "3S 3C 4S 4C 5S 5C 6S 6C 7S 7C 8S 8C 9S",
@@ -81,28 +79,28 @@ def table_for(rng: random.Random, hand: int, rules: RuleSet, kind: str) -> Combi
 
 def lead_all(rules: RuleSet) -> Callable[[int], object]:
     def run(hand: int) -> object:
-        return movegen.combination_list(hand, rules)
+        return engine.combination_list(hand, rules)
 
     return run
 
 
 def beating(cases: list[tuple[int, Combination]], rules: RuleSet) -> Callable[[int], object]:
     def run(i: int) -> object:
-        return list(movegen.plays_beating(cases[i][0], cases[i][1], rules))
+        return list(engine.plays_beating(cases[i][0], cases[i][1], rules))
 
     return run
 
 
 def has_beat(cases: list[tuple[int, Combination]], rules: RuleSet) -> Callable[[int], object]:
     def run(i: int) -> object:
-        return movegen.has_beat(cases[i][0], cases[i][1], rules)
+        return engine.has_beat(cases[i][0], cases[i][1], rules)
 
     return run
 
 
 def counting(rules: RuleSet) -> Callable[[int], object]:
     def run(hand: int) -> object:
-        return movegen.count_combinations(hand, rules)
+        return engine.count_combinations(hand, rules)
 
     return run
 
@@ -119,7 +117,7 @@ def main() -> None:
     row("baseline: empty call", *timeit_us(lambda: None, reps))
     pair = parse_set("3S 3C")
     row("baseline: classify(pair)", *timeit_us(lambda: classify(pair, southern), reps))
-    counts = [movegen.count_combinations(h, southern) for h in hands]
+    counts = [engine.count_combinations(h, southern) for h in hands]
     row(
         "13 random, southern: all combinations (lead)",
         *spread(hands, lead_all(southern), reps),
@@ -147,10 +145,10 @@ def main() -> None:
     row("13 random, southern: count_combinations", *spread(hands, counting(southern), reps))
     for name, text in WORST_13.items():
         h = parse_set(text)
-        n = movegen.count_combinations(h, southern)
+        n = engine.count_combinations(h, southern)
         row(f"13 worst '{name}': lead", *spread([h], lead_all(southern), reps // 4), f"{n} plays")
     dau_hands = [deal(rng, 18) for _ in range(300)]
-    dcounts = [movegen.count_combinations(h, dau) for h in dau_hands]
+    dcounts = [engine.count_combinations(h, dau) for h in dau_hands]
     row(
         "18 random, dau: all combinations (lead)",
         *spread(dau_hands, lead_all(dau), reps),
@@ -158,17 +156,17 @@ def main() -> None:
     )
     for name, text in WORST_18.items():
         h = parse_set(text)
-        n = movegen.count_combinations(h, dau)
+        n = engine.count_combinations(h, dau)
         row(
             f"18 worst '{name}': lead",
             *spread([h], lead_all(dau), max(50, reps // 40)),
             f"{n} plays",
         )
         row(f"18 worst '{name}': count", *spread([h], counting(dau), reps // 4))
-    worst = max(hands, key=lambda h: movegen.count_combinations(h, southern))
+    worst = max(hands, key=lambda h: engine.count_combinations(h, southern))
     print(
         f"\nmost combinations among the random 13-card hands: {format_cards(worst)} "
-        f"({movegen.count_combinations(worst, southern)})"
+        f"({engine.count_combinations(worst, southern)})"
     )
 
 

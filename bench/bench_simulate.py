@@ -4,7 +4,7 @@ Run: .venv/bin/python bench/bench_simulate.py [--games 500]
 
 CPU time (time.process_time) is reported beside wall time because these machines are shared:
 CPU seconds say what one core does, wall seconds what this run got. Rows:
-  engine only      random moves straight from game.legal_plays/apply, no checks, no bots
+  engine only      random moves straight from engine.legal_plays/apply, no checks, no bots
   simulator        tienlen_service.simulate's game loop: bots, observations, out-of-turn
                    offers and every invariant check at every step
 and the per-decision cost of each bot.
@@ -18,11 +18,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from tienlen_service.bots import make_bot, observe
-from tienlen_service.rules import game
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, pass_turn, play
+import tienlen_rules as engine
+from tienlen_rules import GameState, build_rules, make_bot, observe, pass_turn, play, settle
 from tienlen_service.simulate import GameRecord, LocalTable, check_settlement, play_game
 
 
@@ -31,9 +28,9 @@ def engine_only(variant: str, players: int, games: int) -> int:
     moves = 0
     for seed in range(games):
         rng = random.Random(seed)
-        state, _ = game.new_game(rules, players, seed=seed)
+        state, _ = engine.new_game(rules, players, seed=seed)
         while not state.over:
-            plays, can_pass = game.legal_plays(state, state.to_act)
+            plays, can_pass = engine.legal_plays(state, state.to_act)
             pick = rng.randrange(len(plays) + can_pass)
             seat = state.to_act
             move = (
@@ -41,7 +38,7 @@ def engine_only(variant: str, players: int, games: int) -> int:
                 if pick == len(plays)
                 else play(seat, [c for c in range(52) if plays[pick].cards >> c & 1])
             )
-            state, _ = game.apply(state, move)
+            state, _ = engine.apply(state, move)
             moves += 1
         settle(state)
     return moves
@@ -53,7 +50,7 @@ def simulator(variant: str, bots: list[str], games: int) -> int:
     moves = 0
     for seed in range(games):
         rng = random.Random(seed)
-        state, _ = game.new_game(rules, len(bots), seed=seed)
+        state, _ = engine.new_game(rules, len(bots), seed=seed)
         state, _ = play_game(state, players, rng, LocalTable(), GameRecord(state))
         check_settlement(state, settle(state))
         moves += state.move_count
@@ -73,10 +70,10 @@ def decision_states(count: int) -> list[GameState]:
     seed = 0
     while len(states) < count:
         rng = random.Random(seed)
-        state, _ = game.new_game(rules, 4, seed=seed)
+        state, _ = engine.new_game(rules, 4, seed=seed)
         while not state.over and len(states) < count:
             states.append(state)
-            state, _ = game.apply(state, bot.choose(observe(state, state.to_act), rng))
+            state, _ = engine.apply(state, bot.choose(observe(state, state.to_act), rng))
         seed += 1
     return states
 

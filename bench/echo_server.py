@@ -35,17 +35,17 @@ import grpc
 import hosting
 import traffic
 
+import tienlen_rules as engine
 from tienlen.v1 import service_pb2
+from tienlen_rules import SPECTATOR, view
 from tienlen_service import codec
-from tienlen_service.rules import game as engine
-from tienlen_service.rules.view import SPECTATOR, view
 from tienlen_service.servicer import SERVICE_NAME
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from tienlen_service.rules.state import GameState, Move
+    from tienlen_rules import GameState, Move
 
 UNARY: Final = ("NewGame", "NextGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView")
 STREAM: Final = "PlayStream"

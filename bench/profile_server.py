@@ -34,7 +34,7 @@ COMPONENTS: Final = (
     ("settle", "rules/settlement.py"),
     ("state decode", "decode_state ("),
     ("state encode", "encode_state ("),
-    ("engine", "tienlen_service/rules/"),
+    ("engine", "tienlen_rules/"),
     ("tokens", "tienlen_service/tokens.py"),
     ("codec (other)", "tienlen_service/codec.py"),
     ("servicer", "tienlen_service/servicer.py"),

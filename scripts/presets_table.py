@@ -1,13 +1,12 @@
 """Print the README's table of rule presets side by side, from the option data itself.
 
 `python scripts/presets_table.py` prints it; tests/test_readme.py checks the README holds the
-current table, so the documentation can't drift from `tienlen_service/rules/options.py`.
+current table, so the documentation can't drift from `tienlen_rules/options.py`.
 """
 
 from __future__ import annotations
 
-from tienlen_service.rules.options import OPTIONS, PRESET_DESCRIPTIONS, PRESETS, format_option_value
-from tienlen_service.rules.ruleset import build_rules
+from tienlen_rules import OPTIONS, PRESET_DESCRIPTIONS, PRESETS, build_rules, format_option_value
 
 
 def presets_table() -> str:

@@ -10,18 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tienlen.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2, state_pb2
+from tienlen_rules import events as ev
+from tienlen_rules import game
+from tienlen_rules.cards import cards_of, parse_card, parse_set
+from tienlen_rules.errors import CardParseError, SetupError
+from tienlen_rules.options import OPTIONS, PRESETS
+from tienlen_rules.revisions import RULES_REVISION
+from tienlen_rules.ruleset import build_rules
+from tienlen_rules.settlement import settle
+from tienlen_rules.state import ChopPayment, GameState, Match, Move
+from tienlen_rules.view import SeatView, view
 from tienlen_service import codec, wire
 from tienlen_service.codec import FieldError, StateDecodeError
-from tienlen_service.rules import events as ev
-from tienlen_service.rules import game
-from tienlen_service.rules.cards import cards_of, parse_card, parse_set
-from tienlen_service.rules.errors import CardParseError, SetupError
-from tienlen_service.rules.options import OPTIONS, PRESETS
-from tienlen_service.rules.revisions import RULES_REVISION
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import ChopPayment, GameState, Match, Move
-from tienlen_service.rules.view import SeatView, view
 
 VARIANTS = tuple(PRESETS)
 

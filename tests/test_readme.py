@@ -159,9 +159,9 @@ def returned_reasons() -> dict[str, set[str]]:
     import ast
     import importlib
 
+    from tienlen_rules.errors import Reason
     from tienlen_service import servicer
     from tienlen_service.observability import MALFORMED_REQUEST
-    from tienlen_service.rules.errors import Reason
     from tienlen_service.tokens import TokenReason
 
     reasons: dict[str, set[str]] = {str(r): {"FAILED_PRECONDITION"} for r in Reason}
@@ -218,7 +218,7 @@ def test_readme_rpc_table_is_every_method_of_the_service() -> None:
 
 
 def test_readme_names_every_bot_suggest_move_takes() -> None:
-    from tienlen_service.bots import BOTS
+    from tienlen_rules.bots import BOTS
 
     (row,) = [row for row in table_rows(section("RPCs")) if row[0] == "`SuggestMove`"]
     assert set(BOTS) <= set(ticked(row[1])), "the SuggestMove row names every bot"

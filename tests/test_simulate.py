@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from tienlen_rules import game
+from tienlen_rules.cards import parse_set
+from tienlen_rules.combinations import Combination
+from tienlen_rules.ruleset import build_rules
+from tienlen_rules.settlement import Settlement, Transfer, TransferReason
+from tienlen_rules.state import GameState
 from tienlen_service import simulate
-from tienlen_service.rules import game
-from tienlen_service.rules.cards import parse_set
-from tienlen_service.rules.combinations import Combination
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import Settlement, Transfer, TransferReason
-from tienlen_service.rules.state import GameState
 
 SOUTHERN = build_rules("southern")
 

@@ -1,1 +1,1 @@
-"""Tiến Lên engine service: a pure rules engine (`tienlen_service.rules`) behind a thin gRPC layer."""
+"""Tiến Lên engine service: a pure rules engine (`tienlen_rules`) behind a thin gRPC layer."""

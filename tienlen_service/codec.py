@@ -1,6 +1,6 @@
 """Engine values <-> protobuf messages of the contract (`tienlen.v1`).
 
-The engine (`tienlen_service.rules`) never sees protobuf; this module is the one place that
+The engine (`tienlen_rules`) never sees protobuf; this module is the one place that
 translates: cards (enums on the wire, ints 0..51 in the engine), moves, combinations, events,
 settlements, views, rule descriptions, and the engine `GameState` <-> the bytes inside a state
 token (`tienlen.v1.GameState`: hands as 52-bit masks, rules as variant + canonical overrides, the
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Final
 
 from google.protobuf.message import DecodeError, Message
 
+import tienlen_rules as engine
 from tienlen.v1 import (
     cards_pb2,
     events_pb2,
@@ -33,24 +34,35 @@ from tienlen.v1 import (
     settlement_pb2,
     state_pb2,
 )
-from tienlen_service.entropy import random_bytes
-from tienlen_service.rules import events as ev
-from tienlen_service.rules.cards import card_name, cards_of, parse_card
-from tienlen_service.rules.combinations import Combination, Kind, classify
-from tienlen_service.rules.errors import CardParseError, SetupError
-from tienlen_service.rules.options import (
+from tienlen_rules import (
     FOLLOWS_LAST_PLACE,
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
+    CardParseError,
+    ChopPayment,
+    Combination,
+    GameState,
+    Kind,
+    Match,
+    Move,
     OptionSpec,
     OptionType,
+    RuleSet,
+    Settlement,
+    SetupError,
+    TransferReason,
+    build_rules,
+    card_name,
+    cards_of,
+    classify,
     format_option_value,
+    parse_card,
+    pass_turn,
+    pinned_defaults,
+    play,
 )
-from tienlen_service.rules.revisions import pinned_defaults
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import Settlement, TransferReason
-from tienlen_service.rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
+from tienlen_service.entropy import random_bytes
 from tienlen_service.wire import (
     fixed64,
     int_field,
@@ -65,7 +77,7 @@ from tienlen_service.wire import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from tienlen_service.rules.view import SeatView
+    from tienlen_rules import SeatView
 
 CARD_COUNT: Final = 52
 FULL_MASK: Final = (1 << CARD_COUNT) - 1
@@ -640,7 +652,7 @@ def new_game_id() -> bytes:
 # Events
 
 
-def events_to_wire(events: Iterable[ev.Event]) -> bytes:
+def events_to_wire(events: Iterable[engine.Event]) -> bytes:
     """Wire events of engine events, in order, as the `events` records of a `GameUpdate`
     (merged into one, they append to its events). They carry public information only."""
     out: list[bytes] = []
@@ -651,10 +663,10 @@ def events_to_wire(events: Iterable[ev.Event]) -> bytes:
     return b"".join(out)
 
 
-def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
+def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
     """The `Event` oneof key of an engine event and the bytes of its message."""
     match event:
-        case ev.Played():
+        case engine.Played():
             cards = event.cards
             combination = _combination_wire(event.kind, event.length, cards.bit_length() - 1, cards)
             return _EV_PLAYED, b"".join(
@@ -669,16 +681,16 @@ def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
                     int_field(_PL_CARDS_LEFT, event.cards_left),
                 )
             )
-        case ev.Passed():
+        case engine.Passed():
             # `held_beat` stays inside the engine: it would tell the table about a hand.
             return _EV_PASSED, int_field(_PA_SEAT, event.seat)
-        case ev.TurnPassed():
+        case engine.TurnPassed():
             return _EV_TURN_PASSED, int_field(_TP_SEAT, event.seat)
-        case ev.RoundWon():
+        case engine.RoundWon():
             return _EV_ROUND_WON, int_field(_RW_SEAT, event.seat) + int_field(
                 _RW_LEADER, event.leader
             )
-        case ev.GameStarted():
+        case engine.GameStarted():
             return _EV_GAME_STARTED, b"".join(
                 (
                     int_field(_GST_GAME_NUMBER, event.game_number),
@@ -689,7 +701,7 @@ def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
                     packed_varints(_GST_HAND_SIZES, event.hand_sizes),
                 )
             )
-        case ev.ChopSettled():
+        case engine.ChopSettled():
             return _EV_CHOP_SETTLED, b"".join(
                 (
                     int_field(_CS_PAYER, event.payer),
@@ -699,7 +711,7 @@ def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
                     int_field(_CS_LINKS, event.links),
                 )
             )
-        case ev.PlayerFinished():
+        case engine.PlayerFinished():
             return _EV_PLAYER_FINISHED, b"".join(
                 (
                     int_field(_PF_SEAT, event.seat),
@@ -707,16 +719,16 @@ def _event_wire(event: ev.Event) -> tuple[bytes, bytes]:
                     _PF_RANKED_LAST if event.ranked_last else b"",
                 )
             )
-        case ev.PlayersFrozen():
+        case engine.PlayersFrozen():
             return _EV_PLAYERS_FROZEN, packed_varints(_FR_SEATS, event.seats) + packed_varints(
                 _FR_PLACES, event.places
             )
-        case ev.InstantWin():
+        case engine.InstantWin():
             pattern = event.pattern.encode()
             return _EV_INSTANT_WIN, int_field(_IW_SEAT, event.seat) + (
                 _IW_PATTERN + varint(len(pattern)) + pattern if pattern else b""
             )
-        case ev.GameOver():
+        case engine.GameOver():
             return _EV_GAME_OVER, packed_varints(_GO_PLACES, event.places)
     raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
 

@@ -40,26 +40,29 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+import tienlen_rules as engine
 from tienlen.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
-from tienlen_service import bots, codec
+from tienlen_rules import (
+    OPTIONS,
+    SPECTATOR,
+    Beat,
+    CardParseError,
+    IllegalMove,
+    Reason,
+    SetupError,
+    beat,
+    settle,
+    view,
+)
+from tienlen_service import codec
 from tienlen_service.codec import FieldError, StateDecodeError
-from tienlen_service.rules import events as ev
-from tienlen_service.rules import game as engine
-from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.errors import CardParseError, IllegalMove, Reason, SetupError
-from tienlen_service.rules.options import OPTIONS
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.view import SPECTATOR, view
 from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
+    from tienlen_rules import Combination, Event, GameState, RuleSet
     from tienlen_service.observability import Metrics
-    from tienlen_service.rules.combinations import Combination
-    from tienlen_service.rules.events import Event
-    from tienlen_service.rules.ruleset import RuleSet
-    from tienlen_service.rules.state import GameState
     from tienlen_service.tokens import TokenCodec
 
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
@@ -481,14 +484,14 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         del context
         state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
         name = request.bot or DEFAULT_BOT
-        if name not in bots.BOTS:
+        if name not in engine.BOTS:
             # Names only: bot parameters (playouts, time budgets) are not for callers to set.
             raise FieldError(
-                UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {', '.join(sorted(bots.BOTS))}"
+                UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {', '.join(sorted(engine.BOTS))}"
             )
         if state.over:  # nothing to do: no suggestion, as ListLegalMoves lists no move
             return service_pb2.SuggestMoveResponse(bot=name)
-        move = bots.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
+        move = engine.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
         if move is None:
             return service_pb2.SuggestMoveResponse(bot=name)
         combo = engine.validate(state, move)
@@ -548,13 +551,13 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         if applied:
             counters.moves_applied.inc()
         for event in events:
-            if isinstance(event, ev.GameStarted):
+            if isinstance(event, engine.GameStarted):
                 counters.games_started.inc()
-            elif isinstance(event, ev.Played) and event.chop:
+            elif isinstance(event, engine.Played) and event.chop:
                 counters.chops.inc()
-            elif isinstance(event, ev.InstantWin):
+            elif isinstance(event, engine.InstantWin):
                 counters.instant_wins.inc()
-            elif isinstance(event, ev.GameOver):
+            elif isinstance(event, engine.GameOver):
                 counters.games_finished.inc()
 
     def _count_error(self, exc: Exception, rpc: str) -> None:
@@ -662,7 +665,7 @@ def _describe_rules() -> service_pb2.DescribeRulesResponse:
     return service_pb2.DescribeRulesResponse(
         variants=codec.variants_to_pb(),
         options=[codec.option_to_pb(spec) for spec in OPTIONS],
-        bots=sorted(bots.BOTS),
+        bots=sorted(engine.BOTS),
     )
 
 

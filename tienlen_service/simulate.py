@@ -36,23 +36,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tienlen_service.bots import Bot, make_bot, observe
-from tienlen_service.rules import game
-from tienlen_service.rules.cards import format_cards, parse_cards, parse_set
-from tienlen_service.rules.combinations import Combination, chop_class
-from tienlen_service.rules.errors import IllegalMove, SetupError
-from tienlen_service.rules.events import (
+import tienlen_rules as engine
+from tienlen_rules import (
+    Bot,
     ChopSettled,
+    Combination,
     Event,
     GameStarted,
+    GameState,
+    IllegalMove,
     InstantWin,
+    Match,
+    Move,
     Played,
     PlayerFinished,
     PlayersFrozen,
+    RuleSet,
+    Settlement,
+    SetupError,
+    build_rules,
+    chop_class,
+    format_cards,
+    make_bot,
+    observe,
+    parse_cards,
+    parse_set,
+    pass_turn,
+    play,
+    settle,
 )
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import Settlement, settle
-from tienlen_service.rules.state import GameState, Match, Move, pass_turn, play
 
 Z95 = 1.959963984540054
 
@@ -113,7 +125,7 @@ def check_turn(state: GameState) -> tuple[list[Combination], bool]:
     seat = state.to_act
     if not 0 <= seat < n or state.places[seat] or not state.hands[seat]:
         raise InvariantError(f"seat {seat} is to act but cannot (places {state.places})")
-    plays, can_pass = game.legal_plays(state, seat)
+    plays, can_pass = engine.legal_plays(state, seat)
     if not plays and not can_pass:
         raise InvariantError(f"seat {seat} is to act and has no legal move")
     return plays, can_pass
@@ -270,7 +282,7 @@ def play_game(
             move = bots[seat].choose(observe(state, seat, plays, can_pass), rng)
         record.moves.append(move)
         before = state
-        state, step = game.apply(state, move)
+        state, step = engine.apply(state, move)
         check_cards(state, before, step)
         table.apply(move, state)
         events += step
@@ -294,7 +306,7 @@ def _interjection(state: GameState, bots: Sequence[Bot], rng: random.Random) -> 
         seat = (start + step) % n
         if seat == state.to_act or state.places[seat]:
             continue
-        plays, _ = game.legal_plays(state, seat)
+        plays, _ = engine.legal_plays(state, seat)
         if plays:
             move = bots[seat].choose(observe(state, seat, plays), rng)
             if not move.is_pass:
@@ -365,11 +377,11 @@ def _play_match(
 ) -> None:
     seed = config.seed * 1_000_003 + index
     rng = random.Random(seed)  # noqa: S311 - reproducible self-play, not cryptography
-    state, dealt = game.new_game(rules, len(bots), seed=seed)
+    state, dealt = engine.new_game(rules, len(bots), seed=seed)
     for number in range(min(config.match_length, config.games - tally.games)):
         if number:
             try:
-                state, dealt = game.next_game(state)
+                state, dealt = engine.next_game(state)
             except SetupError:  # a bankroll match ended (Northern option)
                 return
         leader = next((e.leader for e in dealt if isinstance(e, GameStarted)), state.to_act)
@@ -442,7 +454,7 @@ def replay(path: Path, out: Callable[[str], None] = print) -> bool:
     hands = [parse_set(h) for h in data["hands"]]
     match = Match(data["game_number"], tuple(data["totals"]), -1, data["dealer"])
     first = data["first_game"]
-    state, _ = game.new_game(
+    state, _ = engine.new_game(
         rules,
         data["players"],
         hands=hands,
@@ -459,7 +471,7 @@ def replay(path: Path, out: Callable[[str], None] = print) -> bool:
                 pass_turn(m["seat"]) if m.get("pass") else play(m["seat"], parse_cards(m["cards"]))
             )
             before = state
-            state, events = game.apply(state, move)
+            state, events = engine.apply(state, move)
             check_cards(state, before, events)
             out(f"{i:4d} seat {move.seat}: {'pass' if move.is_pass else m['cards']}")
         if state.over:

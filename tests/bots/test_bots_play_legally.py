@@ -10,16 +10,16 @@ import random
 
 import pytest
 
-from tienlen_service.bots import BOTS, make_bot, observe, suggest_move
-from tienlen_service.bots.base import Observation, unseen_cards
-from tienlen_service.bots.greedy import GreedyBot, greedy_play, situation
-from tienlen_service.bots.montecarlo import MonteCarloBot, determinise
-from tienlen_service.bots.plan import plan_cost
-from tienlen_service.rules import game
-from tienlen_service.rules.cards import format_cards, parse_cards, parse_set
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.state import GameState, pass_turn, play
-from tienlen_service.rules.view import view as game_view
+from tienlen_rules import game
+from tienlen_rules.bots import BOTS, make_bot, observe, suggest_move
+from tienlen_rules.bots.base import Observation, unseen_cards
+from tienlen_rules.bots.greedy import GreedyBot, greedy_play, situation
+from tienlen_rules.bots.montecarlo import MonteCarloBot, determinise
+from tienlen_rules.bots.plan import plan_cost
+from tienlen_rules.cards import format_cards, parse_cards, parse_set
+from tienlen_rules.ruleset import build_rules
+from tienlen_rules.state import GameState, pass_turn, play
+from tienlen_rules.view import view as game_view
 from tienlen_service.simulate import GameRecord, LocalTable, play_game
 
 PRESETS = ("southern", "northern", "hue", "da_nang", "dau", "dem_la")

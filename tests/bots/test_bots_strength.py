@@ -16,10 +16,10 @@ import statistics
 
 import pytest
 
-from tienlen_service.bots import make_bot
-from tienlen_service.rules import game
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import settle
+from tienlen_rules import game
+from tienlen_rules.bots import make_bot
+from tienlen_rules.ruleset import build_rules
+from tienlen_rules.settlement import settle
 from tienlen_service.simulate import GameRecord, LocalTable, play_game
 
 SOUTHERN = build_rules("southern")

@@ -20,15 +20,15 @@ import pytest
 # importable by its package name (tests/ is on sys.path), this file only as an ambiguous `conftest`.
 from variants.conftest import transfers
 
-from tienlen_service.rules.cards import CardSet, parse_cards, parse_set
-from tienlen_service.rules.combinations import Combination, classify
-from tienlen_service.rules.errors import IllegalMove, Reason
-from tienlen_service.rules.events import Event
-from tienlen_service.rules.game import apply, new_game
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import Settlement, settle
-from tienlen_service.rules.state import GameState, Move, pass_turn
-from tienlen_service.rules.state import play as play_move
+from tienlen_rules.cards import CardSet, parse_cards, parse_set
+from tienlen_rules.combinations import Combination, classify
+from tienlen_rules.errors import IllegalMove, Reason
+from tienlen_rules.events import Event
+from tienlen_rules.game import apply, new_game
+from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.settlement import Settlement, settle
+from tienlen_rules.state import GameState, Move, pass_turn
+from tienlen_rules.state import play as play_move
 
 SOUTHERN = build_rules("southern")
 
@@ -131,7 +131,7 @@ def run(state: GameState, *steps: str) -> GameState:
 
 def refusal(state: GameState, move: Move | str) -> Reason:
     """The reason `apply` refuses the move; also checks `validate` agrees and nothing changed."""
-    from tienlen_service.rules.game import validate
+    from tienlen_rules.game import validate
 
     if isinstance(move, str):
         move = parse_step(move)

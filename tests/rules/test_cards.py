@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from conftest import SOUTHERN, deal, rules
 
-from tienlen_service.rules.cards import (
+from tienlen_rules.cards import (
     BLACK,
     FULL_DECK,
     RANKS,
@@ -22,8 +22,8 @@ from tienlen_service.rules.cards import (
     rank_of,
     suit_of,
 )
-from tienlen_service.rules.errors import CardParseError, SetupError
-from tienlen_service.rules.game import new_game
+from tienlen_rules.errors import CardParseError, SetupError
+from tienlen_rules.game import new_game
 
 # --------------------------------------------------------------------------- §1 order
 

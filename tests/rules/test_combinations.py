@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from conftest import SOUTHERN, combo, must, refusal, run, start
 
-from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.cards import parse_card, parse_set
-from tienlen_service.rules.combinations import Kind, classify
-from tienlen_service.rules.errors import Reason
+from tienlen_rules.beating import Beat, beat
+from tienlen_rules.cards import parse_card, parse_set
+from tienlen_rules.combinations import Kind, classify
+from tienlen_rules.errors import Reason
 
 
 def relation(new: str, table: str) -> tuple[Beat, Reason | None]:

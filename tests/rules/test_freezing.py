@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from conftest import deal, of_type, refusal, rules, run, run_events, settled, start, transfers
 
-from tienlen_service.rules.errors import Reason
-from tienlen_service.rules.events import Passed, PlayersFrozen
-from tienlen_service.rules.game import next_game
-from tienlen_service.rules.settlement import TransferReason
+from tienlen_rules.errors import Reason
+from tienlen_rules.events import Passed, PlayersFrozen
+from tienlen_rules.game import next_game
+from tienlen_rules.settlement import TransferReason
 
 FROZEN = 400  # 2 × L = 2 × 2 stakes of 100 chips
 FOUR_PAIRS = "7S 7C 8S 8C 9S 9C 10S 10C"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from conftest import deal, of_type, refusal, rules, settled, start_events, transfers
 
-from tienlen_service.rules.errors import Reason
-from tienlen_service.rules.events import GameOver, InstantWin, PlayersFrozen
-from tienlen_service.rules.game import next_game
-from tienlen_service.rules.settlement import TransferReason
+from tienlen_rules.errors import Reason
+from tienlen_rules.events import GameOver, InstantWin, PlayersFrozen
+from tienlen_rules.game import next_game
+from tienlen_rules.settlement import TransferReason
 
 DRAGON = "3C 4C 5D 6H 7S 8C 9D 10H JS QC KD AH"
 SIX_PAIRS = "5S 5C 7C 7D 9S 9C JC JD KS KC AS AC"

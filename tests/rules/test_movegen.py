@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tienlen_service.rules import movegen
-from tienlen_service.rules.beating import Beat, beat, is_out_of_turn_chop
-from tienlen_service.rules.cards import FULL_DECK, format_cards, parse_set
-from tienlen_service.rules.combinations import Combination, Kind, chop_class, classify
-from tienlen_service.rules.ruleset import RuleSet, build_rules
+from tienlen_rules import movegen
+from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
+from tienlen_rules.cards import FULL_DECK, format_cards, parse_set
+from tienlen_rules.combinations import Combination, Kind, chop_class, classify
+from tienlen_rules.ruleset import RuleSet, build_rules
 
 PRESET_NAMES = ("southern", "northern", "hue", "da_nang", "dau", "dem_la")
 RULE_SETS: tuple[RuleSet, ...] = (

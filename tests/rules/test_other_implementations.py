@@ -53,11 +53,11 @@ from conftest import (
     transfers,
 )
 
-from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.cards import parse_card
-from tienlen_service.rules.combinations import Kind
-from tienlen_service.rules.errors import Reason
-from tienlen_service.rules.events import (
+from tienlen_rules.beating import Beat, beat
+from tienlen_rules.cards import parse_card
+from tienlen_rules.combinations import Kind
+from tienlen_rules.errors import Reason
+from tienlen_rules.events import (
     ChopSettled,
     GameOver,
     InstantWin,
@@ -66,9 +66,9 @@ from tienlen_service.rules.events import (
     PlayersFrozen,
     RoundWon,
 )
-from tienlen_service.rules.game import new_game
-from tienlen_service.rules.settlement import TransferReason
-from tienlen_service.rules.state import play as play_move
+from tienlen_rules.game import new_game
+from tienlen_rules.settlement import TransferReason
+from tienlen_rules.state import play as play_move
 
 NO_INSTANT_WINS = rules(instant_wins="none")
 #: Their turn-order tests let a player go out before the others have played; here that freezes

@@ -22,9 +22,9 @@ from conftest import (
     start_events,
 )
 
-from tienlen_service.rules.cards import parse_card, parse_cards, parse_set
-from tienlen_service.rules.errors import Reason, SetupError
-from tienlen_service.rules.events import (
+from tienlen_rules.cards import parse_card, parse_cards, parse_set
+from tienlen_rules.errors import Reason, SetupError
+from tienlen_rules.events import (
     ChopSettled,
     GameOver,
     GameStarted,
@@ -34,9 +34,9 @@ from tienlen_service.rules.events import (
     RoundWon,
     TurnPassed,
 )
-from tienlen_service.rules.game import apply, new_game, next_game, validate
-from tienlen_service.rules.state import GameState, pass_turn
-from tienlen_service.rules.state import play as play_move
+from tienlen_rules.game import apply, new_game, next_game, validate
+from tienlen_rules.state import GameState, pass_turn
+from tienlen_rules.state import play as play_move
 
 FOUR_PAIRS = "7S 7C 8S 8C 9S 9C 10S 10C"
 

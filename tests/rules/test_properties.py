@@ -24,14 +24,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tienlen_service.rules.cards import cards_of
-from tienlen_service.rules.errors import IllegalMove, Reason
-from tienlen_service.rules.events import Played
-from tienlen_service.rules.game import apply, legal_moves, new_game, next_game, validate
-from tienlen_service.rules.options import PRESETS
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, Move, pass_turn, play
+from tienlen_rules.cards import cards_of
+from tienlen_rules.errors import IllegalMove, Reason
+from tienlen_rules.events import Played
+from tienlen_rules.game import apply, legal_moves, new_game, next_game, validate
+from tienlen_rules.options import PRESETS
+from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.settlement import settle
+from tienlen_rules.state import GameState, Move, pass_turn, play
 
 TABLES = [
     (variant, players)

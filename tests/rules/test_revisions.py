@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules import revisions
-from tienlen_service.rules.options import OPTIONS_BY_NAME, PRESETS, parse_option_value
-from tienlen_service.rules.revisions import (
+from tienlen_rules import revisions
+from tienlen_rules.options import OPTIONS_BY_NAME, PRESETS, parse_option_value
+from tienlen_rules.revisions import (
     DEFAULT_CHANGES,
     RULES_REVISION,
     DefaultChange,
     pinned_defaults,
 )
-from tienlen_service.rules.ruleset import build_rules
+from tienlen_rules.ruleset import build_rules
 
 
 def test_every_recorded_change_names_an_option_its_old_value_and_a_revision_in_order() -> None:

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import pytest
 
-from tienlen_service.rules.cards import (
+from tienlen_rules.cards import (
     CardSet,
     format_cards,
     parse_card,
@@ -25,9 +25,9 @@ from tienlen_service.rules.cards import (
     parse_set,
     to_set,
 )
-from tienlen_service.rules.combinations import Kind
-from tienlen_service.rules.errors import IllegalMove, Reason, SetupError
-from tienlen_service.rules.events import (
+from tienlen_rules.combinations import Kind
+from tienlen_rules.errors import IllegalMove, Reason, SetupError
+from tienlen_rules.events import (
     ChopSettled,
     Event,
     GameOver,
@@ -36,11 +36,11 @@ from tienlen_service.rules.events import (
     PlayerFinished,
     RoundWon,
 )
-from tienlen_service.rules.game import apply, legal_moves, new_game, next_game, validate
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import TransferReason, settle
-from tienlen_service.rules.state import GameState, Move, pass_turn
-from tienlen_service.rules.state import play as play_move
+from tienlen_rules.game import apply, legal_moves, new_game, next_game, validate
+from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.settlement import TransferReason, settle
+from tienlen_rules.state import GameState, Move, pass_turn
+from tienlen_rules.state import play as play_move
 
 E = TypeVar("E")
 

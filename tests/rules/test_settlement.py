@@ -14,11 +14,11 @@ from fractions import Fraction
 import pytest
 from conftest import SOUTHERN, of_type, rules, run, run_events, settled, start, transfers
 
-from tienlen_service.rules.cards import parse_set
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import ChopSettled
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import TransferReason, settle
+from tienlen_rules.cards import parse_set
+from tienlen_rules.errors import SetupError
+from tienlen_rules.events import ChopSettled
+from tienlen_rules.ruleset import build_rules
+from tienlen_rules.settlement import TransferReason, settle
 
 # --------------------------------------------------------------------------- places
 

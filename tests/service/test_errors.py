@@ -16,10 +16,10 @@ import grpc
 import pytest
 
 from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from tienlen_rules.game import new_game
+from tienlen_rules.revisions import RULES_REVISION
+from tienlen_rules.ruleset import build_rules
 from tienlen_service import codec
-from tienlen_service.rules.game import new_game
-from tienlen_service.rules.revisions import RULES_REVISION
-from tienlen_service.rules.ruleset import build_rules
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 from .rich_status import Rich, fails

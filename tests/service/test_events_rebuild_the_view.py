@@ -44,11 +44,11 @@ from tienlen.v1 import (
     rules_pb2,
     service_pb2,
 )
+from tienlen_rules import game as engine
+from tienlen_rules.beating import Beat, beat
+from tienlen_rules.cards import cards_of
 from tienlen_service import codec
 from tienlen_service.observability import Metrics
-from tienlen_service.rules import game as engine
-from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.cards import cards_of
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import KeyRing, TokenCodec
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
-from tienlen_service.rules.options import OPTIONS, PRESETS
+from tienlen_rules.options import OPTIONS, PRESETS
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 Stub = service_pb2_grpc.TienLenEngineStub

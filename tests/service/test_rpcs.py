@@ -19,8 +19,8 @@ from tienlen.v1 import (
     service_pb2_grpc,
     settlement_pb2,
 )
+from tienlen_rules.options import OPTIONS, PRESETS
 from tienlen_service import codec
-from tienlen_service.rules.options import OPTIONS, PRESETS
 
 Stub = service_pb2_grpc.TienLenEngineStub
 TIMEOUT = 10.0

@@ -13,15 +13,15 @@ from typing import TypeVar
 
 import pytest
 
-from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.cards import cards_of, format_cards, parse_set
-from tienlen_service.rules.combinations import Combination, classify
-from tienlen_service.rules.errors import IllegalMove, Reason
-from tienlen_service.rules.events import Event
-from tienlen_service.rules.game import apply, legal_plays, new_game, next_game
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import Settlement, Transfer, TransferReason, settle
-from tienlen_service.rules.state import GameState, pass_turn, play
+from tienlen_rules.beating import Beat, beat
+from tienlen_rules.cards import cards_of, format_cards, parse_set
+from tienlen_rules.combinations import Combination, classify
+from tienlen_rules.errors import IllegalMove, Reason
+from tienlen_rules.events import Event
+from tienlen_rules.game import apply, legal_plays, new_game, next_game
+from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.settlement import Settlement, Transfer, TransferReason, settle
+from tienlen_rules.state import GameState, pass_turn, play
 
 E = TypeVar("E")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.events import ChopSettled, InstantWin
+from tienlen_rules.events import ChopSettled, InstantWin
 
 from .conftest import Table, TransferReason, deal, later, reasons, transfers
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.events import ChopSettled, Played, PlayersFrozen
+from tienlen_rules.events import ChopSettled, Played, PlayersFrozen
 
 from .conftest import (
     Beat,

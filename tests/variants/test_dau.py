@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.cards import FULL_DECK
-from tienlen_service.rules.combinations import Kind
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import ChopSettled, GameStarted, InstantWin, Played
-from tienlen_service.rules.game import new_game, next_game
+from tienlen_rules.cards import FULL_DECK
+from tienlen_rules.combinations import Kind
+from tienlen_rules.errors import SetupError
+from tienlen_rules.events import ChopSettled, GameStarted, InstantWin, Played
+from tienlen_rules.game import new_game, next_game
 
 from .conftest import (
     Beat,
@@ -315,7 +315,7 @@ def test_any_game_instant_wins_of_dau(hand: str, pattern: str) -> None:
 
 def test_four_fours_of_any_ranks_is_an_instant_win() -> None:
     # Distinct from eight pairs only by name; checked with the pattern itself.
-    from tienlen_service.rules.instant_wins import INSTANT_WIN_LISTS
+    from tienlen_rules.instant_wins import INSTANT_WIN_LISTS
 
     test = {p.name: p.test for p in INSTANT_WIN_LISTS["dau"]}["four_fours"]
     assert test(cards("4H 4D 4S 4C 6H 6D 6C 6S JH JD JS JC QH QD QC QS"), DAU)

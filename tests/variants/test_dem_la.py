@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.events import (
+from tienlen_rules.events import (
     GameOver,
     GameStarted,
     InstantWin,
@@ -15,8 +15,8 @@ from tienlen_service.rules.events import (
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_service.rules.game import new_game
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.game import new_game
+from tienlen_rules.ruleset import RuleSet
 
 from .conftest import Table, TransferReason, cards, deal, later, reasons, rules, transfers
 

@@ -28,11 +28,11 @@ from typing import NamedTuple
 
 import pytest
 
-from tienlen_service.rules.beating import Beat, beat, is_out_of_turn_chop
-from tienlen_service.rules.cards import format_cards, parse_set
-from tienlen_service.rules.combinations import Combination, classify
-from tienlen_service.rules.rounds import link_value
-from tienlen_service.rules.ruleset import RuleSet, build_rules
+from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
+from tienlen_rules.cards import format_cards, parse_set
+from tienlen_rules.combinations import Combination, classify
+from tienlen_rules.rounds import link_value
+from tienlen_rules.ruleset import RuleSet, build_rules
 
 # =========================================================================== the reference model
 # RULES §1: a card is rank * 4 + suit; rank 0 is the 3, rank 12 the 2; suits ♠ ♣ ♦ ♥ = 0 1 2 3,

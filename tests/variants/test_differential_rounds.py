@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tienlen_service.rules import movegen
-from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.cards import TWOS, CardSet, cards_of
-from tienlen_service.rules.combinations import Combination, Kind, chop_class, classify
-from tienlen_service.rules.game import apply, legal_moves, new_game
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.state import GameState, Move, play
+from tienlen_rules import movegen
+from tienlen_rules.beating import Beat, beat
+from tienlen_rules.cards import TWOS, CardSet, cards_of
+from tienlen_rules.combinations import Combination, Kind, chop_class, classify
+from tienlen_rules.game import apply, legal_moves, new_game
+from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.state import GameState, Move, play
 
 # §5: the bombs that chop out of turn (không cần vòng), by preset. Runs of pairs longer than a
 # table lists follow the run one pair shorter (option long_pairs_chop, default "ladder").

@@ -28,8 +28,8 @@ from functools import cache
 
 import pytest
 
-from tienlen_service.rules.cards import TWOS, cards_of, format_cards, parse_cards, parse_set
-from tienlen_service.rules.events import (
+from tienlen_rules.cards import TWOS, cards_of, format_cards, parse_cards, parse_set
+from tienlen_rules.events import (
     ChopSettled,
     Event,
     GameOver,
@@ -40,10 +40,10 @@ from tienlen_service.rules.events import (
     PlayersFrozen,
     RoundWon,
 )
-from tienlen_service.rules.game import apply, legal_moves, new_game
-from tienlen_service.rules.ruleset import RuleSet, build_rules
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, Move, pass_turn, play
+from tienlen_rules.game import apply, legal_moves, new_game
+from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.settlement import settle
+from tienlen_rules.state import GameState, Move, pass_turn, play
 
 F = Fraction
 SPADE_THREE = 0  # ♠3, the weakest card (RULES §1)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.cards import parse_set
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import ChopSettled, PlayerFinished, PlayersFrozen
-from tienlen_service.rules.game import new_game
-from tienlen_service.rules.ruleset import build_rules
+from tienlen_rules.cards import parse_set
+from tienlen_rules.errors import SetupError
+from tienlen_rules.events import ChopSettled, PlayerFinished, PlayersFrozen
+from tienlen_rules.game import new_game
+from tienlen_rules.ruleset import build_rules
 
 from .conftest import (
     Beat,

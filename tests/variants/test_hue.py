@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES
-from tienlen_service.rules.events import ChopSettled, InstantWin, Played, PlayerFinished
+from tienlen_rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES
+from tienlen_rules.events import ChopSettled, InstantWin, Played, PlayerFinished
 
 from .conftest import (
     Beat,

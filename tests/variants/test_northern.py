@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import (
+from tienlen_rules.errors import SetupError
+from tienlen_rules.events import (
     ChopSettled,
     InstantWin,
     Played,
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_service.rules.game import new_game
+from tienlen_rules.game import new_game
 
 from .conftest import (
     Beat,

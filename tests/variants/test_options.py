@@ -16,25 +16,25 @@ from typing import TypeVar
 
 import pytest
 
-from tienlen_service.rules.cards import TWOS, parse_card
-from tienlen_service.rules.combinations import Kind
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import (
+from tienlen_rules.cards import TWOS, parse_card
+from tienlen_rules.combinations import Kind
+from tienlen_rules.errors import SetupError
+from tienlen_rules.events import (
     ChopSettled,
     InstantWin,
     Played,
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_service.rules.game import new_game, next_game
-from tienlen_service.rules.options import (
+from tienlen_rules.game import new_game, next_game
+from tienlen_rules.options import (
     LAST_PLACE,
     OPTIONS,
     OPTIONS_BY_NAME,
     PRESET_DESCRIPTIONS,
     PRESETS,
 )
-from tienlen_service.rules.ruleset import build_rules
+from tienlen_rules.ruleset import build_rules
 
 from .conftest import (
     Beat,

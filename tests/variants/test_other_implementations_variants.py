@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.combinations import Kind
-from tienlen_service.rules.errors import IllegalMove
-from tienlen_service.rules.events import PlayerFinished
+from tienlen_rules.combinations import Kind
+from tienlen_rules.errors import IllegalMove
+from tienlen_rules.events import PlayerFinished
 
 from .conftest import Reason, TransferReason, combo, later, reasons, rules, transfers
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.cards import FULL_DECK, parse_set
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.game import new_game
+from tienlen_rules.cards import FULL_DECK, parse_set
+from tienlen_rules.errors import SetupError
+from tienlen_rules.game import new_game
 
 from .conftest import deal, rules
 

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 
-from tienlen_service.rules.events import ChopSettled, Played
+from tienlen_rules.events import ChopSettled, Played
 
 from .conftest import Beat, Reason, Table, later, relation, rules
 

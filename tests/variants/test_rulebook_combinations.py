@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.combinations import Kind
+from tienlen_rules.combinations import Kind
 
 from .conftest import Beat, Reason, combo, later, relation, rules
 

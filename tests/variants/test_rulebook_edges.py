@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.events import Played, RoundWon
+from tienlen_rules.events import Played, RoundWon
 
 from .conftest import Reason, later
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES, parse_set
-from tienlen_service.rules.errors import IllegalMove
-from tienlen_service.rules.events import GameOver, PlayerFinished, RoundWon
-from tienlen_service.rules.game import apply
-from tienlen_service.rules.state import pass_turn
+from tienlen_rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES, parse_set
+from tienlen_rules.errors import IllegalMove
+from tienlen_rules.events import GameOver, PlayerFinished, RoundWon
+from tienlen_rules.game import apply
+from tienlen_rules.state import pass_turn
 
 from .conftest import Reason, Table, deal, later
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.cards import FULL_DECK, format_cards, parse_set
-from tienlen_service.rules.events import PlayersFrozen
+from tienlen_rules.cards import FULL_DECK, format_cards, parse_set
+from tienlen_rules.events import PlayersFrozen
 
 from .conftest import Reason, TransferReason, deal, later, transfers
 

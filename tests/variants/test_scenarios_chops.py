@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.events import ChopSettled, Played, RoundWon
-from tienlen_service.rules.game import legal_moves
+from tienlen_rules.events import ChopSettled, Played, RoundWon
+from tienlen_rules.game import legal_moves
 
 from .conftest import (
     Beat,

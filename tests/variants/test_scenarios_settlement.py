@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.cards import format_cards
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.events import (
+from tienlen_rules.cards import format_cards
+from tienlen_rules.errors import SetupError
+from tienlen_rules.events import (
     ChopSettled,
     GameStarted,
     Played,
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_service.rules.game import new_game, next_game
-from tienlen_service.rules.ruleset import build_rules
-from tienlen_service.rules.settlement import Settlement
+from tienlen_rules.game import new_game, next_game
+from tienlen_rules.ruleset import build_rules
+from tienlen_rules.settlement import Settlement
 
 from .conftest import Reason, Table, TransferReason, cards, deal, later, reasons, rules, transfers
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_service.rules.errors import Reason
-from tienlen_service.rules.events import (
+from tienlen_rules.errors import Reason
+from tienlen_rules.events import (
     ChopSettled,
     GameStarted,
     InstantWin,
     Played,
     PlayersFrozen,
 )
-from tienlen_service.rules.game import legal_plays
+from tienlen_rules.game import legal_plays
 
 from .conftest import Table, TransferReason, deal, later, reasons, transfers
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tienlen_service.rules.cards import CardSet
-from tienlen_service.rules.combinations import Kind
+from tienlen_rules.cards import CardSet
+from tienlen_rules.combinations import Kind
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,11 @@ the frozen pay the whole table (`frozen_pays`, sources 000/001/002).
 
 from __future__ import annotations
 
-from tienlen_service.rules.cards import TWOS
-from tienlen_service.rules.combinations import Combination, Kind
-from tienlen_service.rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
-from tienlen_service.rules.rounds import close_open_chain
-from tienlen_service.rules.state import GameState
+from tienlen_rules.cards import TWOS
+from tienlen_rules.combinations import Combination, Kind
+from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
+from tienlen_rules.rounds import close_open_chain
+from tienlen_rules.state import GameState
 
 
 def ranks_last(state: GameState, combo: Combination) -> bool:

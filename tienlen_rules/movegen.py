@@ -21,10 +21,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from math import comb
 
-from tienlen_service.rules.beating import beat
-from tienlen_service.rules.cards import RANK_ACE, RANK_TWO, RANK_UNIT, CardSet
-from tienlen_service.rules.combinations import Combination, Kind, chop_class, target_class
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.beating import beat
+from tienlen_rules.cards import RANK_ACE, RANK_TWO, RANK_UNIT, CardSet
+from tienlen_rules.combinations import Combination, Kind, chop_class, target_class
+from tienlen_rules.ruleset import RuleSet
 
 GroupKey = tuple[Kind, int]
 """A page of the move list: combination type and length (cards, pairs or triples)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from tienlen_service.rules.options import PRESETS
+from tienlen_rules.options import PRESETS
 
 
 class DefaultChange(NamedTuple):

@@ -21,14 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from tienlen_service.bots.base import Observation, decline, to_move
-from tienlen_service.bots.plan import is_precious, plan_cost
-from tienlen_service.rules.beating import Beat, beat
-from tienlen_service.rules.cards import RANK_ACE, CardSet
-from tienlen_service.rules.combinations import Combination, Kind
-from tienlen_service.rules.finishing import ranks_last
-from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.state import GameState, Move
+from tienlen_rules.beating import Beat, beat
+from tienlen_rules.bots.base import Observation, decline, to_move
+from tienlen_rules.bots.plan import is_precious, plan_cost
+from tienlen_rules.cards import RANK_ACE, CardSet
+from tienlen_rules.combinations import Combination, Kind
+from tienlen_rules.finishing import ranks_last
+from tienlen_rules.ruleset import RuleSet
+from tienlen_rules.state import GameState, Move
 
 LATE_HAND = 5
 """With this many cards or fewer, a player stops saving 2s."""

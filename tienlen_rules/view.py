@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tienlen_service.rules.cards import CardSet
-from tienlen_service.rules.combinations import Combination
-from tienlen_service.rules.state import GameState
+from tienlen_rules.cards import CardSet
+from tienlen_rules.combinations import Combination
+from tienlen_rules.state import GameState
 
 SPECTATOR = -1
 

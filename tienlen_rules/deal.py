@@ -12,9 +12,9 @@ import itertools
 import os
 from collections.abc import Callable, Sequence
 
-from tienlen_service.rules.cards import RANK_MASKS, TWOS, CardSet, format_cards
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.cards import RANK_MASKS, TWOS, CardSet, format_cards
+from tienlen_rules.errors import SetupError
+from tienlen_rules.ruleset import RuleSet
 
 RandBelow = Callable[[int], int]
 MAX_REDEALS = 1000

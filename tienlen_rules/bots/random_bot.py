@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from tienlen_service.bots.base import Observation, decline, to_move
-from tienlen_service.rules.state import Move
+from tienlen_rules.bots.base import Observation, decline, to_move
+from tienlen_rules.state import Move
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NamedTuple
 
-from tienlen_service.rules.cards import (
+from tienlen_rules.cards import (
     BLACK,
     RANK_TWO,
     RED,
@@ -23,7 +23,7 @@ from tienlen_service.rules.cards import (
     rank_counts,
     ranks_present,
 )
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.ruleset import RuleSet
 
 
 class Kind(IntEnum):

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from tienlen_service.rules.cards import CardSet
-from tienlen_service.rules.combinations import chop_class, classify
-from tienlen_service.rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
-from tienlen_service.rules.movegen import has_beat
-from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.state import ChopPayment, GameState
+from tienlen_rules.cards import CardSet
+from tienlen_rules.combinations import chop_class, classify
+from tienlen_rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
+from tienlen_rules.movegen import has_beat
+from tienlen_rules.ruleset import RuleSet
+from tienlen_rules.state import ChopPayment, GameState
 
 
 def active_seats(state: GameState) -> int:

@@ -22,14 +22,14 @@ import random
 import time
 from dataclasses import dataclass
 
-from tienlen_service.bots.base import Observation, decline, to_move, unseen_cards
-from tienlen_service.bots.greedy import greedy_play, lead_order, situation, situation_in
-from tienlen_service.bots.plan import is_precious
-from tienlen_service.rules.cards import CardSet, cards_of
-from tienlen_service.rules.combinations import Combination
-from tienlen_service.rules.game import apply, legal_plays
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, Move, pass_turn
+from tienlen_rules.bots.base import Observation, decline, to_move, unseen_cards
+from tienlen_rules.bots.greedy import greedy_play, lead_order, situation, situation_in
+from tienlen_rules.bots.plan import is_precious
+from tienlen_rules.cards import CardSet, cards_of
+from tienlen_rules.combinations import Combination
+from tienlen_rules.game import apply, legal_plays
+from tienlen_rules.settlement import settle
+from tienlen_rules.state import GameState, Move, pass_turn
 
 MAX_PLAYOUT_MOVES = 1000
 """A safety stop for one playout (a real game takes far fewer moves)."""

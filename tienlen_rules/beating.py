@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from tienlen_service.rules.cards import RANK_TWO, RED
-from tienlen_service.rules.combinations import Combination, Kind, chop_class, target_class
-from tienlen_service.rules.errors import Reason
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.cards import RANK_TWO, RED
+from tienlen_rules.combinations import Combination, Kind, chop_class, target_class
+from tienlen_rules.errors import Reason
+from tienlen_rules.ruleset import RuleSet
 
 
 class Beat(IntEnum):

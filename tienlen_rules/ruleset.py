@@ -13,15 +13,15 @@ from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from functools import lru_cache
 
-from tienlen_service.rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
-from tienlen_service.rules.chop_tables import (
+from tienlen_rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
+from tienlen_rules.chop_tables import (
     CHOP_TABLES,
     MOST_PAIRS,
     SUITED_STRAIGHT_CHOPS,
     with_longer_pairs,
 )
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.options import (
+from tienlen_rules.errors import SetupError
+from tienlen_rules.options import (
     BOMB_PENALTY_OPTIONS,
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
@@ -33,7 +33,7 @@ from tienlen_service.rules.options import (
     format_option_value,
     parse_option_value,
 )
-from tienlen_service.rules.revisions import RULES_REVISION, pinned_defaults
+from tienlen_rules.revisions import RULES_REVISION, pinned_defaults
 
 OptionValue = bool | int | Fraction | str
 

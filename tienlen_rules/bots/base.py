@@ -15,12 +15,12 @@ from __future__ import annotations
 import random
 from typing import NamedTuple, Protocol
 
-from tienlen_service.rules.cards import CardSet, cards_of
-from tienlen_service.rules.combinations import Combination
-from tienlen_service.rules.game import legal_plays
-from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.state import GameState, Move, pass_turn, play
-from tienlen_service.rules.view import SeatView, view
+from tienlen_rules.cards import CardSet, cards_of
+from tienlen_rules.combinations import Combination
+from tienlen_rules.game import legal_plays
+from tienlen_rules.ruleset import RuleSet
+from tienlen_rules.state import GameState, Move, pass_turn, play
+from tienlen_rules.view import SeatView, view
 
 _new = tuple.__new__
 _HANDS = GameState._fields.index("hands")

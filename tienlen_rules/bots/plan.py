@@ -17,9 +17,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from tienlen_service.rules.cards import RANK_TWO, RANK_UNIT, TWOS, CardSet, rank_counts
-from tienlen_service.rules.combinations import Combination, chop_class
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.cards import RANK_TWO, RANK_UNIT, TWOS, CardSet, rank_counts
+from tienlen_rules.combinations import Combination, chop_class
+from tienlen_rules.ruleset import RuleSet
 
 _SEQ_UNIT = RANK_UNIT & ~(1 << (4 * RANK_TWO))  # bit 4r for ranks 3..A
 Layers = tuple[int, int, int, int]

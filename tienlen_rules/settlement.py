@@ -12,11 +12,11 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import NamedTuple
 
-from tienlen_service.rules.cards import THREE_OF_SPADES, CardSet
-from tienlen_service.rules.errors import SetupError
-from tienlen_service.rules.rotten import rotten_split
-from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.state import GameState
+from tienlen_rules.cards import THREE_OF_SPADES, CardSet
+from tienlen_rules.errors import SetupError
+from tienlen_rules.rotten import rotten_split
+from tienlen_rules.ruleset import RuleSet
+from tienlen_rules.state import GameState
 
 
 class TransferReason(StrEnum):

@@ -15,8 +15,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from tienlen_service.rules.cards import RANK_MASKS, RANK_TWO, TWOS, CardSet, rank_counts
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.cards import RANK_MASKS, RANK_TWO, TWOS, CardSet, rank_counts
+from tienlen_rules.ruleset import RuleSet
 
 
 class RottenPart(NamedTuple):

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tienlen_service.rules.cards import BLACK, RANK_TWO, RED, SUIT_MASKS, CardSet, rank_counts
-from tienlen_service.rules.ruleset import RuleSet
+from tienlen_rules.cards import BLACK, RANK_TWO, RED, SUIT_MASKS, CardSet, rank_counts
+from tienlen_rules.ruleset import RuleSet
 
 Test = Callable[[CardSet, RuleSet], bool]
 

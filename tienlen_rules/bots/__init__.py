@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from tienlen_service.bots.base import Bot, Observation, observe
-from tienlen_service.bots.greedy import GreedyBot
-from tienlen_service.bots.montecarlo import MonteCarloBot
-from tienlen_service.bots.random_bot import RandomBot
-from tienlen_service.rules.state import GameState, Move
+from tienlen_rules.bots.base import Bot, Observation, observe
+from tienlen_rules.bots.greedy import GreedyBot
+from tienlen_rules.bots.montecarlo import MonteCarloBot
+from tienlen_rules.bots.random_bot import RandomBot
+from tienlen_rules.state import GameState, Move
 
 __all__ = [
     "BOTS",

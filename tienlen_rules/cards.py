@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from tienlen_service.rules.errors import CardParseError
+from tienlen_rules.errors import CardParseError
 
 Card = int
 CardSet = int

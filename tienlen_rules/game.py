@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tienlen_service.rules import movegen
-from tienlen_service.rules.beating import Beat, beat, is_out_of_turn_chop
-from tienlen_service.rules.cards import CardSet, card_name, cards_of
-from tienlen_service.rules.combinations import Combination, Kind, classify
-from tienlen_service.rules.deal import (
+from tienlen_rules import movegen
+from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
+from tienlen_rules.cards import CardSet, card_name, cards_of
+from tienlen_rules.combinations import Combination, Kind, classify
+from tienlen_rules.deal import (
     MAX_REDEALS,
     RandBelow,
     check_explicit_deal,
@@ -21,14 +21,14 @@ from tienlen_service.rules.deal import (
     seeded_randbelow,
     system_randbelow,
 )
-from tienlen_service.rules.errors import IllegalMove, Reason, SetupError
-from tienlen_service.rules.events import Event, GameOver, GameStarted, InstantWin, Played
-from tienlen_service.rules.finishing import finish
-from tienlen_service.rules.instant_wins import instant_win
-from tienlen_service.rules.rounds import after_play, close_chain, extend_chain, record_pass
-from tienlen_service.rules.ruleset import RuleSet
-from tienlen_service.rules.settlement import settle
-from tienlen_service.rules.state import GameState, Match, Move, pass_turn, play
+from tienlen_rules.errors import IllegalMove, Reason, SetupError
+from tienlen_rules.events import Event, GameOver, GameStarted, InstantWin, Played
+from tienlen_rules.finishing import finish
+from tienlen_rules.instant_wins import instant_win
+from tienlen_rules.rounds import after_play, close_chain, extend_chain, record_pass
+from tienlen_rules.ruleset import RuleSet
+from tienlen_rules.settlement import settle
+from tienlen_rules.state import GameState, Match, Move, pass_turn, play
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
