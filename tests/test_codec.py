@@ -17,9 +17,9 @@ from tienlen_rules.errors import CardParseError, SetupError
 from tienlen_rules.options import OPTIONS, PRESETS
 from tienlen_rules.revisions import RULES_REVISION
 from tienlen_rules.ruleset import build_rules
+from tienlen_rules.seat_view import SeatView, view
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import ChopPayment, GameState, Match, Move
-from tienlen_rules.view import SeatView, view
 from tienlen_service import codec, wire
 from tienlen_service.codec import FieldError, StateDecodeError
 

@@ -4,8 +4,8 @@ Everything a caller needs is importable from here; the modules behind it hold on
 each: cards and sets of cards (`cards`), combinations (`combinations`), beating and chopping
 (`beating`, `chop_tables`), rule options and presets (`options`, `ruleset`, `revisions`), the
 game (`state`, `game`, `rounds`, `finishing`, `deal`, `instant_wins`), legal moves
-(`movegen`), settlement (`settlement`, `rotten`), views (`view`), the events a move produces
-(`events`), the engine's invariants (`invariants`) and the bots (`bots`).
+(`movegen`), settlement (`settlement`, `rotten`), what a seat sees (`seat_view`), the events a
+move produces (`events`), the engine's invariants (`invariants`) and the bots (`bots`).
 
     >>> from tienlen_rules import build_rules, new_game, apply, play, parse_cards
     >>> state, events = new_game(build_rules("southern"), 4, seed=7)
@@ -84,6 +84,7 @@ from tienlen_rules.options import (
 )
 from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
 from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.settlement import (
     RottenEntry,
     Settlement,
@@ -92,7 +93,6 @@ from tienlen_rules.settlement import (
     settle,
 )
 from tienlen_rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
-from tienlen_rules.view import SPECTATOR, SeatView, view
 
 __all__ = [
     "BOTS",
