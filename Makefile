@@ -25,7 +25,7 @@ NODE_STAMP := $(NODE_DIR)/node_modules/.installed
 
 PROTOS := $(wildcard protos/tienlen/v1/*.proto)
 CLIENT_PYPROJECT := $(wildcard clients/python/pyproject.toml)
-MYPY_TARGETS := tienlen_rules tienlen_service $(wildcard clients/python/tienlen_client) scripts
+MYPY_TARGETS := tienlen_rules tienlen_service tools $(wildcard clients/python/tienlen_client) scripts
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k tokens -x"`.
 PYTEST_ARGS ?=
 # Arguments of the service for `make run`, e.g. `make run ARGS="--seal --port 6000"`.

@@ -66,6 +66,12 @@ from tienlen_rules.game import (
     validate,
 )
 from tienlen_rules.instant_wins import INSTANT_WIN_LISTS as INSTANT_WIN_PATTERNS
+from tienlen_rules.invariants import (
+    InvariantError,
+    check_cards,
+    check_settlement,
+    check_turn,
+)
 from tienlen_rules.movegen import (
     combination_list,
     count_combinations,
@@ -126,6 +132,7 @@ __all__ = [
     "GameState",
     "IllegalMove",
     "InstantWin",
+    "InvariantError",
     "Kind",
     "Match",
     "Move",
@@ -151,6 +158,9 @@ __all__ = [
     "can_apply",
     "card_name",
     "cards_of",
+    "check_cards",
+    "check_settlement",
+    "check_turn",
     "chop_class",
     "classify",
     "combination_list",
