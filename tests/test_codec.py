@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import random
 import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -671,11 +675,10 @@ def test_a_state_payload_is_byte_for_byte_the_serialised_state_message(variant: 
         assert codec.encode_state(state, game_id) == _reference_payload(state, game_id)
 
 
-def test_state_payloads_match_the_message_for_chops_freezes_and_instant_wins() -> None:
-    """Fields the matches above rarely reach: states of random games up to the first chop chain,
+def _edge_states() -> list[GameState]:
+    """Fields random matches rarely reach: states of random games up to the first chop chain,
     freeze and instant win, then every field pushed to its edge values (payloads encode fields,
     whatever game they come from)."""
-    game_id = b"\x01" * 16
     wanted = {"chain", "chop", "frozen", "instant win"}
     seen: list[GameState] = []
     for seed in range(400):
@@ -704,9 +707,49 @@ def test_state_payloads_match_the_message_for_chops_freezes_and_instant_wins() -
         base._replace(match=Match(2**31 - 1, (-(2**62), 0, 5, -1), 2**64 - 1, 3)),
         base._replace(match=Match(0, (0, 0, 0, 0), 0, 0), places=(0, -1, 4, 0)),
     ]
-    for state in (*seen, *edges):
+    return [*seen, *edges]
+
+
+def test_state_payloads_match_the_message_for_chops_freezes_and_instant_wins() -> None:
+    game_id = b"\x01" * 16
+    states = _edge_states()
+    for state in states:
         assert codec.encode_state(state, game_id) == _reference_payload(state, game_id)
-    assert codec.encode_state(base, b"") == _reference_payload(base, b"")  # proto3 omits it
+    assert codec.encode_state(states[0], b"") == _reference_payload(states[0], b"")  # omitted
+
+
+# --- state payloads pinned byte for byte -------------------------------------------------------
+
+PINNED_PAYLOADS = Path(__file__).with_name("pinned_state_payloads.json")
+PINNED_SEEDS = range(20)
+PINNED_GAME_IDS = (bytes(range(16)), b"")  # alternately: a game id, and none (proto3 omits it)
+
+
+def _payload_digests() -> dict[str, dict[str, int | str]]:
+    """Per preset, the payloads of every state of matches from seeds 0..19 (and the edge
+    states): how many, and the SHA-256 of them all, each prefixed by its length."""
+    groups = {v: [s for seed in PINNED_SEEDS for s in _match_states(v, seed)] for v in VARIANTS}
+    groups["edge values"] = _edge_states()
+    digests: dict[str, dict[str, int | str]] = {}
+    for name, states in groups.items():
+        digest = hashlib.sha256()
+        for i, state in enumerate(states):
+            payload = codec.encode_state(state, PINNED_GAME_IDS[i % 2])
+            digest.update(len(payload).to_bytes(4, "big") + payload)
+        digests[name] = {"states": len(states), "sha256": digest.hexdigest()}
+    return digests
+
+
+def test_state_token_payloads_are_byte_for_byte_the_pinned_ones() -> None:
+    """The bytes inside every state token stay what they were: the digests were made by the
+    hand-written encoder the service used before its payloads were encoded by protobuf, over
+    every state of 20 random matches of every preset (some 19,000 states) and the edge values.
+    Equal counts with another digest: the encoding changed. Other counts: the games changed
+    (an engine fix); then pin them anew (TIENLEN_PIN_PAYLOADS=1) once the change is meant."""
+    digests = _payload_digests()
+    if os.environ.get("TIENLEN_PIN_PAYLOADS") == "1":
+        PINNED_PAYLOADS.write_text(json.dumps(digests, indent=1) + "\n", encoding="utf-8")
+    assert digests == json.loads(PINNED_PAYLOADS.read_text(encoding="utf-8"))
 
 
 def _reference_event(event: ev.Event) -> events_pb2.Event:
