@@ -56,6 +56,7 @@ from tienlen_rules import (
 )
 from tienlen_service import codec
 from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.state_cache import StateCache
 from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ def _abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn
 
 class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     """`tienlen.v1.TienLenEngine`: decode, call the engine, encode. Holds no game state: its
-    `codec.StateCache` of recent states only saves verifies and decodes (every answer is the
+    `StateCache` of recent states only saves verifies and decodes (every answer is the
     same without it).
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
@@ -272,7 +273,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._require_seat_tokens = require_seat_tokens
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
-        self._states = codec.StateCache()
+        self._states = StateCache()
 
     # --- RPCs ---------------------------------------------------------------------------------
 
