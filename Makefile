@@ -31,8 +31,8 @@ PYTEST_ARGS ?=
 # Arguments of the service for `make run`, e.g. `make run ARGS="--seal --port 6000"`.
 ARGS ?=
 
-.PHONY: help venv gen gen-check run test lint lint-imports format-check typecheck pytest test-node buf \
-        node-deps apt-deps demo bench bench-load bench-memory clean
+.PHONY: help venv gen gen-check run test test-fast lint lint-imports format-check typecheck pytest \
+        test-node buf node-deps apt-deps demo bench bench-load bench-memory clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -77,6 +77,18 @@ bench-memory: $(GENERATED) ## a replica's RSS over a 5-minute load run
 # --- checks -------------------------------------------------------------------------------
 
 test: apt-deps lint lint-imports format-check typecheck gen-check pytest test-node buf ## every check and test (CI)
+
+# The inner loop: ruff, the layer contracts and the engine's own tests (the rule book, the
+# presets, the invariants and their property tests, the codec), stopping at the first failure,
+# last failures first. About 30 s of one core. Left to `make test`: the comparisons with the
+# rule-book reference models (tests/variants/test_differential_*, minutes), the service, the
+# clients, the contract, deploy and format/type checks.
+FAST_TESTS := tests/rules tests/variants tests/test_codec.py tests/test_layers.py
+test-fast: $(GENERATED) ## the inner loop (~30 s): lint, layer contracts, the engine's tests, -x
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
+	$(PY) -m pytest -m "not slow" -x --ff -q --ignore-glob='tests/variants/test_differential_*' \
+	  $(FAST_TESTS) $(PYTEST_ARGS)
 
 lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
 	$(BIN)/ruff check .

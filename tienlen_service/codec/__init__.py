@@ -16,6 +16,11 @@ specification. The view and the events, sent with every move, are also written s
 wire bytes (`view_to_wire`, `events_to_wire`), tested byte for byte against the mapping; the
 reason and the measurements are in bench/README.md. Callers use the names re-exported here
 (`from tienlen_service import codec`, then `codec.view_to_wire(...)`).
+
+A new field of a message goes into its concept's module: into the mapping, and for a
+`TableView` or an `Event` into the fast path too (a tag beside the others, a record in the
+encoder, in field-number order); tests/test_codec.py fails until the two agree byte for byte.
+A new message gets a module of its own when it is a concept of its own (a game record, say).
 """
 
 from __future__ import annotations
