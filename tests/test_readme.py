@@ -168,8 +168,12 @@ def returned_reasons() -> dict[str, set[str]]:
     for r in TokenReason:
         reasons[str(r)] = {"INVALID_ARGUMENT"}
     reasons[MALFORMED_REQUEST] = {"INVALID_ARGUMENT"}
-    package = ROOT / "tienlen_service"
-    for path in sorted(package.rglob("*.py")):
+    paths = [
+        p
+        for package in ("tienlen_rules", "tienlen_service")
+        for p in (ROOT / package).rglob("*.py")
+    ]
+    for path in sorted(paths):
         module = importlib.import_module(
             ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         )
