@@ -23,23 +23,41 @@ class Beat(IntEnum):
     CHOPS = 2
 
 
+# Answers built once: reading an enum member costs far more than a module constant on the hot
+# path (every legal-move list and every ApplyMove asks `beat` many times).
+_CHOPS: tuple[Beat, Reason | None] = (Beat.CHOPS, None)
+_BEATS: tuple[Beat, Reason | None] = (Beat.BEATS, None)
+_NO_SHAPE: tuple[Beat, Reason | None] = (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
+_NO_HIGHER: tuple[Beat, Reason | None] = (Beat.NO, Reason.DOES_NOT_BEAT)
+_NO = Beat.NO
+_TRIPLE = int(Kind.TRIPLE)
+_LOWEST_TWO = RANK_TWO << 2  # the 2 of spades: every card from here up is a 2
+
+
 def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Reason | None]:
     """Whether `new` beats `table`, and the reason code when it does not."""
-    if rules.chop_targets:
+    kind, length, top, _ = new
+    table_kind, table_length, table_top, _ = table
+    # Only a 2 (single, pair, triple) or a kind above the triple can have a chop class: every
+    # other play skips the chop table.
+    if (kind > _TRIPLE or top >= _LOWEST_TWO) and rules.chop_targets:
         bomb = chop_class(new)
         if bomb:
             targets = rules.chop_targets.get(bomb)
             if targets is not None:
                 target = target_class(table)
-                if target in targets and (target != bomb or new.top > table.top):
-                    return Beat.CHOPS, None
-    if new.kind != table.kind or new.length != table.length:
-        return Beat.NO, Reason.WRONG_TYPE_OR_LENGTH
+                if target in targets and (target != bomb or top > table_top):
+                    return _CHOPS
+    if kind != table_kind or length != table_length:
+        return _NO_SHAPE
     if rules.follow_suit:
         return _follows(new, table, rules)
-    if new.top > table.top:
-        return Beat.BEATS, None
-    return Beat.NO, Reason.DOES_NOT_BEAT
+    return _BEATS if top > table_top else _NO_HIGHER
+
+
+def beats(new: Combination, table: Combination, rules: RuleSet) -> bool:
+    """Whether `new` beats or chops `table`: `beat` for a caller that needs no reason."""
+    return beat(new, table, rules)[0] is not _NO
 
 
 def is_out_of_turn_chop(new: Combination, table: Combination, rules: RuleSet) -> bool:
@@ -72,7 +90,7 @@ def _follows(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat
         ok = higher and new.top & 3 == table.top & 3
     else:
         ok = higher
-    return (Beat.BEATS, None) if ok else (Beat.NO, Reason.DOES_NOT_BEAT)
+    return _BEATS if ok else _NO_HIGHER
 
 
 def _pair_colour(combo: Combination) -> bool:
