@@ -10,9 +10,10 @@ engine's own form (a 52-bit mask, or a `Move` and a `GameState`) outside the tim
 
   classify  the combination of `play`                                  `classify`
   beats     classify `play`, then compare it with the pre-classified `table`
-  compare   compare two pre-classified plays (items whose play is valid) `beats`
+  compare   compare two pre-classified plays (items whose play is valid) `beat`
   validate  the full move check: `play` from `hand` on `table`          `can_apply`
   legal     every distinct legal play on a lead, per hand               `legal_plays`
+  floor     the `compare` loop calling a function that does nothing: the machine's floor
 
 Rounds are interleaved (each round times every operation once) and the median CPU time per
 item is printed, with the fastest peer's figure from the corpus README for comparison. Every
@@ -41,6 +42,7 @@ DEFAULT_CORPUS = REPO.parent / "shared" / "bench" / "peer-corpus.json"
 #: The fastest peer per operation on the corpus (tlmn, TypeScript on Node; 2026-12-01, 2 vCPU).
 #: `legal` has no complete peer figure: the target there is ours ≤ 40 µs.
 PEER_BEST = {"classify": 2.56, "beats": 3.11, "compare": 0.20, "validate": 6.20, "legal": 40.0}
+PEER_BEST["floor"] = PEER_BEST["compare"]
 
 KIND_NAMES = {
     Kind.SINGLE: "single",
@@ -105,6 +107,7 @@ class Corpus:
             "compare": len(self.pairs),
             "validate": len(self.moves),
             "legal": len(self.leads),
+            "floor": len(self.pairs),
         }
 
 
@@ -131,8 +134,8 @@ def op_beats(c: Corpus) -> list[bool]:
 
 
 def op_compare(c: Corpus) -> list[bool]:
-    beats, rules = engine.beats, c.rules
-    return [beats(new, table, rules) for new, table, _ in c.pairs]
+    beat, rules = engine.beat, c.rules
+    return [beat(new, table, rules)[0] for new, table, _ in c.pairs]
 
 
 def op_validate(c: Corpus) -> list[bool]:
@@ -145,12 +148,24 @@ def op_legal(c: Corpus) -> list[int]:
     return [len(legal_plays(state, 0)[0]) for state in c.leads]
 
 
+def _nothing(_a: object, _b: object, _c: object) -> bool:
+    return True
+
+
+def op_floor(c: Corpus) -> list[bool]:
+    """The same loop as `compare` calling a function that does nothing: CPython's own cost of
+    one call per item on this machine, now (the floor under every operation above)."""
+    nothing, rules = _nothing, c.rules
+    return [nothing(new, table, rules) for new, table, _ in c.pairs]
+
+
 OPERATIONS: dict[str, Callable[[Corpus], list[Any]]] = {
     "classify": op_classify,
     "beats": op_beats,
     "compare": op_compare,
     "validate": op_validate,
     "legal": op_legal,
+    "floor": op_floor,
 }
 
 
@@ -160,9 +175,11 @@ def agreement(c: Corpus, name: str, answers: list[Any]) -> tuple[int, int]:
         return sum(a == r for a, r in zip(answers, c.plays_ref, strict=True)), len(answers)
     if name in {"beats", "validate"}:
         return sum(a == r for a, r in zip(answers, c.beats_ref, strict=True)), len(answers)
+    if name == "floor":
+        return len(answers), len(answers)
     if name == "compare":
         refs = [ref for _, _, ref in c.pairs]
-        return sum(a == r for a, r in zip(answers, refs, strict=True)), len(answers)
+        return sum(bool(a) == r for a, r in zip(answers, refs, strict=True)), len(answers)
     # legal: the total over all hands, and over the hands holding 3S with 3S required
     total = sum(answers)
     total_3s = sum(len(engine.legal_plays(s, 0)[0]) for s in c.leads_3s)

@@ -16,7 +16,7 @@ contract (`.importlinter`) keeps them off the modules behind it.
 
 from __future__ import annotations
 
-from tienlen_rules.beating import Beat, beat, beats, is_out_of_turn_chop
+from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 
 # The bots build on the engine above, so they come last.
 from tienlen_rules.bots import BOTS, Bot, make_bot, observe, suggest_move
@@ -147,7 +147,6 @@ __all__ = [
     "TurnPassed",
     "apply",
     "beat",
-    "beats",
     "build_rules",
     "can_apply",
     "card_name",

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from tienlen_rules.cards import RANK_TWO, RED
-from tienlen_rules.combinations import Combination, Kind, chop_class, target_class
+from tienlen_rules.cards import LOWEST_TWO, RANK_TWO, RED
+from tienlen_rules.combinations import (
+    PAIR,
+    SINGLE,
+    STRAIGHT,
+    TRIPLE,
+    Combination,
+    chop_class,
+    target_class,
+)
 from tienlen_rules.errors import Reason
 from tienlen_rules.ruleset import RuleSet
 
@@ -29,9 +37,6 @@ _CHOPS: tuple[Beat, Reason | None] = (Beat.CHOPS, None)
 _BEATS: tuple[Beat, Reason | None] = (Beat.BEATS, None)
 _NO_SHAPE: tuple[Beat, Reason | None] = (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
 _NO_HIGHER: tuple[Beat, Reason | None] = (Beat.NO, Reason.DOES_NOT_BEAT)
-_NO = Beat.NO
-_TRIPLE = int(Kind.TRIPLE)
-_LOWEST_TWO = RANK_TWO << 2  # the 2 of spades: every card from here up is a 2
 
 
 def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Reason | None]:
@@ -40,7 +45,7 @@ def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Re
     table_kind, table_length, table_top, _ = table
     # Only a 2 (single, pair, triple) or a kind above the triple can have a chop class: every
     # other play skips the chop table.
-    if (kind > _TRIPLE or top >= _LOWEST_TWO) and rules.chop_targets:
+    if (kind > TRIPLE or top >= LOWEST_TWO) and rules.chop_targets:
         bomb = chop_class(new)
         if bomb:
             targets = rules.chop_targets.get(bomb)
@@ -55,17 +60,12 @@ def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Re
     return _BEATS if top > table_top else _NO_HIGHER
 
 
-def beats(new: Combination, table: Combination, rules: RuleSet) -> bool:
-    """Whether `new` beats or chops `table`: `beat` for a caller that needs no reason."""
-    return beat(new, table, rules)[0] is not _NO
-
-
 def is_out_of_turn_chop(new: Combination, table: Combination, rules: RuleSet) -> bool:
     """Whether `new` is a bomb that may chop `table` out of turn (*không cần vòng*)."""
     if not rules.out_of_turn:
         return False
     bomb = chop_class(new)
-    return bomb in rules.out_of_turn and beat(new, table, rules)[0] == Beat.CHOPS
+    return bomb in rules.out_of_turn and beat(new, table, rules) is _CHOPS
 
 
 def _follows(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Reason | None]:
@@ -77,16 +77,16 @@ def _follows(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat
     new_two = new.top >> 2 == RANK_TWO
     table_two = table.top >> 2 == RANK_TWO
     kind = new.kind
-    if kind == Kind.SINGLE:
+    if kind == SINGLE:
         ok = higher and (new_two or new.top & 3 == table.top & 3)
-    elif kind == Kind.PAIR:
+    elif kind == PAIR:
         if table_two:
             ok = rules.pair_of_twos_beats_pair_of_twos and new_two and higher
         else:
             ok = new_two or (higher and _pair_colour(new) == _pair_colour(table))
-    elif kind == Kind.TRIPLE:
+    elif kind == TRIPLE:
         ok = higher and _suits(new) == _suits(table)
-    elif kind == Kind.STRAIGHT:
+    elif kind == STRAIGHT:
         ok = higher and new.top & 3 == table.top & 3
     else:
         ok = higher
