@@ -106,7 +106,7 @@ def options_doc() -> str:
         lines.append(f"- `{name}`: " + ", ".join(shown) + ".")
     lines += ["", "## Default changes (rules revisions)", ""]
     lines.append(
-        'A game keeps the defaults it was dealt under (docs/PRESETS.md); these are the'
+        "A game keeps the defaults it was dealt under (docs/PRESETS.md); these are the"
         " changes, each with the value a game dealt before it keeps."
     )
     lines.append("")
