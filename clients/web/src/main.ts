@@ -96,7 +96,7 @@ function renderOpponents(state: TableState): void {
         backs,
         h("div", { class: "count" }, `${status.cardsLeft} card${status.cardsLeft === 1 ? "" : "s"}`),
         seatBadges(state, status.seat),
-        h("div", { class: "total" }, `match total ${matchTotal(state, status.seat)}`),
+        h("div", { class: "total", "data-match-total": String(matchTotal(state, status.seat)) }, `match total ${matchTotal(state, status.seat)}`),
       ),
     );
   }
@@ -143,7 +143,7 @@ function renderMe(state: TableState): void {
   status.replaceChildren(
     h("strong", {}, host.seatName(HUMAN_SEAT)),
     seatBadges(state, HUMAN_SEAT),
-    h("span", { class: "total" }, `match total ${matchTotal(state, HUMAN_SEAT)}`),
+    h("span", { class: "total", "data-match-total": String(matchTotal(state, HUMAN_SEAT)) }, `match total ${matchTotal(state, HUMAN_SEAT)}`),
   );
   const inHand = new Set(state.hand.map(cardText));
   for (const text of [...selected]) if (!inHand.has(text)) selected.delete(text);
