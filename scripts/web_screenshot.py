@@ -1,9 +1,9 @@
 """A screenshot of the web table in headless Chromium (docs/web-table.png in the README).
 
-    make web && python scripts/web_screenshot.py [--out docs/web-table.png] [--seed 7] [--turns 4]
+    make web && python scripts/web_screenshot.py [--out docs/web-table.png] [--seed 7] [--turns 3]
 
-Starts the service (`--require-seat-tokens --seal`, gRPC and web ports picked free, the built
-table clients/web/dist at `/`), opens the table in Debian's Chromium through Playwright (no
+Starts the service in this process (seat tokens required, sealed tokens, gRPC and web ports
+picked free, the built table clients/web/dist at `/`), opens the table in Debian's Chromium through Playwright (no
 browser download), deals a 4-player match from the seed, plays the human's first highlighted
 legal play (or passes) for a few turns, selects the next legal play and takes the picture.
 """
@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,23 +40,25 @@ WAITING = "body[data-phase=human], body[data-phase=over]"
 
 @contextlib.contextmanager
 def service() -> Iterator[str]:
-    """The service on free ports; yields the web table's URL."""
-    args = [sys.executable, "-m", "tienlen_service", "--host", "127.0.0.1", "--port", "0"]
-    args += ["--metrics-port", "0", "--log-format", "json", "--seal", "--require-seat-tokens"]
-    args += ["--web-port", "0", "--web-root", str(ROOT / "clients" / "web" / "dist")]
-    process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)  # our module
+    """The service in this process on free ports; yields the web table's URL."""
+    from tienlen_service.config import Config
+    from tienlen_service.server import Server
+
+    config = Config(
+        host="127.0.0.1",
+        port=0,
+        metrics_port=None,
+        web_port=0,  # in a Config (not on the command line) 0 is a free port
+        web_root=str(ROOT / "clients" / "web" / "dist"),
+        seal=True,
+        require_seat_tokens=True,
+    )
+    server = Server(config)
+    server.start()
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                if isinstance(record, dict) and record.get("event") == "serving":
-                    yield f"http://127.0.0.1:{record['web_port']}"
-                    return
-        raise SystemExit("the service stopped before serving")
+        yield f"http://127.0.0.1:{server.web_port}"
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        server.stop(0, 0)
 
 
 def play_turns(page: Page, turns: int) -> None:
@@ -85,7 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "web-table.png")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--turns", type=int, default=4)
+    parser.add_argument("--turns", type=int, default=3)
     options = parser.parse_args()
     with (
         service() as url,

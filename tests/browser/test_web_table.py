@@ -2,7 +2,7 @@
 
 Debian's Chromium (installed by `make apt-deps`), driven headless by Playwright pointed at
 /usr/bin/chromium: Playwright downloads no browser. The service runs as a deployment would:
-`--require-seat-tokens --seal`, its web port on a free port serving the built table
+`--require-seat-tokens --seal`, its gRPC and web ports on free ports serving the built table
 (`make web`) at `/`. The test clicks as a person would — New match, a card pair that is no
 combination (refused, with the service's reason on screen), then each turn the first
 highlighted legal play or Pass — until the settlement shows, and checks the table on screen
@@ -67,17 +67,15 @@ def chromium_or_skip() -> str:
 
 
 @pytest.fixture
-def table_url(process_factory: Callable[..., Any]) -> str:
-    """A service with seat tokens required and sealed tokens, its web port serving the table."""
+def table_url(server_factory: Callable[..., Any]) -> str:
+    """A service with seat tokens required and sealed tokens, its web port (a free one: 0, as
+    only an in-process server can ask; on the command line 0 turns it off) serving the table."""
     if not (WEB_DIST / "index.html").is_file():
         pytest.fail("the web table is not built: run `make web` (make pytest builds it)")
-    server = process_factory(
-        "--seal", "--require-seat-tokens", "--web-port", "0", "--web-root", str(WEB_DIST)
+    running = server_factory(
+        seal=True, require_seat_tokens=True, web_port=0, web_root=str(WEB_DIST)
     )
-    server.start_and_wait()
-    web_port = server.wait_for_event("serving")["web_port"]
-    assert isinstance(web_port, int), "the serving log line names no web port"
-    return f"http://127.0.0.1:{web_port}"
+    return f"http://127.0.0.1:{running.handle.web_port}"
 
 
 @pytest.fixture

@@ -19,6 +19,12 @@ export interface Line {
 /** Names a seat ("You", "Bot 2"). */
 export type SeatName = (seat: number) => string;
 
+/** "Bot 2 plays" but "You play": the verb agrees with the seat's name. */
+function does(name: SeatName, seat: number, verb: string, youVerb: string): string {
+  const who = name(seat);
+  return `${who} ${who === "You" ? youVerb : verb}`;
+}
+
 function chips(amount: bigint): string {
   return `${amount} chip${amount === 1n || amount === -1n ? "" : "s"}`;
 }
@@ -30,7 +36,7 @@ export function narrateEvent(event: Event, name: SeatName): Line | null {
     case "gameStarted": {
       const e = kind.value;
       const must = e.mustInclude ? ` (the lead must contain ${cardLabel(e.mustInclude)})` : "";
-      return { kind: "deal", tone: "info", text: `Game ${e.gameNumber} dealt. ${name(e.leader)} leads${must}.` };
+      return { kind: "deal", tone: "info", text: `Game ${e.gameNumber} dealt. ${does(name, e.leader, "leads", "lead")}${must}.` };
     }
     case "played": {
       const e = kind.value;
@@ -39,12 +45,12 @@ export function narrateEvent(event: Event, name: SeatName): Line | null {
       const how = [e.steal ? "stealing the lead (cướp cái)" : "", e.outOfTurn && !e.steal ? "out of turn" : ""].filter(Boolean);
       const suffix = how.length > 0 ? `, ${how.join(", ")}` : "";
       if (e.chop) {
-        return { kind: "chop", tone: "announce", text: `Chop (chặt)! ${name(e.seat)} chops with ${what}${suffix}.` };
+        return { kind: "chop", tone: "announce", text: `Chop (chặt)! ${does(name, e.seat, "chops", "chop")} with ${what}${suffix}.` };
       }
-      return { kind: "play", tone: "info", text: `${name(e.seat)} plays ${what}${suffix}.` };
+      return { kind: "play", tone: "info", text: `${does(name, e.seat, "plays", "play")} ${what}${suffix}.` };
     }
     case "passed":
-      return { kind: "pass", tone: "info", text: `${name(kind.value.seat)} passes.` };
+      return { kind: "pass", tone: "info", text: `${does(name, kind.value.seat, "passes", "pass")}.` };
     case "chopSettled": {
       const e = kind.value;
       const chopped = cardsLabel(e.cards);
@@ -55,18 +61,18 @@ export function narrateEvent(event: Event, name: SeatName): Line | null {
       return {
         kind: "chop",
         tone: "announce",
-        text: `Chop chain of ${e.links} settled: ${name(e.payer)} pays ${name(e.payee)} ${chips(e.amount)} for ${chopped}.`,
+        text: `Chop chain of ${e.links} settled: ${does(name, e.payer, "pays", "pay")} ${name(e.payee)} ${chips(e.amount)} for ${chopped}.`,
       };
     }
     case "roundWon": {
       const e = kind.value;
-      const next = e.leader === e.seat ? "" : `; ${name(e.leader)} leads`;
-      return { kind: "round", tone: "info", text: `${name(e.seat)} wins the round${next}.` };
+      const next = e.leader === e.seat ? "" : `; ${does(name, e.leader, "leads", "lead")}`;
+      return { kind: "round", tone: "info", text: `${does(name, e.seat, "wins", "win")} the round${next}.` };
     }
     case "playerFinished": {
       const e = kind.value;
-      const last = e.rankedLast ? " but is ranked last (went out on a 2 or a bomb)" : "";
-      return { kind: "finished", tone: "info", text: `${name(e.seat)} goes out: place ${e.place}${last}.` };
+      const last = e.rankedLast ? `, ranked last for going out on a 2 or a bomb` : "";
+      return { kind: "finished", tone: "info", text: `${does(name, e.seat, "goes", "go")} out: place ${e.place}${last}.` };
     }
     case "playersFrozen": {
       const e = kind.value;
@@ -75,7 +81,7 @@ export function narrateEvent(event: Event, name: SeatName): Line | null {
     }
     case "instantWin": {
       const e = kind.value;
-      return { kind: "instant-win", tone: "announce", text: `Instant win (tới trắng)! ${name(e.seat)} wins on the deal with ${e.pattern.replaceAll("_", " ")}.` };
+      return { kind: "instant-win", tone: "announce", text: `Instant win (tới trắng)! ${does(name, e.seat, "wins", "win")} on the deal with ${e.pattern.replaceAll("_", " ")}.` };
     }
     case "gameOver":
       return { kind: "game-over", tone: "info", text: "Game over." };
@@ -106,7 +112,8 @@ export function reasonWords(reason: TransferReason): string {
 export function transferText(transfer: Transfer, name: SeatName): string {
   const payer = transfer.payer < 0 ? "Nobody" : name(transfer.payer);
   const cards = transfer.cards.length > 0 ? ` (${cardsLabel(transfer.cards)})` : "";
-  return `${payer} pays ${name(transfer.payee)} ${chips(transfer.amount)}: ${reasonWords(transfer.reason)}${cards}`;
+  const pays = payer === "You" ? "pay" : "pays";
+  return `${payer} ${pays} ${name(transfer.payee)} ${chips(transfer.amount)}: ${reasonWords(transfer.reason)}${cards}`;
 }
 
 /** The settlement's announcements: rotten hands (thối), which no event carries. */
@@ -114,7 +121,7 @@ export function settlementAnnouncements(settlement: Settlement, name: SeatName):
   return settlement.rotten.map((part) => ({
     kind: "rotten",
     tone: "announce" as const,
-    text: `Rotten (thối): ${name(part.seat)} is left holding ${part.label === "2" ? "a 2" : part.label} ${cardsLabel(part.cards)}, worth ${chips(part.amount)}.`,
+    text: `Rotten (thối): ${does(name, part.seat, "is", "are")} left holding ${part.label === "2" ? "a 2" : part.label} ${cardsLabel(part.cards)}, worth ${chips(part.amount)}.`,
   }));
 }
 

@@ -159,3 +159,10 @@ test("a refused move keeps the human's turn and shows the reason; the next move 
   assert.equal(host.state.refusal, null);
   assert.equal(calls.at(-1), "ApplyMove 0 t0");
 });
+
+test("the verbs agree with You", () => {
+  const mine = narrateEvent(create(EventSchema, { kind: { case: "passed", value: { seat: 0 } } }), name);
+  const theirs = narrateEvent(create(EventSchema, { kind: { case: "passed", value: { seat: 2 } } }), name);
+  assert.equal(mine?.text, "You pass.");
+  assert.equal(theirs?.text, "Bot 2 passes.");
+});
