@@ -78,23 +78,30 @@ def table_url(server_factory: Callable[..., Any]) -> str:
     return f"http://127.0.0.1:{running.handle.web_port}"
 
 
-@pytest.fixture
-def page(tmp_path: Path) -> Iterator[Any]:
-    """A page of a fresh headless Chromium (a new, empty profile)."""
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module; Playwright gives it a fresh, empty profile (a new
+    temporary --user-data-dir), removed when it closes."""
     executable = chromium_or_skip()
     with playwright_sync.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=executable,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
+        chromium = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
         )
-        context.set_default_timeout(STEP_TIMEOUT_MS)
         try:
-            yield context.new_page()
+            yield chromium
         finally:
-            context.close()
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A page in a new browser context (no cookies or storage from another test)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(STEP_TIMEOUT_MS)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def decode_connect_error(body: bytes) -> tuple[str, str]:
@@ -220,3 +227,21 @@ def test_a_whole_game_by_clicking_settles_as_the_service_says(table_url: str, pa
         # Seat 0 is drawn last (below the felt); the others in seat order above it.
         assert shown_totals == [*(expected[s][2] for s in range(1, PLAYER_COUNT)), expected[0][2]]
     assert "Game 2 dealt" in page.locator("#log").inner_text()
+
+
+@pytest.mark.parametrize(("variant", "players"), [("dau", 3), ("northern", 2)])
+def test_any_preset_and_player_count_deals_a_table(
+    table_url: str, page: Any, variant: str, players: int
+) -> None:
+    page.goto(f"{table_url}/?pace=0")
+    page.wait_for_selector("body[data-phase=setup]")
+    page.select_option("#variant", variant)
+    page.select_option("#players", str(players))
+    with page.expect_response(lambda r: r.url.endswith("/NewGame")) as dealt:
+        page.click("#new-match")
+    page.wait_for_selector(WAITING)
+    game = service_pb2.NewGameResponse.FromString(dealt.value.body()).game
+    assert game.view.rules.variant == variant
+    (started,) = (e.game_started for e in game.events if e.HasField("game_started"))
+    assert len(hand_cards(page)) == started.hand_sizes[0]
+    assert page.locator("#opponents .seat").count() == players - 1
