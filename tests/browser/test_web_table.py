@@ -53,6 +53,7 @@ GAME_DEADLINE_S = 300.0
 SEED = 7
 PLAYER_COUNT = 4
 WAITING = "body[data-phase=human], body[data-phase=over]"
+RESPONSES = {"NewGame": service_pb2.NewGameResponse, "ApplyMove": service_pb2.ApplyMoveResponse}
 
 
 def chromium_or_skip() -> str:
@@ -177,11 +178,8 @@ def screen_settlement(page: Any) -> dict[int, tuple[int, int, int]]:
 
 
 def test_a_whole_game_by_clicking_settles_as_the_service_says(table_url: str, page: Any) -> None:
-    answers: list[Any] = []
-    page.on(
-        "response",
-        lambda r: answers.append(r) if r.url.endswith("/ApplyMove") and r.ok else None,
-    )
+    responses: list[Any] = []
+    page.on("response", lambda r: responses.append(r) if r.ok else None)
     page.goto(f"{table_url}/?pace=0")
     page.wait_for_selector("body[data-phase=setup]")
     page.select_option("#players", str(PLAYER_COUNT))
@@ -206,7 +204,13 @@ def test_a_whole_game_by_clicking_settles_as_the_service_says(table_url: str, pa
     assert refused, "the human never had a full hand to try a refused move with"
 
     page.locator("#settlement").wait_for(state="visible")
-    final = service_pb2.ApplyMoveResponse.FromString(answers[-1].body()).game
+    answers = [  # every game update the page received, in order: the deal, then each move
+        message.FromString(r.body()).game
+        for r in responses
+        for method, message in RESPONSES.items()
+        if r.url.endswith(f"/{method}")
+    ]
+    final = answers[-1]
     assert final.finished
     settlement = final.settlement
     totals_before = [seat.match_total for seat in final.view.seats]
@@ -217,6 +221,18 @@ def test_a_whole_game_by_clicking_settles_as_the_service_says(table_url: str, pa
     assert screen_settlement(page) == expected
     assert page.locator("#transfers li").count() == len(settlement.transfers)
     assert page.locator("#log li[data-kind=game-over]").count() == 1
+    # Chops, frozen seats, instant wins and rotten hands are announced, each once.
+    events = [event for answer in answers for event in answer.events]
+    announced = {
+        "chop": sum(
+            (e.HasField("played") and e.played.chop) or e.HasField("chop_settled") for e in events
+        ),
+        "frozen": sum(e.HasField("players_frozen") for e in events),
+        "instant-win": sum(e.HasField("instant_win") for e in events),
+        "rotten": len(settlement.rotten),
+    }
+    for kind, count in announced.items():
+        assert page.locator(f"#log li[data-kind={kind}].announce").count() == count, kind
 
     page.click("#next-game")
     page.wait_for_selector(WAITING)
