@@ -26,6 +26,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any, Final
 
 from connectrpc.server import ConnectASGIApplication
+from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 
@@ -247,7 +248,10 @@ class WebRouter:
                 "`make web` into clients/web/dist, or start the server with --web-root DIR)\n",
             )
             return
-        await self._static(scope, receive, send)
+        try:
+            await self._static(scope, receive, send)
+        except HTTPException as exc:  # StaticFiles' not found / not allowed
+            await _text(send, exc.status_code, f"{exc.detail}\n")
 
     async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
