@@ -26,6 +26,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any, Final
 
 from connectrpc.server import ConnectASGIApplication
+from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 
@@ -247,7 +248,10 @@ class WebRouter:
                 "`make web` into clients/web/dist, or start the server with --web-root DIR)\n",
             )
             return
-        await self._static(scope, receive, send)
+        try:
+            await self._static(scope, receive, send)
+        except HTTPException as exc:  # StaticFiles' not found / not allowed
+            await _text(send, exc.status_code, f"{exc.detail}\n")
 
     async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
@@ -291,7 +295,10 @@ class WebRouter:
             if content_type.startswith(_GRPC_WEB_TEXT):
                 await _grpc_web_text(self._rpc, scope, receive, send, self._max_body_bytes)
                 return
-        await self._rpc(scope, receive, send)
+            if content_type.startswith(_GRPC_WEB):
+                await self._rpc(scope, receive, send)
+                return
+        await self._rpc(scope, receive, _readable_error_details(send))
 
 
 async def _grpc_web_text(
@@ -360,6 +367,53 @@ async def _grpc_web_text(
                 await send({"type": "http.response.body", "body": base64.b64encode(b"".join(out))})
 
     await app(inner_scope, inner_receive, inner_send)
+
+
+def _readable_error_details(send: Send) -> Send:
+    """Connect's error JSON carries each detail as ``type`` and base64 ``value``; this adds
+    ``debug``, the detail as JSON (as connect-go does), so that a reader sees the ErrorInfo's
+    reason without decoding protobuf. Only error answers are touched."""
+    start: dict[str, Any] = {}
+    chunks: list[bytes] = []
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            if message.get("status", 200) == 200:
+                await send(message)
+                return
+            start.update(message)
+            return
+        if not start or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        body = _with_debug(b"".join(chunks))
+        start["headers"] = [(k, v) for k, v in start.get("headers", ()) if k != b"content-length"]
+        await send(start)
+        await send({"type": "http.response.body", "body": body})
+
+    return wrapped
+
+
+def _with_debug(body: bytes) -> bytes:
+    from google.protobuf import descriptor_pool, json_format, message_factory
+
+    try:
+        error = json.loads(body)
+        details = error.get("details", [])
+    except (ValueError, AttributeError):
+        return body
+    for detail in details:
+        try:
+            desc = descriptor_pool.Default().FindMessageTypeByName(detail["type"])
+            cls = message_factory.GetMessageClass(desc)
+            value = base64.b64decode(detail["value"] + "=" * (-len(detail["value"]) % 4))
+            detail.setdefault("debug", json_format.MessageToDict(cls.FromString(value)))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return json.dumps(error, ensure_ascii=False).encode()
 
 
 async def _health(serving: bool, send: Send) -> None:
