@@ -107,13 +107,14 @@ function renderToBeat(state: TableState): void {
   box.replaceChildren();
   const view = state.view;
   if (!view) return;
-  if (view.table && view.tableSeat !== undefined) {
+  if (view.finished) {
+    box.append(h("div", { class: "caption" }, "The game is over: the settlement is below."));
+  } else if (view.table && view.tableSeat !== undefined) {
+    const whose = view.tableSeat === HUMAN_SEAT ? "your" : `${host.seatName(view.tableSeat)}'s`;
     box.append(
-      h("div", { class: "caption" }, `To beat: ${host.seatName(view.tableSeat)}'s ${combinationName(view.table)}`),
+      h("div", { class: "caption" }, `To beat: ${whose} ${combinationName(view.table)}`),
       h("div", { class: "cards", id: "table-cards" }, ...view.table.cards.map((card) => cardFace(card))),
     );
-  } else if (view.finished) {
-    box.append(h("div", { class: "caption" }, "The game is over."));
   } else {
     const leader = view.toAct === undefined ? "" : `${host.seatName(view.toAct)} to lead`;
     const must = view.mustInclude ? ` — the lead must contain ${cardLabel(view.mustInclude)}` : "";
@@ -220,6 +221,7 @@ function renderSettlement(state: TableState): void {
     box.replaceChildren();
     return;
   }
+  const appearing = box.hidden;
   box.hidden = false;
   const rows = settlementRows(settlement, state.totalsBefore);
   const body = h("tbody");
@@ -246,6 +248,7 @@ function renderSettlement(state: TableState): void {
     h("ul", { id: "transfers" }, ...settlement.transfers.map((transfer) => h("li", {}, transferText(transfer, host.seatName)))),
     next,
   );
+  if (appearing) box.scrollIntoView({ block: "nearest" });
 }
 
 function renderLog(state: TableState): void {
