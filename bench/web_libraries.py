@@ -1,3 +1,4 @@
+# ruff: noqa: ARG001, ARG005 - handlers that ignore their request answer the recording
 """What each candidate web library costs per call, its own code only (docs/WEB.md).
 
     python bench/web_libraries.py --record calls.bin          # in the service's venv
@@ -52,7 +53,7 @@ def record(path: Path) -> None:
 def replay(path: Path, rounds: int, calls: int) -> None:
     from tienlen.v1 import service_pb2
 
-    recorded = pickle.loads(path.read_bytes())  # noqa: S301 - our own file
+    recorded = pickle.loads(path.read_bytes())
     by_method: dict[str, list[tuple[bytes, Any]]] = {}
     for method, request, response in recorded:
         out_cls = getattr(service_pb2, f"{method}Response")
@@ -61,9 +62,9 @@ def replay(path: Path, rounds: int, calls: int) -> None:
     print(f"{version}; CPython {sys.version.split()[0]}; {calls} calls x {rounds} rounds")
     for label, app, kind, content_type in _apps(version, by_method):
         for method, items in by_method.items():
-            samples = []
-            for _ in range(rounds):
-                samples.append(_measure(app, kind, content_type, method, items, calls))
+            samples = [
+                _measure(app, kind, content_type, method, items, calls) for _ in range(rounds)
+            ]
             print(f"  {label:<32} {method:<10} {statistics.median(samples):8.1f} µs/call")
 
 
@@ -76,7 +77,9 @@ def _library() -> str:
     raise SystemExit("no candidate library installed")
 
 
-def _measure(app: Any, kind: str, content_type: str, method: str, items: list[Any], n: int) -> float:
+def _measure(
+    app: Any, kind: str, content_type: str, method: str, items: list[Any], n: int
+) -> float:
     bodies = []
     for request, _ in items:
         if content_type.startswith("application/grpc-web"):
@@ -145,7 +148,7 @@ def _wsgi_call(app: Any, path: str, content_type: str, body: bytes) -> int:
 
     def start_response(line: str, headers: Any, exc_info: Any = None) -> Any:
         nonlocal status
-        status = int(line.split()[0])
+        status = int(line.split(maxsplit=1)[0])
         return lambda data: None
 
     environ = {
@@ -195,7 +198,12 @@ def _apps(version: str, by_method: dict[str, list[Any]]) -> list[tuple[str, Any,
             ("sonora WSGI gRPC-Web text", _Text(app), "wsgi", "application/grpc-web-text"),
         ]
     from connectrpc.method import IdempotencyLevel, MethodInfo
-    from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, Endpoint, EndpointSync
+    from connectrpc.server import (
+        ConnectASGIApplication,
+        ConnectWSGIApplication,
+        Endpoint,
+        EndpointSync,
+    )
 
     def info(m: str) -> Any:
         fields: dict[str, Any] = {}
@@ -218,7 +226,9 @@ def _apps(version: str, by_method: dict[str, list[Any]]) -> list[tuple[str, Any,
 
         return handle
 
-    async_endpoints = {f"/{SERVICE}/{m}": Endpoint.unary(info(m), async_handler(m)) for m in by_method}
+    async_endpoints = {
+        f"/{SERVICE}/{m}": Endpoint.unary(info(m), async_handler(m)) for m in by_method
+    }
     sync_endpoints = {
         f"/{SERVICE}/{m}": EndpointSync.unary(method=info(m), function=lambda r, c, m=m: answers[m])
         for m in by_method
