@@ -113,6 +113,7 @@ async def send_refusal(refusal: Refusal, scope: Scope, send: Send) -> None:
         headers = [(b"content-type", b"application/json")]
         status = refusal.http_status
         body = json.dumps({"code": refusal.code, "message": refusal.message}).encode()
+    headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -421,14 +422,13 @@ async def _health(serving: bool, send: Send) -> None:
 
 
 async def _text(send: Send, status: int, text: str) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
-        }
-    )
-    await send({"type": "http.response.body", "body": text.encode()})
+    body = text.encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def build_app(

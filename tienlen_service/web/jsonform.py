@@ -70,6 +70,9 @@ def _friendly(message: Message, data: dict[str, Any]) -> None:
         except CardParseError:
             data["text"] = ""  # not a card (never in an answer); the rank and suit say so
         return
+    # Fields in the contract's order (the standard printer puts the zeros it adds last).
+    ordered = {f.json_name: data.pop(f.json_name) for f in desc.fields if f.json_name in data}
+    data.update(ordered)
     for field in desc.fields:
         key = field.json_name
         if key not in data:

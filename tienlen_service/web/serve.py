@@ -55,7 +55,9 @@ class WebServer:
         config = uvicorn.Config(
             app,
             lifespan="off",
-            http="h11",
+            # The C parser (httptools): with the pure-Python h11 a Connect call cost 1.5x a
+            # gRPC call in server CPU, with httptools about 1x (bench/README.md).
+            http="httptools",
             ws="none",
             loop="asyncio",
             log_config=None,
