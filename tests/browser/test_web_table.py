@@ -28,7 +28,12 @@ import pytest
 
 from tienlen.v1 import service_pb2
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
+try:
+    from playwright import sync_api as playwright_sync
+except ImportError:  # the dev extra installs it; only a hand-made venv lacks it
+    if os.environ.get("CI"):
+        raise
+    pytest.skip("playwright is not installed (pip install -e '.[dev]')", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = ROOT / "clients" / "web" / "dist"
