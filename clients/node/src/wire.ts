@@ -45,7 +45,7 @@ import { HealthCheckResponse_ServingStatus, Health } from "../gen/grpc/health/v1
 import { GameUpdateSchema, type GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
 import { move, type CardsLike } from "./cards.js";
-import { checkEncodable, connectionLost, errorFor, TienLenError } from "./errors.js";
+import { checkEncodable, connectionLost, errorFor } from "./errors.js";
 import { advance, applyRequest, CannotFollow, checkUpdateView, type UpdateView } from "./follow.js";
 import { Replicas, type ReplicaHealth } from "./replicas.js";
 import { requestMetadata } from "./request-ids.js";
