@@ -26,6 +26,10 @@ import { plain, seatToken, stateBytes, toCombination, toGame, toView, wireGame, 
 import type { StreamMoveOptions, WireMoveStream } from "./stream.js";
 import { WireClient, type ClientOptions, type MoveOptions, type PlayStreamOptions } from "./wire.js";
 
+export { card, cards, cardText, cardTexts, type CardsLike } from "./cards.js";
+export { CardTextError, InvalidRequest, InvalidToken, MoveRejected, PermissionDenied, TienLenError, Unavailable } from "./errors.js";
+export type { Game, GameEvent, LegalMove, Rules, Validation, View } from "./models.js";
+
 /** How a game is dealt: at random (neither), from a `seed`, or the explicit `hands`. */
 export interface DealOptions {
   /** A seed (a whole number, 0 to 2^53 - 1): the same seed deals the same cards. */

@@ -1,7 +1,9 @@
-// WireMoveStream: the moves of many tables over one PlayStream call (for game hosts). The Node twin
-// of the Python client's tienlen_client/stream.py: the same semantics, as Promises.
+// WireMoveStream: the moves of many tables over one PlayStream call (for game hosts), on
+// GameUpdates with the seat token by hand; TienLenClient's MoveStream (client.ts) is this one on
+// Game records. The Node twin of the Python client's tienlen_client/stream.py: the same
+// semantics, as Promises.
 //
-//   await using stream = client.playStream({ updateView: "basic" });
+//   await using stream = wire.playStream({ updateView: "basic" });   // wire: a WireClient
 //   const next = await stream.play(game, seat, seatToken, ["3S"]);        // one move, its answer
 //   const all = await Promise.all(tables.map((t) => stream.pass(t.game, t.game.toAct!, t.token)));
 //
