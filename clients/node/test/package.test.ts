@@ -99,3 +99,40 @@ test("npm pack builds a tarball that a fresh npm project installs and runs the R
   const v1 = await run(process.execPath, ["--input-type=module", "-e", 'import { v1 } from "@tienlen/engine-client"; import { TransferReason } from "@tienlen/engine-client/v1"; console.log(v1.TransferReason === TransferReason, TransferReason[2])'], app, 60_000);
   assert.equal(v1.stdout.trim(), "true CHOP");
 });
+
+/** A version as [major, minor, patch] ("20" is [20, 0, 0]; "*" parts are 0). */
+function version(text: string): number[] {
+  const parts = text.trim().replace(/^v/, "").split(".").map((p) => (p === "*" ? 0 : Number(p)));
+  return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0];
+}
+
+function compare(a: number[], b: number[]): number {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+/** Whether the engines range `range` admits Node `node` (the forms the lock file holds:
+ * ">=X.Y.Z" and "X.*", joined by "||"; anything else fails, to be read by hand). */
+function admits(range: string, node: number[]): boolean {
+  return range.split("||").some((alternative) => {
+    const text = alternative.trim();
+    const atLeast = /^>=\s*([\d.*]+)$/.exec(text);
+    if (atLeast) return compare(node, version(atLeast[1]!)) >= 0;
+    const major = /^(\d+)\.\*$/.exec(text);
+    if (major) return node[0] === Number(major[1]);
+    assert.fail(`an engines range this test can't read: ${JSON.stringify(range)}`);
+  });
+}
+
+test("every package of the lock file runs on the oldest Node the package claims, so npm ci warns nothing about engines", () => {
+  const manifest = JSON.parse(readFileSync(join(HERE, "package.json"), "utf8")) as { engines: { node: string } };
+  const oldest = /^>=\s*([\d.]+)$/.exec(manifest.engines.node);
+  assert.ok(oldest, `engines.node is ${manifest.engines.node}: a ">=" range`);
+  const lock = JSON.parse(readFileSync(join(HERE, "package-lock.json"), "utf8")) as { packages: Record<string, { engines?: { node?: string } }> };
+  const refusing = Object.entries(lock.packages)
+    .filter(([, entry]) => entry.engines?.node !== undefined && !admits(entry.engines.node, version(oldest[1]!)))
+    .map(([name, entry]) => `${name} wants node ${entry.engines!.node}`);
+  assert.deepEqual(refusing, []);
+  assert.ok(admits(manifest.engines.node, version(process.version)), `this Node ${process.version} is not in engines.node`);
+  assert.ok(!admits(">=22", version(oldest[1]!)) && admits("6.* || 8.* || >= 10.*", [20, 0, 0])); // the check can say no
+});
