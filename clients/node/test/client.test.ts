@@ -138,6 +138,25 @@ test("questions: validate, legal moves (one group or all), a bot's suggestion", 
   assert.equal(await client.suggest(game, 1), null, "not seat 1's turn");
 });
 
+test("the move stream takes and returns Games, and refuses with the unary calls' typed errors", { timeout: 30_000 }, async () => {
+  const host = new TienLenClient(server.address, { updateView: "basic" });
+  const stream = host.playStream();
+  try {
+    const game = await host.newGame({ hands: HANDS });
+    const [streamed, unary] = [await stream.play(game, 0, "3S"), await host.play(game, 0, "3S")];
+    assert.deepEqual({ ...streamed, state: "" }, { ...unary, state: "" });
+    const refused = await refusal(stream.play(streamed, 2, "5D"));
+    assert.ok(refused instanceof MoveRejected, refused.name);
+    assert.equal(refused.reason, "NOT_YOUR_TURN");
+    assert.ok((await refusal(stream.play(streamed, 1, "4X"))) instanceof CardTextError);
+    const fromJson = JSON.parse(JSON.stringify(streamed)) as Game;
+    assert.equal((await stream.pass(fromJson, 1)).toAct, 2);
+  } finally {
+    await stream.close();
+    host.close();
+  }
+});
+
 // --- typed errors -------------------------------------------------------------------------------
 
 test("refusals are typed: MoveRejected, InvalidRequest, InvalidToken, PermissionDenied, all TienLenErrors", { timeout: 30_000 }, async () => {
