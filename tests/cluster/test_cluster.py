@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import signal
 import socket
@@ -691,7 +692,13 @@ def test_nginx_loses_no_call_through_a_killed_replica_and_a_rolling_restart(
             stop.set()
         done, not_done = wait(futures, timeout=max(0.0, load.deadline - time.monotonic()) + 5.0)
     assert not not_done, "players still running at the deadline"
-    report(capsys, "nginx: SIGKILL + rolling restart, default client retries", load, {})
+    report(
+        capsys, "nginx: SIGKILL + rolling restart, default client retries", load, {"nginx": address}
+    )
+    log = (cluster.workdir / "nginx" / "access.log").read_text(encoding="utf-8").splitlines()
+    resent = [line for line in log if re.search(r'"upstream":"[^"]*, ', line)]
+    with capsys.disabled():
+        print(f"[cluster]   nginx sent {len(resent)} calls on to the next replica")  # noqa: T201
 
     assert load.failures == 0, "calls failed through nginx:\n" + "\n".join(load.errors[:10])
     for future in done:

@@ -20,6 +20,7 @@ rendering tests skip and say so.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import os
 import re
 import shlex
@@ -288,6 +289,19 @@ def test_dev_says_dev_and_serves_reflection_production_does_neither(
     assert {"--dev", "--reflection"} <= set(dev.args)
     assert not {"--dev", "--reflection"} & set(production.args)
     assert production.config_env()["TIENLEN_DEPLOYMENT"] != dev.config_env()["TIENLEN_DEPLOYMENT"]
+
+
+def test_server_parses_the_dev_settings_as_a_dev_run_with_reflection(dev: Rendered) -> None:
+    from tienlen_service.config import OPTIONS, parse_config
+
+    if PENDING_SERVICE_FLAGS - {option.flag for option in OPTIONS}:
+        pytest.skip("the server has no --dev/--reflection yet (service hardening not merged)")
+    (secret,) = dev.all("Secret")
+    keys = base64.b64decode(secret["data"]["TIENLEN_KEYS"]).decode()
+    config, _ = parse_config(dev.args, {**dev.config_env(), "TIENLEN_KEYS": keys})
+    settings = dataclasses.asdict(config)
+    assert settings["dev"] is True
+    assert settings["reflection"] is True
 
 
 def test_overlay_flags_are_the_servers(rendered: Rendered) -> None:
