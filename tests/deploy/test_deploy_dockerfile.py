@@ -197,7 +197,7 @@ def test_ports_are_exposed() -> None:
         if i.keyword == "EXPOSE"
         for port in i.args.split()
     }
-    assert {50051, 9464} <= exposed
+    assert {50051, 8080, 9464} <= exposed
 
 
 def test_protobuf_code_is_generated_during_the_build() -> None:
