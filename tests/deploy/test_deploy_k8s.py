@@ -702,7 +702,7 @@ def test_the_readmes_quote_the_manifests_numbers(production: Rendered) -> None:
     period = production.pod["terminationGracePeriodSeconds"]
     resources = production.container["resources"]
     hpa = production.one("HorizontalPodAutoscaler")["spec"]
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
     assert f"use {n(sleep)} s + {n(drain)} s + {n(grace)} s < {n(period)} s" in readme
     assert f"the manifests use {n(drain)} s" in readme
     operators = (REPO / "deploy" / "README.md").read_text(encoding="utf-8")
