@@ -697,8 +697,12 @@ def test_nginx_loses_no_call_through_a_killed_replica_and_a_rolling_restart(
     )
     log = (cluster.workdir / "nginx" / "access.log").read_text(encoding="utf-8").splitlines()
     resent = [line for line in log if re.search(r'"upstream":"[^"]*, ', line)]
+    unavailable = [line for line in log if '"status":204' in line]  # the UNAVAILABLE error_page
     with capsys.disabled():
-        print(f"[cluster]   nginx sent {len(resent)} calls on to the next replica")  # noqa: T201
+        print(  # noqa: T201
+            f"[cluster]   nginx sent {len(resent)} calls on to the next replica and answered"
+            f" {len(unavailable)} UNAVAILABLE (in flight on a dying replica; the client re-sent)"
+        )
 
     assert load.failures == 0, "calls failed through nginx:\n" + "\n".join(load.errors[:10])
     for future in done:
@@ -746,10 +750,11 @@ def started_and_handled(replica: Replica, method: str) -> tuple[float, float]:
     return total("grpc_server_started_total{"), total("grpc_server_handled_total{")
 
 
-def test_nginx_resends_a_call_whose_replica_dies_mid_call(cluster: Cluster) -> None:
-    """A replica SIGKILLed while it computes a call: nginx itself sends the call to the other
-    replica (it read the whole request first), so the client sees an answer, not an error, and
-    retries nothing. A slow bot's SuggestMove is the call, so that it is surely in flight."""
+def test_a_call_whose_replica_dies_mid_call_is_answered_through_nginx(cluster: Cluster) -> None:
+    """A replica SIGKILLed while it computes a call: nginx cannot re-send a request that went
+    out, so it answers gRPC UNAVAILABLE (never INTERNAL), and the client's default retry gets
+    the answer from the other replica. A slow bot's SuggestMove is the call, so that it is
+    surely in flight when the replica dies."""
     replicas = cluster.start_serving(2, metrics=True)
     nginx_port = cluster.start_nginx([r.port for r in replicas])
     address = f"{LOOPBACK}:{nginx_port}"
@@ -783,10 +788,25 @@ def test_nginx_resends_a_call_whose_replica_dies_mid_call(cluster: Cluster) -> N
         cluster.wait_exit(busy)
         move = suggestion.result(timeout=150.0)
     assert move is not None, "the other replica answered the call"
-    log = (cluster.workdir / "nginx" / "access.log").read_text(encoding="utf-8")
-    lines = [entry for entry in log.splitlines() if "/SuggestMove" in entry]
-    # The client sent each suggestion once (no retry of its own reached nginx) ...
-    assert len(lines) == suggestions, "\n".join(lines)
-    # ... and nginx tried the killed replica, then the other one, which answered.
-    assert f'"upstream":"{busy.address}, ' in lines[-1], lines[-1]
+    lines = nginx_log_lines(cluster, "/SuggestMove", suggestions + 1)
+    # The killed replica's attempt: its failure mapped to UNAVAILABLE (HTTP 204 + grpc-status
+    # 14 from the error_page), not a reset stream ...
+    assert f'"upstream":"{busy.address}"' in lines[-2], lines[-2]
+    assert '"status":204' in lines[-2], lines[-2]
+    # ... and the client's retry, answered by the other replica.
+    (other,) = [r for r in replicas if r is not busy]
     assert '"status":200' in lines[-1], lines[-1]
+    assert re.search(rf'"upstream":"[^"]*{re.escape(other.address)}"', lines[-1]), lines[-1]
+
+
+def nginx_log_lines(cluster: Cluster, method: str, count: int) -> list[str]:
+    """The access-log lines of `method`, once there are `count` of them: nginx writes a line
+    when it finishes a request, which can be just after the client has its answer."""
+    log = cluster.workdir / "nginx" / "access.log"
+    deadline = time.monotonic() + 10.0
+    while True:
+        lines = [e for e in log.read_text(encoding="utf-8").splitlines() if method in e]
+        if len(lines) >= count:
+            return lines
+        assert time.monotonic() < deadline, "\n".join(lines)
+        threading.Event().wait(0.05)
