@@ -12,12 +12,15 @@ import grpc
 import pytest
 from tienlen_client import (
     CardTextError,
+    Combination,
     Game,
     InvalidRequest,
     InvalidToken,
     MoveRejected,
     PermissionDenied,
+    Played,
     TienLenClient,
+    TurnPassed,
     Unavailable,
     channel_target,
     service_config,
@@ -118,7 +121,10 @@ def test_play_and_pass(client: TienLenClient) -> None:
     assert game.view.table is not None
     assert game.view.table.cards == ("3S",)
     assert game.view.table.type == "SINGLE"
-    assert [e.WhichOneof("kind") for e in game.events] == ["played", "turn_passed"]
+    assert game.events == (
+        Played(0, Combination("SINGLE", 1, ("3S",)), False, False, False, 1),
+        TurnPassed(1),
+    )
     game = client.pass_turn(game, 1)
     assert game.view.seats[1].passed
     game = client.play(game, 2, "5S")
