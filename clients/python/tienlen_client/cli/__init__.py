@@ -110,7 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit status (0 ok, 1 refused or unreachable, 2 bad arguments)."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a usage error (already printed)
+        return done.code if isinstance(done.code, int) else 1
     style = Style(color=wants_color(args.color, sys.stdout))
     try:
         with TienLenClient(args.address, timeout=args.timeout) as client:
