@@ -8,6 +8,11 @@ environment, while an installed client needs neither. The pins are the repositor
 generator's (scripts/gen_protos.py), and tests/client/test_wheel.py checks that the wheel's
 files are byte for byte the ones the repository generates.
 
+Why built rather than committed beside the client: the protos stay the one source (no second
+copy to keep in step, no drift check to run on every change), the repository keeps its rule
+of no generated code in git, and the price — pip fetching grpcio-tools into the build
+environment, once, from its cache afterwards — is paid by the build alone.
+
 - wheel (`build_py`): protoc writes `tienlen/v1/*_pb2*.py` and their `.pyi` stubs into the
   build directory, with `tienlen/py.typed` so that type checkers read the stubs.
 - sdist: the `.proto` files are copied in (`protos/`), so the wheel `python -m build` makes
