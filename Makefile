@@ -43,12 +43,13 @@ help: ## list the targets
 # --- set-up -------------------------------------------------------------------------------
 
 # Three steps, each stamped: what running the service needs (`make run`: its packages and the
-# code generator, with pip's progress shown), the client and its `tienlen` tool (`make demo`),
-# and the dev tools (`make test`).
+# code generator, with pip's progress shown; --no-compile: Python compiles what the service
+# imports when it first does, not the thousands of files it never will), the client and its
+# `tienlen` tool (`make demo`), and the dev tools (`make test`).
 $(RUNTIME): pyproject.toml
 	@echo "== $(VENV): the service's runtime packages and the code generator (pip's progress below)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -e ".[gen]"
+	$(PY) -m pip install --disable-pip-version-check --no-compile -e ".[gen]"
 	touch $@
 
 $(CLIENT): $(RUNTIME) $(CLIENT_PYPROJECT) clients/python/setup.py

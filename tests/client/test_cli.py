@@ -224,29 +224,29 @@ def test_play_ends_with_a_line_on_stderr_when_the_input_ends(
 # --- bad input: one line on stderr, a non-zero status ---------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("argv", "status", "message"),
-    [
-        (["watch", "--preset", "martian"], 1, "unknown preset 'martian'; the presets are southern"),
-        (["watch", "--bots", "smart"], 1, "unknown bot 'smart'; the bots are greedy"),
-        (["rules", "martian"], 1, "unknown preset 'martian'"),
-        (["deal", "--players", "9"], 1, "9 players"),
-        (["deal", "--option", "stake"], 1, "write NAME=VALUE"),
-        (["deal", "--option", "colour=red"], 1, "colour"),
-        (["play", "--seat", "7"], 2, "--seat 7: the seats are 0 to 3"),
-        (["watch", "--players", "x"], 2, "argument --players: invalid int value: 'x'"),
-        (["shuffle"], 2, "invalid choice: 'shuffle'"),
-    ],
-)
+BAD_INPUT = [  # (arguments, exit status, what stderr's one line says)
+    (["watch", "--preset", "martian"], 1, "unknown preset 'martian'; the presets are southern"),
+    (["watch", "--bots", "smart"], 1, "unknown bot 'smart'; the bots are greedy"),
+    (["rules", "martian"], 1, "unknown preset 'martian'"),
+    (["deal", "--players", "9"], 1, "9 players"),
+    (["deal", "--option", "stake"], 1, "write NAME=VALUE"),
+    (["deal", "--option", "colour=red"], 1, "colour"),
+    (["play", "--seat", "7"], 2, "--seat 7: the seats are 0 to 3"),
+    (["watch", "--players", "x"], 2, "argument --players: invalid int value: 'x'"),
+    (["shuffle"], 2, "invalid choice: 'shuffle'"),
+]
+
+
 def test_bad_input_is_one_line_on_stderr_and_a_nonzero_status(
-    capsys: pytest.CaptureFixture[str], address: str, argv: list[str], status: int, message: str
+    capsys: pytest.CaptureFixture[str], address: str
 ) -> None:
-    code, out, err = tienlen(capsys, *argv, "--address", address)
-    assert code == status
-    assert err.count("\n") == 1
-    assert err.startswith("tienlen")
-    assert message in err
-    assert "Traceback" not in out + err
+    for argv, status, message in BAD_INPUT:
+        code, out, err = tienlen(capsys, *argv, "--address", address)
+        assert code == status, argv
+        assert err.count("\n") == 1, (argv, err)
+        assert err.startswith("tienlen"), argv
+        assert message in err, (argv, err)
+        assert "Traceback" not in out + err
 
 
 def test_an_unreachable_service_is_one_line_and_status_1_not_a_traceback() -> None:
