@@ -20,7 +20,7 @@ import sys
 from typing import NoReturn
 
 from tienlen_client.cli.narrate import Narrator
-from tienlen_client.cli.person import LeftTheTable, Person
+from tienlen_client.cli.person import HELP, LeftTheTable, Person
 from tienlen_client.cli.style import Style, wants_color
 from tienlen_client.cli.table import Table, parse_options, seat_bots
 from tienlen_client.client import TienLenClient
@@ -237,20 +237,9 @@ def play_command(client: TienLenClient, args: argparse.Namespace, style: Style) 
     table.say(style.paint(table.heading(game), "bold") + f" — you are seat {args.seat}")
     table.say("  " + ", ".join(f"seat {s}: {name}" for s, name in enumerate(table.names)))
     person = Person(client, sys.stdin, sys.stdout, style)
-    table.say("  " + "moves: " + _first_lower(person_help()), "")
+    table.say(f"  moves: {HELP}", "")
     table.play_out(game, bots, person)
     return 0
-
-
-def person_help() -> str:
-    """The line of help a person gets."""
-    from tienlen_client.cli.person import HELP
-
-    return HELP
-
-
-def _first_lower(text: str) -> str:
-    return text[:1].lower() + text[1:]
 
 
 def _table(client: TienLenClient, args: argparse.Namespace, style: Style) -> Table:
