@@ -65,4 +65,6 @@ def test_the_bench_and_the_scripts_use_only_the_engines_public_face() -> None:
     scripts = [*(ROOT / "bench").glob("*.py"), *(ROOT / "scripts").glob("*.py")]
     assert scripts
     assert [hit for path in scripts for hit in _engine_submodule_imports(path)] == []
-    assert _engine_submodule_imports(ROOT / "tests" / "rules" / "test_invariants.py")
+    assert _engine_submodule_imports(
+        ROOT / "tests" / "engine" / "properties" / "test_invariants.py"
+    )

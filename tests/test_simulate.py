@@ -1,5 +1,5 @@
 """The self-play simulator (tools/simulate.py): a quick run reports, broken invariants stop the
-run with a replayable dump. The invariant checks themselves: tests/rules/test_invariants.py."""
+run with a replayable dump. The invariant checks themselves: tests/engine/properties/test_invariants.py."""
 
 from __future__ import annotations
 

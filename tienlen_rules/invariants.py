@@ -1,7 +1,7 @@
 """The engine's invariants: what must hold after every step of every game, whatever the rules.
 
 The self-play simulator (`tools/simulate.py`) checks them at every move of thousands of games,
-and the property tests (tests/rules/test_properties.py) at every move of hypothesis' games:
+and the property tests (tests/engine/properties/test_properties.py) at every move of hypothesis' games:
 
 * **cards** (`check_cards`): every card is in exactly one place. Hands are disjoint and inside
   the deal, the deal never changes, a play came from its player's hand, and the cards that

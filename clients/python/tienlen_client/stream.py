@@ -39,6 +39,7 @@ import grpc
 
 from tienlen.v1 import game_pb2, service_pb2
 from tienlen_client.cards import CardsLike, move
+from tienlen_client.checks import check_move
 from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
 from tienlen_client.follow import (
     CannotFollow,
@@ -133,6 +134,7 @@ class MoveStream:
         """Send a move (cards to play, or None to pass) without waiting: a future of the game
         after it. The future raises what ApplyMove would raise (`MoveRejected`, ...).
         `update_view`: ``"full"`` or ``"basic"`` (default: the stream's)."""
+        check_move(game, seat)
         wanted = self.update_view if update_view is None else check_update_view(update_view)
         apply = apply_request(game, seat, move(cards_), wanted)
         future: Future[Game] = Future()
