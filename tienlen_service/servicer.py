@@ -119,6 +119,29 @@ def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
 # Error mapping: the one place a domain error becomes a status.
 
 
+#: Bounds of what an error may carry, in UTF-8 bytes. An error often echoes the caller's input
+#: (an unknown variant, bot or option name) and travels in the trailers, which a client caps
+#: (grpc's default soft limit is 8 KiB; past it calls fail at random with RESOURCE_EXHAUSTED and
+#: no ErrorInfo, which clients then retry as transient). The message is sent twice (in
+#: grpc-message, percent-encoded: up to 3 bytes per byte, and in the details) and the details
+#: are base64: with these bounds the whole error stays under 4 KiB (tests/service/
+#: test_bounded_errors.py measures the worst case).
+MAX_MESSAGE_BYTES: Final = 400
+MAX_TEXT_BYTES: Final = 200
+MAX_METADATA_ENTRIES: Final = 4
+MAX_VIOLATIONS: Final = 4
+_ELLIPSIS: Final = "…"
+
+
+def bounded(text: str, limit: int = MAX_TEXT_BYTES) -> str:
+    """`text` cut to at most `limit` UTF-8 bytes (on a character boundary, "…" marking the cut)."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return text
+    cut = data[: limit - len(_ELLIPSIS.encode())].decode("utf-8", "ignore")
+    return cut + _ELLIPSIS
+
+
 def _status(
     code: grpc.StatusCode,
     reason: str,
@@ -126,22 +149,31 @@ def _status(
     metadata: dict[str, str] | None = None,
     violations: Sequence[tuple[str, str]] = (),
 ) -> status_pb2.Status:
+    """The rich status of an error; every text in it bounded (`bounded`), whatever the caller
+    sent: this is the one place every refusal passes through."""
     details = []
     info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {}))
+    meta = {
+        bounded(k): bounded(v) for k, v in list((metadata or {}).items())[:MAX_METADATA_ENTRIES]
+    }
+    info.Pack(error_details_pb2.ErrorInfo(reason=bounded(reason), domain=DOMAIN, metadata=meta))
     details.append(info)
     if violations:
         bad = any_pb2.Any()
         bad.Pack(
             error_details_pb2.BadRequest(
                 field_violations=[
-                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
-                    for f, d in violations
+                    error_details_pb2.BadRequest.FieldViolation(
+                        field=bounded(f), description=bounded(d, MAX_MESSAGE_BYTES)
+                    )
+                    for f, d in violations[:MAX_VIOLATIONS]
                 ]
             )
         )
         details.append(bad)
-    return status_pb2.Status(code=_CODES[code], message=message, details=details)
+    return status_pb2.Status(
+        code=_CODES[code], message=bounded(message, MAX_MESSAGE_BYTES), details=details
+    )
 
 
 _CODES: Final = {
