@@ -59,6 +59,7 @@ def register_engine(
         metrics=metrics,
         require_seat_tokens=config.require_seat_tokens,
         max_streams=servicer.stream_slots(config.workers),
+        max_searches=servicer.search_slots(config.workers),
     )
     servicer.add_to_server(engine, server)
     return (servicer.SERVICE_NAME,)

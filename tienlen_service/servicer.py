@@ -17,7 +17,15 @@ TokenError                   INVALID_ARGUMENT        TOKEN_* (+ BadRequest on st
 seat token missing/wrong     PERMISSION_DENIED       SEAT_TOKEN_INVALID
 unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
 too many open PlayStreams    RESOURCE_EXHAUSTED      TOO_MANY_STREAMS
+too many bot searches        RESOURCE_EXHAUSTED      TOO_MANY_SEARCHES
+search of a call gone        CANCELLED / DEADLINE_   CALL_ABANDONED (nobody reads it: the caller
+                             EXCEEDED                cancelled, or its deadline passed)
 ===========================  ======================  ===========================================
+
+Long work watches its call: a bot's search asks `call_gone(context)` between playouts and stops
+when the caller cancelled or its deadline passed, so six abandoned calls cannot hold the
+workers; and at most `search_slots(workers)` searches run at once (more are refused at once
+with RESOURCE_EXHAUSTED, which clients retry with backoff).
 
 PlayStream answers a refused move inside the stream instead (`PlayStreamError`: the code, the
 reason and the metadata of the status ApplyMove would have ended with) and goes on.
@@ -74,6 +82,10 @@ SEAT_TOKEN_INVALID: Final = "SEAT_TOKEN_INVALID"  # noqa: S105 - a reason code, 
 UNKNOWN_BOT: Final = "UNKNOWN_BOT"
 DEFAULT_BOT: Final = "greedy"
 TOO_MANY_STREAMS: Final = "TOO_MANY_STREAMS"
+TOO_MANY_SEARCHES: Final = "TOO_MANY_SEARCHES"
+CALL_ABANDONED: Final = "CALL_ABANDONED"
+#: Bots whose suggestion is a search (hundreds of playouts): watched and bounded.
+SEARCH_BOTS: Final = frozenset({"montecarlo"})
 TOKEN_MALFORMED: Final = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
 
 #: SetupError codes that describe the game's progress, not the request's shape.
@@ -108,6 +120,21 @@ def stream_slots(workers: int) -> int:
     them. On the sync server each open stream holds a worker thread for its whole life; the
     other workers must stay free for unary calls and health checks. One worker: none."""
     return workers // 2
+
+
+def search_slots(workers: int) -> int:
+    """How many bot searches (`SEARCH_BOTS`) a server with `workers` call threads runs at once:
+    half of them, at least one, so that cheap calls always find a worker."""
+    return max(1, workers // 2)
+
+
+def call_gone(context: grpc.ServicerContext) -> Callable[[], bool]:
+    """A cheap check for long work: True once the call was cancelled or its deadline passed."""
+
+    def gone() -> bool:
+        return context.time_remaining() <= 0 or not context.is_active()
+
+    return gone
 
 
 def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
@@ -181,6 +208,8 @@ _CODES: Final = {
     grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
     grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
     grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.CANCELLED: code_pb2.CANCELLED,
+    grpc.StatusCode.DEADLINE_EXCEEDED: code_pb2.DEADLINE_EXCEEDED,
 }
 
 
@@ -288,7 +317,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
     events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
-    `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`).
+    `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`);
+    `max_searches` how many bot searches may run at once (see `search_slots`).
     """
 
     def __init__(
@@ -298,12 +328,15 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         metrics: Metrics,
         require_seat_tokens: bool = False,
         max_streams: int = 1,
+        max_searches: int = 1,
     ) -> None:
         self._tokens = tokens
         self._metrics = metrics
         self._require_seat_tokens = require_seat_tokens
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
+        self._max_searches = max_searches
+        self._searches = threading.BoundedSemaphore(max_searches)
         self._states = codec.StateCache()
 
     # --- RPCs ---------------------------------------------------------------------------------
@@ -512,8 +545,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     def SuggestMove(  # noqa: N802
         self, request: service_pb2.SuggestMoveRequest, context: grpc.ServicerContext
     ) -> service_pb2.SuggestMoveResponse:
-        """A bot's suggestion for a seat (not applied)."""
-        del context
+        """A bot's suggestion for a seat (not applied). A search (`SEARCH_BOTS`) watches its
+        call and stops when nobody waits for it; at most `max_searches` run at once."""
         state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
         name = request.bot or DEFAULT_BOT
         if name not in engine.BOTS:
@@ -523,7 +556,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             )
         if state.over:  # nothing to do: no suggestion, as ListLegalMoves lists no move
             return service_pb2.SuggestMoveResponse(bot=name)
-        move = engine.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
+        if name in SEARCH_BOTS:
+            move = self._search(state, request, name, context)
+        else:
+            move = engine.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
         if move is None:
             return service_pb2.SuggestMoveResponse(bot=name)
         combo = engine.validate(state, move)
@@ -534,6 +570,49 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         )
 
     # --- helpers ------------------------------------------------------------------------------
+
+    def _search(
+        self,
+        state: GameState,
+        request: service_pb2.SuggestMoveRequest,
+        name: str,
+        context: grpc.ServicerContext,
+    ) -> engine.Move | None:
+        """A searching bot's suggestion, in one of the search slots, stopped when the call is."""
+        if not self._searches.acquire(blocking=False):
+            _abort(
+                context,
+                _status(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    TOO_MANY_SEARCHES,
+                    f"this replica runs at most {self._max_searches} {name} searches at once;"
+                    " retry with backoff, or ask a cheaper bot",
+                    {"bot": name},
+                ),
+            )
+        try:
+            return engine.suggest_move(
+                state,
+                request.seat,
+                name,
+                seed=_suggestion_seed(request),
+                should_stop=call_gone(context),
+            )
+        except engine.Abandoned:
+            expired = context.time_remaining() <= 0
+            _abort(
+                context,
+                _status(
+                    grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED,
+                    CALL_ABANDONED,
+                    "the search stopped: the call's deadline passed"
+                    if expired
+                    else "the search stopped: the call was cancelled",
+                    {"bot": name},
+                ),
+            )
+        finally:
+            self._searches.release()
 
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not."""
