@@ -338,6 +338,11 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._max_searches = max_searches
         self._searches = threading.BoundedSemaphore(max_searches)
         self._states = codec.StateCache()
+        # One zero-valued series per configured key from the start: a rotation's last step
+        # (removing the old key) is safe once its series stops growing.
+        self._verified = {
+            kid: metrics.tokens_verified.labels(kid=kid) for kid in tokens.keyring.kids
+        }
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -615,8 +620,13 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             self._searches.release()
 
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
-        """Verify a state token and rebuild its state; TokenError / StateDecodeError if not."""
-        return self._states.decode(token, self._tokens.decode)
+        """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
+        (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
+        decoded = self._states.decode(token, self._tokens.decode)
+        verified = self._verified.get(self._tokens.admit(token))
+        if verified is not None:
+            verified.inc()
+        return decoded
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat`: the seat must be at the table and, when

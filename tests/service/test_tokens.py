@@ -20,6 +20,7 @@ from tienlen_service.observability import Metrics
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import (
     FLAG_SEALED,
+    ISSUED_BYTES,
     TAG_BYTES,
     KeyConfigError,
     KeyRing,
@@ -57,7 +58,7 @@ def test_a_token_decodes_to_its_payload(codec: TokenCodec) -> None:
 
 def test_the_key_id_travels_in_the_clear_so_the_verifier_can_pick_the_key() -> None:
     token = CODEC.encode(PAYLOAD)
-    assert token[0] == 1
+    assert token[0] == 2
     assert token[2] == 1
     assert token[3:4] == b"a"
 
@@ -76,10 +77,14 @@ def test_sealing_uses_a_fresh_nonce_each_time() -> None:
 
 
 def test_a_signed_token_is_deterministic() -> None:
-    # Unsealed tokens are a pure function of the payload: any replica mints the same bytes.
-    assert CODEC.encode(PAYLOAD) == TokenCodec(KeyRing.from_spec(SPEC_A), seal=False).encode(
-        PAYLOAD
-    )
+    # Unsealed tokens are a pure function of the payload and the issue time (in seconds): any
+    # replica mints the same bytes in the same second.
+    def at_noon() -> float:
+        return 1_780_000_000.5
+
+    one = TokenCodec(RING_A, seal=False, clock=at_noon)
+    other = TokenCodec(KeyRing.from_spec(SPEC_A), seal=False, clock=at_noon)
+    assert one.encode(PAYLOAD) == other.encode(PAYLOAD)
 
 
 def test_any_codec_reads_sealed_and_unsealed_tokens_alike() -> None:
@@ -132,7 +137,7 @@ def test_an_empty_token_is_malformed() -> None:
 
 def test_an_unknown_version_or_flag_is_malformed() -> None:
     token = bytearray(CODEC.encode(PAYLOAD))
-    token[0] = 2
+    token[0] = 3
     assert reason_of(CODEC, bytes(token)) is TokenReason.TOKEN_MALFORMED
     token = bytearray(CODEC.encode(PAYLOAD))
     token[1] |= 0x40
@@ -381,7 +386,7 @@ def test_out_of_range_seats() -> None:
 
 
 def test_a_token_tag_is_hmac_sha256_sized() -> None:
-    assert len(CODEC.encode(b"")) == 3 + 1 + 1 + len("tienlen") + TAG_BYTES
+    assert len(CODEC.encode(b"")) == 3 + 1 + 1 + len("tienlen") + ISSUED_BYTES + TAG_BYTES
 
 
 def _hkdf(material: bytes, info: bytes) -> bytes:
