@@ -8,21 +8,22 @@ unreadable (AES-GCM), so a player holding it can't read the other hands.
 Wire layout of a state token (all lengths in bytes)::
 
     offset  size  field
-    0       1     version (2; 1 is still read: the same without the issue time)
+    0       1     version: 2 with an issue time (when a maximum age is set), else 1 (none)
     1       1     flags: bit 0 = sealed; the other bits must be 0
     2       1     n = length of the key id (1..32)
     3       n     key id, ASCII [A-Za-z0-9._-] — in the clear, so the verifier picks the key
     3+n     1     m = length of the deployment id (1..64)
     4+n     m     deployment id, ASCII — in the clear, and covered by the tag
-    4+n+m   8     (version 2) issue time: Unix seconds, big-endian — in the clear, under the tag
+    4+n+m   8     (version 2 only) issue time: Unix seconds, big-endian — in the clear, under the tag
     ...           body: the payload, or (sealed) a 12-byte random nonce + AES-GCM(payload)
     end-32  32    HMAC-SHA256 over everything before it
 
 Why an issue time: a stateless service can't tell a replayed old token from the latest one
 (docs/SECURITY.md); the host must keep the latest itself. The issue time lets a deployment cap
 how long any token lives (`max_age`, refused as TOKEN_EXPIRED), which bounds what a leaked or
-hoarded token can do. A version-1 token (made before the issue time existed) is still read,
-and is refused only when a maximum age is set, as its age is unknown.
+hoarded token can do. Tokens are stamped only where a maximum age is set: without one, a token
+stays a pure function of the state (any replica, at any time, mints the same bytes). A token
+without an issue time is refused where a maximum age is set, as its age is unknown.
 
 Why the deployment id is in the clear *and* under the MAC: two deployments may (wrongly) share
 key material; a token of one must not be accepted by the other. Because the tag covers the
@@ -64,8 +65,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 VERSION: Final = 2
+"""The format with an issue time (made where a maximum age is set)."""
 VERSION_NO_TIME: Final = 1
-"""The first format: no issue time (still read)."""
+"""The format without (made where no maximum age is set, and before the issue time existed)."""
 ISSUED_BYTES: Final = 8
 _ISSUED: Final = struct.Struct(">Q")
 FLAG_SEALED: Final = 0x01
@@ -307,8 +309,9 @@ class TokenCodec:
     refused (TOKEN_UNSEALED_REQUIRED); off by default, so that turning sealing on doesn't break
     the games in progress — turn it on once the unsealed tokens have aged out.
     `deployment`: the id bound into every tag; a token of another deployment is refused.
-    `max_age`: seconds a token lives after its issue time (0: no limit); `admit` refuses older
-    ones. `clock`: the time (Unix seconds) tokens are stamped and checked with.
+    `max_age`: seconds a token lives after its issue time (0: no limit, and tokens carry no
+    issue time); `admit` refuses older ones, and unstamped ones. `clock`: the time (Unix
+    seconds) tokens are stamped and checked with.
     """
 
     __slots__ = (
@@ -369,12 +372,16 @@ class TokenCodec:
         """Sign (and, when sealing, encrypt) `payload` under the signing key."""
         key = self._keyring._signing()  # noqa: SLF001 - the ring and the codec are one unit
         flags = FLAG_SEALED if self._seal else 0
-        header = (
-            bytes((VERSION, flags, len(key.kid_bytes)))
-            + key.kid_bytes
-            + self._dep_header
-            + _ISSUED.pack(max(0, int(self._clock())))
-        )
+        if self._max_age > 0:
+            header = (
+                bytes((VERSION, flags, len(key.kid_bytes)))
+                + key.kid_bytes
+                + self._dep_header
+                + _ISSUED.pack(max(0, int(self._clock())))
+            )
+        else:
+            header = bytes((VERSION_NO_TIME, flags, len(key.kid_bytes))) + key.kid_bytes
+            header += self._dep_header
         if self._seal:
             nonce = random_bytes(NONCE_BYTES)
             # The header (version, flags, key id, deployment) is the associated data: the

@@ -1,9 +1,11 @@
-"""Tokens carry their issue time; a deployment may cap their age (`--max-token-age`).
+"""A deployment may cap the age of its tokens (`--max-token-age`); its tokens then carry their
+issue time.
 
 A stateless service can't tell a replayed old token from the latest (docs/SECURITY.md): the
 host keeps the latest. What the service can do is bound how long any token lives: a token
-older than the maximum age is refused with TOKEN_EXPIRED. Tokens of the first format (no issue
-time) are still read, and refused only where an age limit is set.
+older than the maximum age is refused with TOKEN_EXPIRED. Without a maximum age tokens carry no
+issue time (they stay a pure function of the state) and are read everywhere; where an age
+limit is set, a token without an issue time is refused.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def clock_at(when: float) -> Callable[[], float]:
 
 
 def first_format_token(payload: bytes, deployment: str = "tienlen") -> bytes:
-    """A version-1 token (before the issue time), made as the old server made them."""
+    """A version-1 token (no issue time), made by hand from the documented layout."""
     mac_key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"tienlen mac").derive(
         MATERIAL
     )
@@ -48,7 +50,7 @@ def first_format_token(payload: bytes, deployment: str = "tienlen") -> bytes:
 
 
 def test_a_token_carries_its_issue_time_in_seconds_under_the_tag() -> None:
-    token = TokenCodec(RING, seal=False, clock=clock_at(NOON + 0.7)).encode(b"payload")
+    token = TokenCodec(RING, seal=False, max_age=60, clock=clock_at(NOON + 0.7)).encode(b"payload")
     at = 3 + 2 + 1 + len("tienlen")
     assert int.from_bytes(token[at : at + ISSUED_BYTES], "big") == int(NOON)
     forged = bytearray(token)
@@ -59,7 +61,7 @@ def test_a_token_carries_its_issue_time_in_seconds_under_the_tag() -> None:
 
 
 def test_admit_refuses_a_token_older_than_the_maximum_age_and_names_its_key() -> None:
-    token = TokenCodec(RING, seal=True, clock=clock_at(NOON)).encode(b"payload")
+    token = TokenCodec(RING, seal=True, max_age=60, clock=clock_at(NOON)).encode(b"payload")
     young = TokenCodec(RING, seal=True, max_age=60, clock=clock_at(NOON + 60))
     assert young.decode(token) == b"payload"
     assert young.admit(token) == "k1"
@@ -71,8 +73,9 @@ def test_admit_refuses_a_token_older_than_the_maximum_age_and_names_its_key() ->
     assert TokenCodec(RING, seal=True, clock=clock_at(NOON + 10**6)).admit(token) == "k1"
 
 
-def test_first_format_tokens_are_read_and_refused_only_under_an_age_limit() -> None:
+def test_unstamped_tokens_are_read_and_refused_only_under_an_age_limit() -> None:
     token = first_format_token(b"payload")
+    assert TokenCodec(RING, seal=False).encode(b"payload") == token  # no limit: no stamp
     assert TokenCodec(RING, seal=False).decode(token) == b"payload"
     assert TokenCodec(RING, seal=False).admit(token) == "k1"
     limited = TokenCodec(RING, seal=False, max_age=3600)
@@ -95,12 +98,15 @@ def state_payload() -> bytes:
 
 
 def made_at(when: float) -> bytes:
-    return TokenCodec(RING, seal=False, clock=clock_at(when)).encode(state_payload())
+    return TokenCodec(RING, seal=False, max_age=3600, clock=clock_at(when)).encode(state_payload())
 
 
 def test_the_service_refuses_an_expired_token_on_every_call_typed(stub: Any) -> None:
     fresh = made_at(time.time())
     stub.GetView(service_pb2.GetViewRequest(state_token=fresh), timeout=TIMEOUT)
+    own = stub.NewGame(service_pb2.NewGameRequest(seed=1), timeout=TIMEOUT).game.state_token
+    assert own[0] == 2  # stamped: this deployment limits token age
+    stub.GetView(service_pb2.GetViewRequest(state_token=own), timeout=TIMEOUT)
     for token in (made_at(time.time() - 7200), first_format_token(state_payload())):
         for call, request in (
             (stub.GetView, service_pb2.GetViewRequest(state_token=token)),
