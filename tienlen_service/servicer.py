@@ -658,6 +658,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         update apart and assigning it would copy every message in it."""
         self._count_events(state.rules, events, applied=applied)
         update.state_token = self._states.encode(state, game_id, self._tokens.encode)
+        # Which state this is, for hosts that refuse stale tokens (docs/SECURITY.md).
+        update.game_id = game_id
+        update.game_number = state.match.game_number
+        update.move_number = state.move_count
         update.MergeFromString(codec.events_to_wire(events))  # appends the events
         if with_view:
             update.view.MergeFromString(codec.view_to_wire(view(state, SPECTATOR), state))
