@@ -196,6 +196,7 @@ class Server:
         self._bound: _Bound | None = None
         self._stop_lock = threading.Lock()
         self._stopped = False
+        self._drain_delay_over = threading.Event()
 
     @property
     def port(self) -> int:
@@ -312,7 +313,7 @@ class Server:
             # move away before the port closes (calls that reach grpcio's queue but not yet a
             # worker when the port closes would be cancelled).
             self.log.info("not_serving", drain_delay_s=drain_delay)
-            threading.Event().wait(drain_delay)
+            self._drain_delay_over.wait(drain_delay)
         self.log.info("draining", grace_s=grace)
         stopped = self._grpc.stop(grace)
         # The port is closed: end the streams that would hold the replica for its whole grace.
@@ -325,6 +326,11 @@ class Server:
         self._health_executor.shutdown(wait=False, cancel_futures=True)
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.log.info("stopped")
+
+    def end_drain_delay(self) -> None:
+        """Close the port now, without waiting out the rest of the drain delay (for a caller
+        that knows the clients have moved away: the tests, an operator's second signal)."""
+        self._drain_delay_over.set()
 
     def __enter__(self) -> Self:
         self.start()
