@@ -168,8 +168,9 @@ def returned_reasons() -> dict[str, set[str]]:
     for r in TokenReason:
         reasons[str(r)] = {"INVALID_ARGUMENT"}
     reasons[MALFORMED_REQUEST] = {"INVALID_ARGUMENT"}
-    package = ROOT / "tienlen_service"
-    for path in sorted(package.rglob("*.py")):
+    # The engine (tienlen_rules) raises the SetupError codes; the service the others.
+    paths = [*(ROOT / "tienlen_service").rglob("*.py"), *(ROOT / "tienlen_rules").rglob("*.py")]
+    for path in sorted(paths):
         module = importlib.import_module(
             ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         )
