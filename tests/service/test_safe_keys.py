@@ -26,20 +26,40 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 10.0
 
 
-def published_example_entry() -> str:
-    """The `kid:key` entry of the example Secret in the deploy manifests."""
-    text = (ROOT / "deploy" / "k8s" / "secret.yaml").read_text(encoding="utf-8")
-    match = re.search(r'TIENLEN_KEYS:\s*"([^"]+)"', text)
-    assert match is not None
-    return match.group(1)
+EXAMPLE_KID = "example-replace-me"
+EXAMPLE = f"{EXAMPLE_KID}:RVhBTVBMRS1LRVktUkVQTEFDRS1NRS0zMi1CWVRFUyE="
+"""The example key the deploy manifests shipped (public: it is in this repository's history)."""
+
+#: A `kid:base64url` key entry as a manifest or a doc would show it (32 bytes: 43-44 chars).
+KEY_ENTRY = re.compile(r"\b([A-Za-z0-9._-]{1,32}):([A-Za-z0-9_+/-]{43}=?)(?![A-Za-z0-9_+/=-])")
 
 
-EXAMPLE = published_example_entry()
+def published_entries() -> list[str]:
+    """Every key entry written out in the deploy manifests and the docs."""
+    files = [
+        *(ROOT / "deploy").rglob("*.yaml"),
+        *(ROOT / "deploy").rglob("*.md"),
+        *(ROOT / "docs").rglob("*.md"),
+        ROOT / "README.md",
+    ]
+    return [
+        f"{kid}:{key}"
+        for path in files
+        for kid, key in KEY_ENTRY.findall(path.read_text(encoding="utf-8"))
+    ]
 
 
-def test_the_example_key_of_the_manifests_is_known_as_published() -> None:
+def test_every_key_written_in_the_manifests_or_docs_is_known_as_published() -> None:
+    # A key committed to this repository is public: the server must refuse it outside a dev
+    # run. A new example key needs its SHA-256 in tokens.PUBLISHED_EXAMPLE_KEYS.
+    for entry in {EXAMPLE, *published_entries()}:
+        kid, _, _ = entry.partition(":")
+        assert KeyRing.from_spec(entry).published_kids == (kid,), entry
+
+
+def test_only_the_published_keys_of_a_ring_are_flagged() -> None:
     ring = KeyRing.from_spec(f"mine:{KeyRing.new_spec_entry('x').split(':')[1]},{EXAMPLE}")
-    assert ring.published_kids == (EXAMPLE.split(":")[0],)
+    assert ring.published_kids == (EXAMPLE_KID,)
     assert KeyRing.from_spec(KeyRing.new_spec_entry("fresh")).published_kids == ()
 
 
@@ -67,7 +87,7 @@ def test_a_dev_run_starts_with_the_published_key_and_warns(
     process = process_factory("--dev", env={"TIENLEN_KEYS": EXAMPLE})
     process.start_and_wait()
     warning = process.wait_for_event("published_key")
-    assert warning["kids"] == [EXAMPLE.split(":")[0]]
+    assert warning["kids"] == [EXAMPLE_KID]
     assert process.wait_for_event("serving")["dev"] is True
     process.terminate()
     assert process.wait() == 0
