@@ -362,8 +362,9 @@ def test_an_unknown_method_is_unimplemented(start_web, path) -> None:
     still_serves_both_ports(running, web)
 
 
-def test_a_wrong_http_method_on_an_rpc_is_refused(web) -> None:
-    answer = web.request("PUT", f"/{SERVICE}/NewGame", b"{}", {"content-type": "application/json"})
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+def test_a_wrong_http_method_on_an_rpc_is_refused(web, method) -> None:
+    answer = web.request(method, f"/{SERVICE}/NewGame", b"{}", {"content-type": "application/json"})
     assert answer.status == 405
     assert answer.json()["code"] == "unimplemented"
 

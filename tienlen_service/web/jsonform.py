@@ -13,8 +13,9 @@ parser, protobuf-es included, and every standard request is still accepted):
   strings, as the standard writes them. Standard parsers read both.
 - **Cards are text too.** Every ``Card`` answered carries ``"text": "3S"`` next to its rank and
   suit (the contract's ``Card.text``, filled only here: binary answers stay as they were). A
-  request may give ``{"text": "10D"}`` for a card; it is read into rank and suit before the
-  servicer sees the request, so the engine's checks run on it as on any card.
+  request may give a card as ``{"text": "10D"}`` (standard proto3 JSON of ``Card.text``) or,
+  shorter, as the bare string ``"10D"`` (read as that); either is read into rank and suit
+  before the servicer sees the request, so the engine's checks run on it as on any card.
 """
 
 from __future__ import annotations
@@ -106,14 +107,39 @@ def _numbers(value: Any) -> Any:
 
 
 def from_json(data: bytes | bytearray, message_class: type[Message]) -> Message:
-    """A request from its JSON (proto3 JSON; cards may be ``{"text": "3S"}``). Unknown fields
+    """A request from its JSON (proto3 JSON; cards may be ``{"text": "3S"}`` or ``"3S"``). Unknown fields
     are refused, so that a misspelt field is an error rather than a silent default.
     Raises ParseError for JSON that is not this message, a Connect error (INVALID_ARGUMENT,
     INVALID_CARD) for a card text that is not a card."""
     message = message_class()
-    json_format.Parse(bytes(data), message, ignore_unknown_fields=False)
+    tree = json.loads(bytes(data))
+    _card_strings(message.DESCRIPTOR, tree)
+    json_format.ParseDict(tree, message, ignore_unknown_fields=False)
     _read_card_texts(message, "")
     return message
+
+
+def _card_strings(desc: Any, tree: Any) -> None:
+    """A card written as a bare string (``"cards": ["3S", "4S"]``) becomes ``{"text": "3S"}``,
+    in place, so that the standard parser reads it into `Card.text`."""
+    if not isinstance(tree, dict):
+        return
+    for field in desc.fields:
+        key = field.json_name if field.json_name in tree else field.name
+        value = tree.get(key)
+        target = field.message_type
+        if value is None or target is None or not target.full_name.startswith(_OURS):
+            continue
+        if target.full_name == CARD:
+            if isinstance(value, str):
+                tree[key] = {"text": value}
+            elif isinstance(value, list):
+                tree[key] = [{"text": v} if isinstance(v, str) else v for v in value]
+        elif isinstance(value, list):
+            for item in value:
+                _card_strings(target, item)
+        else:
+            _card_strings(target, value)
 
 
 def _read_card_texts(message: Message, path: str) -> None:
