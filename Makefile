@@ -59,7 +59,7 @@ gen-check: $(GENERATED) ## fail if the generated code is not what protos/ genera
 
 # --- running ------------------------------------------------------------------------------
 
-run: $(GENERATED) ## run the service on :50051 (metrics on :9464); Ctrl-C drains and stops
+run: $(GENERATED) ## run the service: gRPC on :50051, browsers on :8080, metrics on :9464; Ctrl-C drains
 	$(PY) -m tienlen_service $(ARGS)
 
 demo: $(GENERATED) ## four bots play a full game against a running service (make run first)

@@ -60,7 +60,7 @@ def to_json(message: Message) -> bytes:
     """The JSON of an answer (see the module's docstring)."""
     data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     if message.DESCRIPTOR.full_name == CARD:
-        data["text"] = _TEXTS.get((data.get("rank"), data.get("suit")), "")
+        data["text"] = _TEXTS.get((str(data.get("rank")), str(data.get("suit"))), "")
     _friendly(message.DESCRIPTOR, data)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
