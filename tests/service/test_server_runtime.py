@@ -503,7 +503,7 @@ def test_mutual_tls_refuses_a_client_without_a_certificate(
 PROBE_MAIN = """
 import sys
 sys.path.insert(0, "tests")
-from conftest import ProbeService
+from helpers.moves import ProbeService
 from tienlen_service.__main__ import main
 sys.exit(main(sys.argv[1:], register=ProbeService().register))
 """
@@ -771,8 +771,8 @@ def test_generate_key_prints_a_usable_entry(capsys) -> None:
     assert KeyRing.from_spec(entry).kids == ("prod-1",)
 
 
-def test_the_readme_configuration_table_lists_every_flag_and_variable() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_operations_configuration_table_lists_every_flag_and_variable() -> None:
+    readme = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
     for opt in OPTIONS:
         assert f"`{opt.flag}`" in readme, opt.flag
         assert f"`{opt.env}`" in readme, opt.env
