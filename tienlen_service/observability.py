@@ -182,6 +182,13 @@ class Metrics:
             ("reason",),
             registry=r,
         )
+        self.tokens_verified = Counter(
+            "tienlen_tokens_verified",
+            "State tokens accepted, by the id of the key that signed them (a configured key: "
+            "few values). A retired key whose count stays at 0 can be removed.",
+            ("kid",),
+            registry=r,
+        )
         self._variants: dict[str, VariantCounters] = {}
         self.build_info = Gauge(
             "tienlen_build_info",
@@ -337,6 +344,12 @@ def _request_id(metadata: Any) -> str:
         if key == REQUEST_ID_HEADER and isinstance(value, str) and _REQUEST_ID_RE.fullmatch(value):
             return value
     return random_bytes(16).hex()  # not uuid4(): os.urandom gives the GIL away (entropy.py)
+
+
+def request_id_of(metadata: Any) -> str:
+    """A call's request id: the caller's ``x-request-id`` (from gRPC metadata, or the web
+    port's HTTP headers as pairs) when it is 1-128 printable ASCII characters, else a new one."""
+    return _request_id(metadata)
 
 
 class _Malformed:

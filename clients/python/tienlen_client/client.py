@@ -249,6 +249,7 @@ class TienLenClient:
         moves are answered by default (default: the client's)."""
         return MoveStream(
             self._stub,
+            channel=self._channel,
             timeout=self.timeout,
             max_attempts=self.max_attempts,
             update_view=self.update_view if update_view is None else update_view,
