@@ -357,8 +357,9 @@ def add_call_fields(_logger: WrappedLogger, _method: str, event: EventDict) -> E
     grpc's own "Exception calling application" traceback gets the ``rpc`` and ``request_id``
     of the call that crashed.
 
-    It replaces ``clear_contextvars()`` + ``bind_contextvars()`` per call, which cost more
-    than the rest of the interceptor together and were paid by calls that log nothing.
+    It replaces ``clear_contextvars()`` + ``bind_contextvars()`` per call, which cost about
+    as much as all the interceptor's metrics (~10 µs on a busy host) and were paid by calls
+    that log nothing.
     """
     call = _CALL.get()
     if call is not None:
