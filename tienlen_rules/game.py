@@ -25,6 +25,13 @@ from tienlen_rules.errors import IllegalMove, Reason, SetupError
 from tienlen_rules.events import Event, GameOver, GameStarted, InstantWin, Played
 from tienlen_rules.finishing import finish
 from tienlen_rules.instant_wins import instant_win
+from tienlen_rules.options import (
+    DealerRotation,
+    FirstGameLeader,
+    InstantWinList,
+    InstantWinTie,
+    MissingStartingCard,
+)
 from tienlen_rules.rounds import after_play, close_chain, extend_chain, record_pass
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.settlement import settle
@@ -66,7 +73,7 @@ def new_game(
         )
         lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
         winners = _instant_winners(rules, dealt, lead, dealer, first_game=first_game)
-        if len(winners) < 2 or rules.instant_win_tie == "seat_order":
+        if len(winners) < 2 or rules.instant_win_tie == InstantWinTie.SEAT_ORDER:
             break
         if hands is not None:
             raise SetupError(
@@ -137,7 +144,7 @@ def _first_leader(
 ) -> tuple[int, int]:
     """Who leads, and the card the lead must contain (-1: any), RULES §4."""
     starting_rule = first_game or rules.starting_card_every_game
-    if first_game and rules.first_game_leader == "random":
+    if first_game and rules.first_game_leader == FirstGameLeader.RANDOM:
         return (leader if leader is not None else randbelow(len(dealt))), -1
     if not starting_rule:
         return leader if leader is not None else 0, -1
@@ -145,7 +152,7 @@ def _first_leader(
     for hand in dealt:
         everything |= hand
     dealt_start = everything >> rules.start_card & 1
-    if not dealt_start and first_game and rules.missing_starting_card == "random":
+    if not dealt_start and first_game and rules.missing_starting_card == MissingStartingCard.RANDOM:
         return (leader if leader is not None else randbelow(len(dealt))), -1
     card = rules.start_card if dealt_start else (everything & -everything).bit_length() - 1
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
@@ -166,7 +173,7 @@ def _first_leader(
     # Góp 3 (Northern option): in later games the holder leads ("được ưu tiên đánh trước",
     # source 000) without having to play the card; only a first game's lead must contain it.
     # Without the starting card, the lowest card's holder may also lead freely (option).
-    free = not dealt_start and rules.missing_starting_card == "lowest_card_free"
+    free = not dealt_start and rules.missing_starting_card == MissingStartingCard.LOWEST_CARD_FREE
     return holder, card if first_game and not free else -1
 
 
@@ -175,7 +182,7 @@ def _instant_winners(
 ) -> list[tuple[int, str]]:
     """Every seat whose hand wins at once, with its pattern, in seat order from the leader."""
     n = len(dealt)
-    if rules.instant_wins == "none":
+    if rules.instant_wins == InstantWinList.NONE:
         return []
     if not rules.instant_wins_on_short_hands and min(h.bit_count() for h in dealt) < 13:
         return []
@@ -417,7 +424,9 @@ def next_game(
     winner = state.winner
     leader = settlement.next_leader if settlement.next_leader >= 0 else winner
     dealer = (
-        winner if rules.dealer_rotation == "winner" else (state.match.dealer + 1) % state.players
+        winner
+        if rules.dealer_rotation == DealerRotation.WINNER
+        else (state.match.dealer + 1) % state.players
     )
     match = Match(state.match.game_number + 1, totals, state.match.seed, dealer)
     first = state.instant_winner >= 0 and rules.first_game_after_instant_win

@@ -22,6 +22,149 @@ class OptionType(StrEnum):
     CHOICE = "choice"
 
 
+# --- the choices, one StrEnum per choice option ---
+# A member equals its text (`FrozenPays.WHOLE_TABLE == "whole_table"`), so DescribeRules, the
+# state tokens and the docs write the same text as before, while the engine compares members
+# that mypy checks.
+
+
+class FourTwos(StrEnum):
+    """`four_twos`: what a hand dealt all four 2s does."""
+
+    INSTANT_WIN = "instant_win"
+    REDEAL = "redeal"
+
+
+class ChopTableName(StrEnum):
+    """`chop_table`: which regional chop table (`chop_tables.CHOP_TABLES`) is in force."""
+
+    SOUTHERN = "southern"
+    HUE = "hue"
+    DA_NANG = "da_nang"
+    NORTHERN = "northern"
+    DAU = "dau"
+    NONE = "none"
+
+
+class LongPairsChop(StrEnum):
+    """`long_pairs_chop`: runs of pairs longer than the chop table lists."""
+
+    LADDER = "ladder"
+    NOTHING = "nothing"
+
+
+class ChopOnLastCard(StrEnum):
+    """`chop_on_last_card`: who pays for a chop of a player's last card(s)."""
+
+    VOID = "void"
+    PAID = "paid"
+    CHOPPER_ONLY = "chopper_only"
+
+
+class ChopChainOutLink(StrEnum):
+    """`chop_chain_out_link`: an earlier link of a chop chain its player went out with."""
+
+    PAID = "paid"
+    VOID = "void"
+
+
+class StartingCard(StrEnum):
+    """`starting_card`: the card that leads a first game."""
+
+    THREE_OF_SPADES = "3S"
+    THREE_OF_CLUBS = "3C"
+
+
+class FirstGameLeader(StrEnum):
+    """`first_game_leader`: who leads a first game."""
+
+    STARTING_CARD = "starting_card"
+    RANDOM = "random"
+
+
+class MissingStartingCard(StrEnum):
+    """`missing_starting_card`: who leads a first game nobody holds the starting card in."""
+
+    LOWEST_CARD = "lowest_card"
+    LOWEST_CARD_FREE = "lowest_card_free"
+    RANDOM = "random"
+
+
+class FinishOnTwo(StrEnum):
+    """`finish_on_two`: going out with a play that holds a 2."""
+
+    ALLOWED = "allowed"
+    RANKS_LAST = "ranks_last"
+
+
+class FinishOnFourOfAKind(StrEnum):
+    """`finish_on_four_of_a_kind`: going out with a four of a kind."""
+
+    ALLOWED = "allowed"
+    RANKS_LAST = "ranks_last"
+
+
+class InstantWinList(StrEnum):
+    """`instant_wins`: which list of instant wins (`instant_wins.INSTANT_WIN_LISTS`) applies."""
+
+    NONE = "none"
+    STANDARD = "standard"
+    EXTENDED = "extended"
+    DAU = "dau"
+    DEM_LA = "dem_la"
+
+
+class InstantWinTie(StrEnum):
+    """`instant_win_tie`: several hands win on the deal."""
+
+    SEAT_ORDER = "seat_order"
+    REDEAL = "redeal"
+
+
+class FreezeAt(StrEnum):
+    """`freeze_at`: when cóng is judged."""
+
+    FIRST_FINISH = "first_finish"
+    EVERY_FINISH = "every_finish"
+    UNTIL_WIN = "until_win"
+
+
+class FrozenPays(StrEnum):
+    """`frozen_pays`: whom a frozen player pays."""
+
+    WINNER = "winner"
+    WHOLE_TABLE = "whole_table"
+
+
+class Scoring(StrEnum):
+    """`scoring`: the settlement scheme."""
+
+    PLACES = "places"
+    POINTS = "points"
+    CARD_COUNT = "card_count"
+
+
+class CardCountRotten(StrEnum):
+    """`card_count_rotten`: card count's rotten 2s and bombs, with or instead of the cards."""
+
+    IN_ADDITION = "in_addition"
+    INSTEAD = "instead"
+
+
+class RottenPayee(StrEnum):
+    """`rotten_payee`: who collects thối."""
+
+    ABOVE = "above"
+    WINNER = "winner"
+
+
+class DealerRotation(StrEnum):
+    """`dealer_rotation`: who deals a match's next game."""
+
+    WINNER = "winner"
+    NEXT_SEAT = "next_seat"
+
+
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
     """One rule option: name, type, Southern default, allowed choices and a sentence for a UI."""
@@ -30,7 +173,7 @@ class OptionSpec:
     type: OptionType
     default: bool | int | Fraction | str
     description: str
-    choices: tuple[str, ...] = ()
+    choices: tuple[StrEnum, ...] = ()
     minimum: int = 0
     maximum: int = 0
 
@@ -51,16 +194,14 @@ def _s(name: str, default: int | str, description: str) -> OptionSpec:
     return OptionSpec(name, OptionType.STAKES, value, description)
 
 
-def _c(name: str, default: str, choices: tuple[str, ...], description: str) -> OptionSpec:
-    return OptionSpec(name, OptionType.CHOICE, default, description, choices)
+def _c(name: str, default: StrEnum, description: str) -> OptionSpec:
+    """A choice option: its values are the members of its enum, `default` one of them."""
+    return OptionSpec(name, OptionType.CHOICE, default, description, tuple(type(default)))
 
 
 def _i(name: str, default: int, lo: int, hi: int, description: str) -> OptionSpec:
     return OptionSpec(name, OptionType.INT, default, description, (), lo, hi)
 
-
-CHOP_TABLE_NAMES = ("southern", "hue", "da_nang", "northern", "dau", "none")
-INSTANT_WIN_LISTS = ("none", "standard", "extended", "dau", "dem_la")
 
 OPTIONS: tuple[OptionSpec, ...] = (
     # --- the deal ---
@@ -78,8 +219,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "four_twos",
-        "instant_win",
-        ("instant_win", "redeal"),
+        FourTwos.INSTANT_WIN,
         "A hand dealt all four 2s: an instant win (Southern) or a redeal (sources 000/001).",
     ),
     _b(
@@ -109,8 +249,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # --- chops ---
     _c(
         "chop_table",
-        "southern",
-        CHOP_TABLE_NAMES,
+        ChopTableName.SOUTHERN,
         "Which bombs chop what (RULES §5): the regional chop table.",
     ),
     _b(
@@ -120,8 +259,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "long_pairs_chop",
-        "ladder",
-        ("ladder", "nothing"),
+        LongPairsChop.LADDER,
         "Consecutive pairs longer than any the chop table lists (5+ pairs; Đấu: 7+; dealt only when the instant win for 5 consecutive pairs is off): each run chops what the run one pair shorter chops, any run one pair shorter, and a lower run of its own length, out of turn when that shorter run may (RULES §3: every run of 3+ pairs is a bomb; source 003: 5 and 6 consecutive pairs win 'as 3 consecutive pairs do'; source 000's Đấu table grows the same way), and a chop of one is paid at its penalty value or, where none is set, at the run one pair shorter's [ours]; or they chop nothing and only a higher run of the same length beats them.",
     ),
     _b(
@@ -131,21 +269,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "chop_on_last_card",
-        "void",
-        ("void", "paid", "chopper_only"),
+        ChopOnLastCard.VOID,
         "A chop of a player's last card(s): nobody pays (Southern), paid as usual, or the chopper is paid but the chopped player pays nothing (Huế, not zero-sum).",
     ),
     _c(
         "chop_chain_out_link",
-        "paid",
-        ("paid", "void"),
+        ChopChainOutLink.PAID,
         "Chặt chồng: an earlier link of a chop chain that its player went out with, the chain going on: the last chopped player pays it with the rest (RULES §5 [ours]: only the last link decides), or nobody pays for it and the last chopped pays only the rest (sources 000/001/002's void chop of a last card, applied to every link).",
     ),
     # --- leading ---
     _c(
         "starting_card",
-        "3S",
-        ("3S", "3C"),
+        StartingCard.THREE_OF_SPADES,
         "The card that leads a first game: ♠3 (South), ♣3 (Huế).",
     ),
     _b(
@@ -155,14 +290,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "first_game_leader",
-        "starting_card",
-        ("starting_card", "random"),
+        FirstGameLeader.STARTING_CARD,
         "Who leads a first game: the starting card's holder, or a fair random draw (đếm lá).",
     ),
     _c(
         "missing_starting_card",
-        "lowest_card",
-        ("lowest_card", "lowest_card_free", "random"),
+        MissingStartingCard.LOWEST_CARD,
         "A first game where nobody holds the starting card (2-3 players): the lowest dealt card's holder leads and must include it (RULES §4 [ours]), leads with anything, or a fair random draw leads.",
     ),
     _b(
@@ -183,21 +316,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # --- finishing ---
     _c(
         "finish_on_two",
-        "allowed",
-        ("allowed", "ranks_last"),
+        FinishOnTwo.ALLOWED,
         "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế).",
     ),
     _c(
         "finish_on_four_of_a_kind",
-        "allowed",
-        ("allowed", "ranks_last"),
+        FinishOnFourOfAKind.ALLOWED,
         "Going out with a four of a kind: allowed, or it ranks you last (North).",
     ),
     # --- instant wins ---
     _c(
         "instant_wins",
-        "standard",
-        INSTANT_WIN_LISTS,
+        InstantWinList.STANDARD,
         "Instant-win list (tới trắng, RULES §7): none, standard (Wikipedia), extended (sources 000/001), dau, dem_la.",
     ),
     _b(
@@ -212,8 +342,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "instant_win_tie",
-        "seat_order",
-        ("seat_order", "redeal"),
+        InstantWinTie.SEAT_ORDER,
         "Several hands win at once: the first in seat order from the would-be leader wins (RULES §7 [ours]), or the cards are dealt again (an explicit deal is refused).",
     ),
     _b(
@@ -249,8 +378,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "freeze_at",
-        "first_finish",
-        ("first_finish", "every_finish", "until_win"),
+        FreezeAt.FIRST_FINISH,
         "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played, who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
     ),
     _s(
@@ -260,8 +388,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "frozen_pays",
-        "winner",
-        ("winner", "whole_table"),
+        FrozenPays.WINNER,
         "Cóng (places and points schemes): each frozen player pays the winner freeze_multiplier × L plus its 2s and bombs and the others play on (RULES §7-§8), or the game ends at once and each frozen player pays the instant-win amount (instant_win_stakes; its 2s and bombs too with count_pigs) to the winner and to every other player not frozen (still holding cards, or gone out before a freeze at a later finish), with no place transfers but a player ranked last for going out paying as last (sources 000/001/002: 'cóng 1 nhà cũng như cả làng').",
     ),
     _i(
@@ -305,8 +432,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # --- settlement ---
     _c(
         "scoring",
-        "places",
-        ("places", "points", "card_count"),
+        Scoring.PLACES,
         "Settlement scheme: places (source 003), points (2s by suit 1-4, bombs 4), card count (đếm lá, source 004).",
     ),
     _i(
@@ -323,20 +449,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "card_count_rotten",
-        "in_addition",
-        ("in_addition", "instead"),
+        CardCountRotten.IN_ADDITION,
         "Card count (đếm lá): rotten 2s and bombs are paid at their conversions in addition to the cards themselves (black 2 = 1 + 2, RULES §10 [ours]), or instead of them (black 2 = 2).",
     ),
     _c(
         "rotten_payee",
-        "above",
-        ("above", "winner"),
+        RottenPayee.ABOVE,
         "Who collects thối (and thối hai): the player who finished just above the one left holding cards (RULES §8), or the winner (source 003's check by the winner).",
     ),
     _c(
         "dealer_rotation",
-        "winner",
-        ("winner", "next_seat"),
+        DealerRotation.WINNER,
         "Who deals a match's next game (Đấu: the dealer gets 18 cards): the previous winner (RULES §10) or the next seat.",
     ),
     _s("place_last_to_first", 2, "Places: the last player pays the winner this many stakes (L)."),
@@ -403,15 +526,15 @@ PENALTY_OPTIONS = (
 #: - card_count (đếm lá, source 004): black 2 = 2 cards, red 2 = 4, four of a kind = 4, 3 or 4
 #:   consecutive pairs = 2 (chops are paid at the same conversions, §10); Đấu's other bombs,
 #:   which source 004 doesn't name, keep the variant's values.
-SCHEME_PENALTIES: dict[str, dict[str, Fraction]] = {
-    "points": {
+SCHEME_PENALTIES: dict[Scoring, dict[str, Fraction]] = {
+    Scoring.POINTS: {
         "penalty_two_spades": Fraction(1),
         "penalty_two_clubs": Fraction(2),
         "penalty_two_diamonds": Fraction(3),
         "penalty_two_hearts": Fraction(4),
         **{name: Fraction(4) for name in BOMB_PENALTY_OPTIONS},
     },
-    "card_count": {
+    Scoring.CARD_COUNT: {
         "penalty_two_spades": Fraction(2),
         "penalty_two_clubs": Fraction(2),
         "penalty_two_diamonds": Fraction(4),
@@ -437,10 +560,10 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
         "consecutive_pairs": False,
         "single_suit_straights": True,
         "follow_suit": True,
-        "chop_table": "northern",
-        "finish_on_two": "ranks_last",
-        "finish_on_four_of_a_kind": "ranks_last",
-        "instant_wins": "none",
+        "chop_table": ChopTableName.NORTHERN,
+        "finish_on_two": FinishOnTwo.RANKS_LAST,
+        "finish_on_four_of_a_kind": FinishOnFourOfAKind.RANKS_LAST,
+        "instant_wins": InstantWinList.NONE,
         "freezing": False,
         "compensation": False,
         "penalty_three_pairs": Fraction(0),
@@ -449,22 +572,22 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
     },
     "hue": {
         **_HUE_DA_NANG,
-        "starting_card": "3C",
-        "chop_table": "hue",
-        "chop_on_last_card": "chopper_only",
-        "finish_on_two": "ranks_last",
+        "starting_card": StartingCard.THREE_OF_CLUBS,
+        "chop_table": ChopTableName.HUE,
+        "chop_on_last_card": ChopOnLastCard.CHOPPER_ONLY,
+        "finish_on_two": FinishOnTwo.RANKS_LAST,
         "first_game_instant_wins": False,
     },
     "da_nang": {
         **_HUE_DA_NANG,
-        "chop_table": "da_nang",
+        "chop_table": ChopTableName.DA_NANG,
         "freeze_exempt_unplayed": 2,
     },
     "dau": {
         "deal_all_cards": True,
         "consecutive_triples": True,
-        "chop_table": "dau",
-        "instant_wins": "dau",
+        "chop_table": ChopTableName.DAU,
+        "instant_wins": InstantWinList.DAU,
         "penalty_three_pairs": Fraction(0),
         "penalty_four_of_a_kind": Fraction(0),
         "penalty_four_pairs": Fraction(3, 2),
@@ -473,9 +596,9 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
         "penalty_six_pairs": Fraction(3),
     },
     "dem_la": {
-        "first_game_leader": "random",
-        "scoring": "card_count",
-        "instant_wins": "dem_la",
+        "first_game_leader": FirstGameLeader.RANDOM,
+        "scoring": Scoring.CARD_COUNT,
+        "instant_wins": InstantWinList.DEM_LA,
         "instant_win_stakes": Fraction(13),
         "count_pigs": True,
         "compensation": False,
