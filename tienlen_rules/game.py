@@ -422,7 +422,7 @@ def next_game(
             "MATCH_OVER", "a player's total dropped below zero: the match is over", "state"
         )
     winner = state.winner
-    leader = settlement.next_leader if settlement.next_leader >= 0 else winner
+    leader = winner if settlement.next_leader is None else settlement.next_leader
     dealer = (
         winner
         if rules.dealer_rotation == DealerRotation.WINNER

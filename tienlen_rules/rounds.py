@@ -67,9 +67,9 @@ def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ..
     return state._replace(to_act=to_act), tuple(events)
 
 
-def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
-    """*Đền bài* evidence: at every pass, whether the passer held a legal beat (1/0; -1 when
-    the compensation rule is off), and the seat liable to compensate, if any.
+def _examine_pass(state: GameState, seat: int) -> tuple[int, bool | None]:
+    """*Đền bài* evidence: at every pass, whether the passer held a legal beat (None when the
+    compensation rule is off), and the seat liable to compensate, if any.
 
     Compensation only applies when every opponent of the winner ends frozen, that is, when only
     the winner ever played; so liability is examined only while one player alone has played:
@@ -77,7 +77,7 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
     """
     rules = state.rules
     if not rules.compensation:
-        return state.compensation_seat, -1
+        return state.compensation_seat, None
     table = state.table
     assert table is not None
     held = has_beat(state.hands[seat], table, rules)
@@ -87,14 +87,14 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
         or state.compensation_seat >= 0
         or state.unplayed | (1 << state.table_seat) != everyone
     ):
-        return state.compensation_seat, int(held)
+        return state.compensation_seat, held
     others = state.unplayed & ~(1 << seat)
     alone = not any(
         has_beat(state.hands[o], table, rules)
         for o in range(state.players)
         if others >> o & 1 and not state.places[o]
     )
-    return (seat if alone else -1), 1
+    return (seat if alone else -1), True
 
 
 def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[Event, ...]]:

@@ -56,14 +56,15 @@ class RottenEntry(NamedTuple):
 
 class Settlement(NamedTuple):
     """A finished game's money: transfers, each seat's net, places, the rotten splits shown,
-    whether it is zero-sum, and who leads the next game when that is not the winner (-1)."""
+    whether it is zero-sum, and who leads the next game when that is not the winner (the
+    player who compensated, *đền bài*; None: the winner leads)."""
 
     transfers: tuple[Transfer, ...]
     net: tuple[int, ...]
     places: tuple[int, ...]
     rotten: tuple[RottenEntry, ...]
     zero_sum: bool
-    next_leader: int
+    next_leader: int | None
 
 
 class _Ledger:
@@ -112,7 +113,7 @@ class _Ledger:
             total += stakes
         return total
 
-    def settlement(self, state: GameState, next_leader: int = -1) -> Settlement:
+    def settlement(self, state: GameState, next_leader: int | None = None) -> Settlement:
         net = [0] * state.players
         for t in self.transfers:
             net[t.payee] += t.amount
@@ -182,17 +183,18 @@ def _blind_three(state: GameState) -> bool:
     )
 
 
-def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
+def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int | None:
     """Cóng: each frozen player pays the winner `freeze_multiplier × L` plus its 2s and bombs;
     or, with `frozen_pays` = whole_table (sources 000/001/002: "cóng 1 nhà cũng như cả làng"),
     what a loser pays an instant winner (*đền tới trắng*: `instant_win_stakes`, and its 2s and
     bombs only with `count_pigs`) to the winner and to every other player not frozen (still
     holding cards, or gone out before a later freeze; not one ranked last). When every
-    opponent is frozen, the compensating player (*đền bài*) pays the winner all of it."""
+    opponent is frozen, the compensating player (*đền bài*) pays the winner all of it, and is
+    returned: they lead the next game (None: the winner does)."""
     rules = state.rules
     frozen = [s for s in _others(state, winner) if state.frozen >> s & 1]
     if not frozen:
-        return -1
+        return None
     if rules.frozen_pays == FrozenPays.WHOLE_TABLE:
         penalty, counts_hand = rules.instant_win_stakes, rules.count_pigs
         # Every other player not frozen: those still holding cards and, after a later freeze
@@ -224,7 +226,7 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
             ledger.pay(seat, payee, penalty, TransferReason.FROZEN)
             if counts_hand:
                 ledger.pay_rotten(seat, payee, hand, shown=payee == winner)
-    return payer if compensates else -1
+    return payer if compensates else None
 
 
 def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> None:
