@@ -1,11 +1,12 @@
 """The Tiến Lên rules engine: pure Python, no grpc or protobuf, one public face.
 
 Everything a caller needs is importable from here; the modules behind it hold one concept
-each: cards and sets of cards (`cards`), combinations (`combinations`), beating and chopping
-(`beating`, `chop_tables`), rule options and presets (`options`, `ruleset`, `revisions`), the
-game (`state`, `game`, `rounds`, `finishing`, `deal`, `instant_wins`), legal moves
-(`movegen`), settlement (`settlement`, `rotten`), views (`view`), the events a move produces
-(`events`), the engine's invariants (`invariants`) and the bots (`bots`).
+each: cards and sets of cards (`cards`), combinations and chop classes (`combinations`),
+beating and chopping (`beating`, `chop_tables`), rule options, their choices and presets
+(`options`, `choices`, `ruleset`, `revisions`), the game (`state`, `game`, `rounds`,
+`finishing`, `deal`, `instant_wins`), legal moves (`movegen`), settlement (`settlement`,
+`rotten`), views (`view`), the events a move produces (`events`), the engine's invariants
+(`invariants`) and the bots (`bots`).
 
     >>> from tienlen_rules import build_rules, new_game, apply, play, parse_cards
     >>> state, events = new_game(build_rules("southern"), 4, seed=7)
@@ -38,6 +39,26 @@ from tienlen_rules.cards import (
     rank_of,
     suit_of,
     to_set,
+)
+from tienlen_rules.choices import (
+    CardCountRotten,
+    ChopChainOutLink,
+    ChopOnLastCard,
+    ChopTableName,
+    DealerRotation,
+    FinishOnFourOfAKind,
+    FinishOnTwo,
+    FirstGameLeader,
+    FourTwos,
+    FreezeAt,
+    FrozenPays,
+    InstantWinList,
+    InstantWinTie,
+    LongPairsChop,
+    MissingStartingCard,
+    RottenPayee,
+    Scoring,
+    StartingCard,
 )
 from tienlen_rules.combinations import ChopClass, Combination, Kind, chop_class, classify
 from tienlen_rules.errors import CardParseError, IllegalMove, Reason, SetupError
@@ -78,26 +99,8 @@ from tienlen_rules.options import (
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
-    CardCountRotten,
-    ChopChainOutLink,
-    ChopOnLastCard,
-    ChopTableName,
-    DealerRotation,
-    FinishOnFourOfAKind,
-    FinishOnTwo,
-    FirstGameLeader,
-    FourTwos,
-    FreezeAt,
-    FrozenPays,
-    InstantWinList,
-    InstantWinTie,
-    LongPairsChop,
-    MissingStartingCard,
     OptionSpec,
     OptionType,
-    RottenPayee,
-    Scoring,
-    StartingCard,
     format_option_value,
 )
 from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults

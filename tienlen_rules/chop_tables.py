@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tienlen_rules.choices import ChopTableName
 from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, STRAIGHT, ChopClass
-from tienlen_rules.options import ChopTableName
 
 # The classes the tables below name, short.
 _TWO = ChopClass.TWO

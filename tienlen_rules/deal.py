@@ -13,8 +13,8 @@ import os
 from collections.abc import Callable, Sequence
 
 from tienlen_rules.cards import RANK_MASKS, TWOS, CardSet, format_cards
+from tienlen_rules.choices import FourTwos
 from tienlen_rules.errors import SetupError
-from tienlen_rules.options import FourTwos
 from tienlen_rules.ruleset import RuleSet
 
 RandBelow = Callable[[int], int]

@@ -16,9 +16,9 @@ the frozen pay the whole table (`frozen_pays`, sources 000/001/002).
 from __future__ import annotations
 
 from tienlen_rules.cards import TWOS
+from tienlen_rules.choices import FinishOnFourOfAKind, FinishOnTwo, FreezeAt, FrozenPays
 from tienlen_rules.combinations import FOUR_OF_A_KIND, Combination
 from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
-from tienlen_rules.options import FinishOnFourOfAKind, FinishOnTwo, FreezeAt, FrozenPays
 from tienlen_rules.rounds import close_open_chain
 from tienlen_rules.state import GameState
 

@@ -12,6 +12,13 @@ from collections.abc import Sequence
 from tienlen_rules import movegen
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_rules.cards import CardSet, card_name, cards_of
+from tienlen_rules.choices import (
+    DealerRotation,
+    FirstGameLeader,
+    InstantWinList,
+    InstantWinTie,
+    MissingStartingCard,
+)
 from tienlen_rules.combinations import CONSECUTIVE_PAIRS, Combination, classify
 from tienlen_rules.deal import (
     MAX_REDEALS,
@@ -25,13 +32,6 @@ from tienlen_rules.errors import IllegalMove, Reason, SetupError
 from tienlen_rules.events import Event, GameOver, GameStarted, InstantWin, Played
 from tienlen_rules.finishing import finish
 from tienlen_rules.instant_wins import instant_win
-from tienlen_rules.options import (
-    DealerRotation,
-    FirstGameLeader,
-    InstantWinList,
-    InstantWinTie,
-    MissingStartingCard,
-)
 from tienlen_rules.rounds import after_play, close_chain, extend_chain, record_pass
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.settlement import settle

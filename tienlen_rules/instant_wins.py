@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from tienlen_rules.cards import BLACK, RANK_TWO, RED, SUIT_MASKS, CardSet, rank_counts
-from tienlen_rules.options import FourTwos, InstantWinList
+from tienlen_rules.choices import FourTwos, InstantWinList
 from tienlen_rules.ruleset import RuleSet
 
 Test = Callable[[CardSet, RuleSet], bool]

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from tienlen_rules.options import PRESETS, LongPairsChop
+from tienlen_rules.choices import LongPairsChop
+from tienlen_rules.options import PRESETS
 
 
 class DefaultChange(NamedTuple):

@@ -12,10 +12,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from tienlen_rules.cards import CardSet
+from tienlen_rules.choices import ChopChainOutLink, ChopOnLastCard
 from tienlen_rules.combinations import ChopClass, chop_class, classify
 from tienlen_rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
 from tienlen_rules.movegen import has_beat
-from tienlen_rules.options import ChopChainOutLink, ChopOnLastCard
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import ChopPayment, GameState
 

@@ -14,23 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from tienlen_rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
-from tienlen_rules.chop_tables import (
-    CHOP_TABLES,
-    MOST_PAIRS,
-    SUITED_STRAIGHT_CHOPS,
-    with_longer_pairs,
-)
-from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, ChopClass
-from tienlen_rules.errors import SetupError
-from tienlen_rules.options import (
-    BOMB_PENALTY_OPTIONS,
-    FOLLOWS_LAST_PLACE,
-    LAST_PLACE,
-    OPTIONS,
-    OPTIONS_BY_NAME,
-    PENALTY_OPTIONS,
-    PRESETS,
-    SCHEME_PENALTIES,
+from tienlen_rules.choices import (
     CardCountRotten,
     ChopChainOutLink,
     ChopOnLastCard,
@@ -49,6 +33,24 @@ from tienlen_rules.options import (
     RottenPayee,
     Scoring,
     StartingCard,
+)
+from tienlen_rules.chop_tables import (
+    CHOP_TABLES,
+    MOST_PAIRS,
+    SUITED_STRAIGHT_CHOPS,
+    with_longer_pairs,
+)
+from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, ChopClass
+from tienlen_rules.errors import SetupError
+from tienlen_rules.options import (
+    BOMB_PENALTY_OPTIONS,
+    FOLLOWS_LAST_PLACE,
+    LAST_PLACE,
+    OPTIONS,
+    OPTIONS_BY_NAME,
+    PENALTY_OPTIONS,
+    PRESETS,
+    SCHEME_PENALTIES,
     format_option_value,
     parse_option_value,
 )

@@ -13,8 +13,8 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from tienlen_rules.cards import THREE_OF_SPADES, CardSet
+from tienlen_rules.choices import CardCountRotten, FrozenPays, RottenPayee, Scoring
 from tienlen_rules.errors import SetupError
-from tienlen_rules.options import CardCountRotten, FrozenPays, RottenPayee, Scoring
 from tienlen_rules.rotten import rotten_split
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
