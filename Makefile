@@ -1,7 +1,8 @@
 # Tiến Lên engine service.
 #
-#   make run    set everything up (venv, install, generated code) and run the service
-#   make test   set everything up and run every check and test (what CI runs: .ci/run)
+#   make run    set up what running needs (venv, the service's packages, generated code), run it
+#   make test   set everything up (the client and the dev tools too) and run every check and
+#               test (what CI runs: .ci/run)
 #
 # Everything lands in .venv/ (override with VENV=...). Steps are stamped, so a second
 # `make test` does not reinstall: the install re-runs when a pyproject.toml changes, the
@@ -18,10 +19,17 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 NODE_DIR := clients/node
+WEB_DIR := clients/web
 
+RUNTIME := $(VENV)/.runtime
+CLIENT := $(VENV)/.client
 INSTALLED := $(VENV)/.installed
 GENERATED := tienlen/v1/service_pb2.py
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed
+WEB_STAMP := $(WEB_DIR)/node_modules/.installed
+WEB_BUILT := $(WEB_DIR)/dist/index.html
+WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*) $(wildcard $(WEB_DIR)/scripts/*) $(WEB_DIR)/buf.gen.yaml \
+               $(WEB_DIR)/tsconfig.json
 
 PROTOS := $(wildcard protos/tienlen/v1/*.proto)
 CLIENT_PYPROJECT := $(wildcard clients/python/pyproject.toml)
@@ -32,23 +40,37 @@ PYTEST_ARGS ?=
 ARGS ?=
 
 .PHONY: help venv gen gen-check run test lint format-check typecheck pytest test-node buf \
-        node-deps apt-deps demo bench bench-load bench-memory clean
+        node-deps apt-deps web test-web demo bench bench-load bench-memory clean lock lock-check \
+        sbom
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 # --- set-up -------------------------------------------------------------------------------
 
-$(INSTALLED): pyproject.toml $(CLIENT_PYPROJECT)
+# Three steps, each stamped: what running the service needs (`make run`: its packages and the
+# code generator, with pip's progress shown; --no-compile: Python compiles what the service
+# imports when it first does, not the thousands of files it never will), the client and its
+# `tienlen` tool (`make demo`), and the dev tools (`make test`).
+$(RUNTIME): pyproject.toml
+	@echo "== $(VENV): the service's runtime packages and the code generator (pip's progress below)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check --no-compile -e ".[gen]"
+	touch $@
+
+$(CLIENT): $(RUNTIME) $(CLIENT_PYPROJECT) clients/python/setup.py
+	@echo "== $(VENV): the Python client and its tienlen command (editable)"
+	$(PY) -m pip install --quiet --disable-pip-version-check -e clients/python
+	touch $@
+
+$(INSTALLED): $(RUNTIME) $(CLIENT) pyproject.toml
+	@echo "== $(VENV): the dev tools (ruff, mypy, pytest, ...)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
-	if [ -n "$(CLIENT_PYPROJECT)" ]; then \
-	  $(PY) -m pip install --quiet --disable-pip-version-check -e clients/python; fi
 	touch $@
 
 venv: $(INSTALLED) ## create .venv and install the service, the client and the dev tools
 
-$(GENERATED): $(PROTOS) scripts/gen_protos.py $(INSTALLED)
+$(GENERATED): $(PROTOS) scripts/gen_protos.py $(RUNTIME)
 	$(PY) scripts/gen_protos.py
 	touch $@
 
@@ -59,24 +81,24 @@ gen-check: $(GENERATED) ## fail if the generated code is not what protos/ genera
 
 # --- running ------------------------------------------------------------------------------
 
-run: $(GENERATED) ## run the service on :50051 (metrics on :9464); Ctrl-C drains and stops
-	$(PY) -m tienlen_service $(ARGS)
+run: $(GENERATED) $(WEB_BUILT) ## run the service as a dev run (--dev: reflection on): gRPC on :50051, browsers on :8080, metrics on :9464; Ctrl-C drains
+	$(PY) -m tienlen_service --dev $(ARGS)
 
-demo: $(GENERATED) ## four bots play a full game against a running service (make run first)
-	$(PY) scripts/demo.py $(ARGS)
+demo: $(GENERATED) $(CLIENT) ## bots play a full game against a running service (make run first)
+	$(BIN)/tienlen watch $(ARGS)
 
-bench: $(GENERATED) ## benchmarks (bench/); prints medians and ratios, asserts nothing
+bench: $(GENERATED) $(INSTALLED) ## benchmarks (bench/); prints medians and ratios, asserts nothing
 	set -e; for script in bench/bench_*.py; do echo "== $$script"; $(PY) "$$script"; done
 
-bench-load: $(GENERATED) ## the load figures of bench/README.md: ours vs gRPC echo baselines (~6 min)
+bench-load: $(GENERATED) $(INSTALLED) ## the load figures of bench/README.md: ours vs gRPC echo baselines (~6 min)
 	$(PY) bench/load.py --seconds 10 --rounds 3 $(ARGS)
 
-bench-memory: $(GENERATED) ## a replica's RSS over a 5-minute load run
+bench-memory: $(GENERATED) $(INSTALLED) ## a replica's RSS over a 5-minute load run
 	$(PY) bench/memory.py --minutes 5
 
 # --- checks -------------------------------------------------------------------------------
 
-test: apt-deps lint format-check typecheck gen-check pytest test-node buf ## every check and test (CI)
+test: apt-deps lint format-check typecheck gen-check pytest test-node test-web buf sbom ## every check and test (CI)
 
 lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
 	$(BIN)/ruff check .
@@ -84,10 +106,10 @@ lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
 format-check: $(INSTALLED) ## ruff format --check (Python files; the README's samples keep their layout)
 	$(BIN)/ruff format --check .
 
-typecheck: $(GENERATED) ## mypy --strict
+typecheck: $(GENERATED) $(INSTALLED) ## mypy --strict
 	$(BIN)/mypy $(MYPY_TARGETS)
 
-pytest: $(GENERATED) ## the Python tests, without the long statistical runs (-m "not slow")
+pytest: $(GENERATED) $(INSTALLED) $(WEB_BUILT) ## the Python tests, without the long statistical runs (-m "not slow")
 	rc=0; $(PY) -m pytest -m "not slow" $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
 	exit $$rc
@@ -103,17 +125,59 @@ node-deps: $(NODE_STAMP) ## install the Node client's packages from its lock fil
 test-node: $(NODE_STAMP) $(GENERATED) ## the Node.js client's tests (golden conversations)
 	cd $(NODE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" TIENLEN_PYTHON="$(CURDIR)/$(PY)" npm test
 
+# The browser table (clients/web): its own packages, generated code and esbuild bundle in
+# dist/, which the service's web port serves at / (and tests/browser plays in Chromium).
+$(WEB_STAMP): $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+$(WEB_BUILT): $(WEB_STAMP) $(PROTOS) $(WEB_SOURCES)
+	cd $(WEB_DIR) && npm run build
+
+web: $(WEB_BUILT) ## build the browser table into clients/web/dist/ (the web port serves it at /)
+
+test-web: $(WEB_STAMP) ## the browser table's unit tests (its logic; tests/browser plays it in Chromium)
+	cd $(WEB_DIR) && npm test
+
 buf: $(NODE_STAMP) ## the contract gate: buf lint + buf breaking (the buf CLI from npm)
 	cd $(NODE_DIR) && npm run gate
 
-# nginx is the L7 balancer of the cluster test (tests/cluster). Installed only when missing
-# and only as root (CI and the sessions here run as root); otherwise the test says so.
-apt-deps: ## install Debian packages the tests need (nginx), if missing and root
-	if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then exit 0; fi; \
-	if [ "$$(id -u)" != 0 ]; then echo "apt-deps: nginx is missing and we are not root" >&2; exit 0; fi; \
+# --- supply chain (deploy/README.md, "Supply chain") -----------------------------------------
+# The image installs only from these lock files, every file checked against its sha256.
+# `make lock` re-resolves them from PyPI (the machine's own pip settings are left out, so that
+# the lock names no local wheel folder); `make lock-check` is the offline check that they still
+# fit pyproject.toml (also part of `make pytest`).
+LOCK_COMPILE = PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= $(BIN)/pip-compile --quiet \
+	--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
+SBOM := build/sbom.cdx.json
+
+lock: $(INSTALLED) ## re-resolve the image's lock files with hashes (deploy/*.lock; needs PyPI)
+	$(LOCK_COMPILE) --output-file=deploy/requirements.lock pyproject.toml
+	$(LOCK_COMPILE) --output-file=deploy/requirements-build.lock deploy/requirements-build.in
+
+lock-check: $(INSTALLED) ## the lock files agree with pyproject.toml (offline)
+	$(PY) -m pytest -q tests/deploy/test_deploy_lock.py
+
+sbom: $(INSTALLED) ## the image's CycloneDX SBOM (build/sbom.cdx.json, not committed)
+	mkdir -p $(dir $(SBOM))
+	$(PY) -W ignore::UserWarning -m cyclonedx_py requirements --pyproject pyproject.toml \
+	  --output-reproducible --validate --output-file $(SBOM) deploy/requirements.lock
+	$(PY) -c "import json, sys; b = json.load(open(sys.argv[1])); print(sys.argv[1] + ':', len(b['components']), 'components')" $(SBOM)
+
+# nginx is the L7 balancer of the cluster test (tests/cluster); chromium is the browser of
+# tests/browser (driven by Playwright, which downloads no browser of its own). Installed only
+# when missing and only as root (CI and the sessions here run as root); otherwise the tests
+# say so.
+apt-deps: ## install Debian packages the tests need (nginx, chromium), if missing and root
+	missing=""; \
+	command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "apt-deps: missing$$missing and we are not root" >&2; exit 0; fi; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing
 
 clean: ## remove the venv, the generated code and the caches
-	rm -rf $(VENV) $(NODE_DIR)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(NODE_DIR)/node_modules $(WEB_DIR)/node_modules $(WEB_DIR)/gen $(WEB_DIR)/dist \
+	  $(WEB_DIR)/build .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	find tienlen/v1 -name '*_pb2*' -delete

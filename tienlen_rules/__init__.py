@@ -61,7 +61,7 @@ from tienlen_rules.choices import (
     StartingCard,
 )
 from tienlen_rules.combinations import ChopClass, Combination, Kind, chop_class, classify
-from tienlen_rules.errors import CardParseError, IllegalMove, Reason, SetupError
+from tienlen_rules.errors import Abandoned, CardParseError, IllegalMove, Reason, SetupError
 from tienlen_rules.events import (
     ChopSettled,
     Event,
@@ -132,6 +132,7 @@ __all__ = [
     "SPECTATOR",
     "SUITS",
     "SUIT_SYMBOLS",
+    "Abandoned",
     "Beat",
     "Bot",
     "Card",

@@ -23,10 +23,14 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import grpc
 import structlog
 from prometheus_client import (
+    REGISTRY,
     CollectorRegistry,
     Counter,
     Gauge,
+    GCCollector,
     Histogram,
+    PlatformCollector,
+    ProcessCollector,
     disable_created_metrics,
     make_wsgi_app,
 )
@@ -178,6 +182,13 @@ class Metrics:
             ("reason",),
             registry=r,
         )
+        self.tokens_verified = Counter(
+            "tienlen_tokens_verified",
+            "State tokens accepted, by the id of the key that signed them (a configured key: "
+            "few values). A retired key whose count stays at 0 can be removed.",
+            ("kid",),
+            registry=r,
+        )
         self._variants: dict[str, VariantCounters] = {}
         self.build_info = Gauge(
             "tienlen_build_info",
@@ -185,6 +196,23 @@ class Metrics:
             ("version",),
             registry=r,
         )
+        self._register_runtime_collectors(r)
+
+    @staticmethod
+    def _register_runtime_collectors(registry: CollectorRegistry) -> None:
+        """The process's own series: process_* (CPU seconds, RSS, open and max fds, start
+        time), python_gc_* (collections, collected and uncollectable objects) and python_info.
+
+        prometheus_client registers these in its global registry only; a registry of our own
+        must add them, or the saturation alerts and panels (deploy/) find nothing. The
+        collectors read the live process at each scrape, so one set per registry is right.
+        Into the global registry (already holding them) they are not added twice.
+        """
+        if registry is REGISTRY:
+            return
+        ProcessCollector(registry=registry)
+        GCCollector(registry=registry)
+        PlatformCollector(registry=registry)
 
     def variant(self, variant: str) -> VariantCounters:
         """The domain counters of one variant, their labelled children looked up once: the
@@ -316,6 +344,12 @@ def _request_id(metadata: Any) -> str:
         if key == REQUEST_ID_HEADER and isinstance(value, str) and _REQUEST_ID_RE.fullmatch(value):
             return value
     return random_bytes(16).hex()  # not uuid4(): os.urandom gives the GIL away (entropy.py)
+
+
+def request_id_of(metadata: Any) -> str:
+    """A call's request id: the caller's ``x-request-id`` (from gRPC metadata, or the web
+    port's HTTP headers as pairs) when it is 1-128 printable ASCII characters, else a new one."""
+    return _request_id(metadata)
 
 
 class _Malformed:
