@@ -5,8 +5,8 @@ each: cards and sets of cards (`cards`), combinations and chop classes (`combina
 beating and chopping (`beating`, `chop_tables`), rule options, their choices and presets
 (`options`, `choices`, `ruleset`, `revisions`), the game (`state`, `game`, `rounds`,
 `finishing`, `deal`, `instant_wins`), legal moves (`movegen`), settlement (`settlement`,
-`rotten`), views (`view`), the events a move produces (`events`), the engine's invariants
-(`invariants`) and the bots (`bots`).
+`rotten`), what a seat sees (`seat_view`), the events a move produces (`events`), the engine's
+invariants (`invariants`) and the bots (`bots`).
 
     >>> from tienlen_rules import build_rules, new_game, apply, play, parse_cards
     >>> state, events = new_game(build_rules("southern"), 4, seed=7)
@@ -87,6 +87,12 @@ from tienlen_rules.game import (
     validate,
 )
 from tienlen_rules.instant_wins import INSTANT_WIN_LISTS as INSTANT_WIN_PATTERNS
+from tienlen_rules.invariants import (
+    InvariantError,
+    check_cards,
+    check_settlement,
+    check_turn,
+)
 from tienlen_rules.movegen import (
     combination_list,
     count_combinations,
@@ -105,6 +111,7 @@ from tienlen_rules.options import (
 )
 from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
 from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.settlement import (
     RottenEntry,
     Settlement,
@@ -113,7 +120,6 @@ from tienlen_rules.settlement import (
     settle,
 )
 from tienlen_rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
-from tienlen_rules.view import SPECTATOR, SeatView, view
 
 __all__ = [
     "BOTS",
@@ -162,6 +168,7 @@ __all__ = [
     "InstantWin",
     "InstantWinList",
     "InstantWinTie",
+    "InvariantError",
     "Kind",
     "LongPairsChop",
     "Match",
@@ -192,6 +199,9 @@ __all__ = [
     "can_apply",
     "card_name",
     "cards_of",
+    "check_cards",
+    "check_settlement",
+    "check_turn",
     "chop_class",
     "classify",
     "combination_list",
