@@ -654,7 +654,7 @@ def test_option_compensation(on: bool) -> None:
     else:
         assert sorted(transfers(s)) == [(1, 0, 400), (2, 0, 400)]
         assert reasons(s) == {TransferReason.FROZEN}
-        assert s.next_leader == -1
+        assert s.next_leader is None
 
 
 # --------------------------------------------------------------------------- specials
