@@ -126,6 +126,16 @@ def relation_cases(path: Path) -> list[object]:
     return [pytest.param(relation(line), id=line.where) for line in data_lines(path) if line.text]
 
 
+def options_set(path: Path) -> set[str]:
+    """The names of the options the relation lines of a file set (``name=value`` words)."""
+    return {
+        word.partition("=")[0]
+        for line in data_lines(path)
+        if line.text
+        for word in line.text.partition("|")[0].split()[1:]
+    }
+
+
 # --------------------------------------------------------------------------- leads, perft files
 
 
