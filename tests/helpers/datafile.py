@@ -11,7 +11,8 @@ Two formats live here (tests/README.md describes them):
   the answer ``beats``, ``chops`` or ``no`` (optionally ``no REASON``, an `IllegalMove` reason
   such as ``no DOES_NOT_BEAT``).
 - leads (``*.perft``), one case a block: ``hand <cards>``, ``rules <preset> [option=value ...]``,
-  then ``leads <type>/<length> <count>`` for every group of distinct plays the hand can lead.
+  then ``leads <type>/<length> <count>`` for every group of distinct plays the hand can lead,
+  and ``total <count>``.
 """
 
 from __future__ import annotations
@@ -147,6 +148,7 @@ class Leads:
     hand: int
     rules: RuleSet
     counts: dict[tuple[Kind, int], int]
+    total: int
 
 
 def group(text: str, line: Line) -> tuple[Kind, int]:
@@ -159,11 +161,12 @@ def group(text: str, line: Line) -> tuple[Kind, int]:
 
 
 def leads_block(block: list[Line]) -> Leads:
-    """Parse one block: ``hand ...``, ``rules ...``, ``leads <type>/<length> <count>`` lines."""
+    """Parse one block: ``hand``, ``rules``, ``leads <type>/<length> <count>``, ``total``."""
     first = block[0]
     hand: int | None = None
     ruleset: RuleSet | None = None
     counts: dict[tuple[Kind, int], int] = {}
+    total: int | None = None
     for line in block:
         word, _, rest = line.text.partition(" ")
         if word == "hand":
@@ -173,11 +176,13 @@ def leads_block(block: list[Line]) -> Leads:
         elif word == "leads":
             key, _, count = rest.partition(" ")
             counts[group(key, line)] = int(count)
+        elif word == "total":
+            total = int(rest)
         else:
-            pytest.fail(f"{line.where}: a block holds hand, rules and leads lines")
-    if hand is None or ruleset is None:
-        pytest.fail(f"{first.where}: a block needs a hand and a rules line")
-    return Leads(first, hand, ruleset, counts)
+            pytest.fail(f"{line.where}: a block holds hand, rules, leads and total lines")
+    if hand is None or ruleset is None or total is None:
+        pytest.fail(f"{first.where}: a block needs a hand, a rules and a total line")
+    return Leads(first, hand, ruleset, counts, total)
 
 
 def leads_cases(path: Path) -> list[object]:
