@@ -22,11 +22,17 @@ from pathlib import Path
 
 import pytest
 
-from tienlen_rules.beating import Beat, beat
-from tienlen_rules.cards import parse_set
-from tienlen_rules.combinations import Combination, Kind, classify
-from tienlen_rules.errors import Reason
-from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules import (
+    Beat,
+    Combination,
+    Kind,
+    Reason,
+    RuleSet,
+    beat,
+    build_rules,
+    classify,
+    parse_set,
+)
 
 
 @dataclass(frozen=True)
