@@ -38,13 +38,9 @@ import tienlen_rules as engine
 from tienlen.v1 import game_pb2, service_pb2
 from tienlen_rules import SPECTATOR, GameState, Move, build_rules, classify, parse_set, settle, view
 from tienlen_service import codec
-from tienlen_service.observability import (
-    DEFAULT_LOG_SAMPLE,
-    AccessLog,
-    Metrics,
-    ObservabilityInterceptor,
-    configure_logging,
-)
+from tienlen_service.logs import DEFAULT_LOG_SAMPLE, AccessLog, configure_logging
+from tienlen_service.metrics import Metrics
+from tienlen_service.observability import ObservabilityInterceptor
 from tienlen_service.state_cache import StateCache
 from tienlen_service.tokens import KeyRing, TokenCodec
 

@@ -29,7 +29,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from tienlen_service import __main__ as service_main
 from tienlen_service.config import Config, parse_config
-from tienlen_service.observability import Metrics, ObservabilityInterceptor, configure_logging
+from tienlen_service.logs import configure_logging
+from tienlen_service.metrics import Metrics
+from tienlen_service.observability import ObservabilityInterceptor
 from tienlen_service.server import grpc_options
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ import hosting
 
 from tienlen.v1 import service_pb2_grpc
 from tienlen_service.config import parse_config
-from tienlen_service.observability import Metrics
+from tienlen_service.metrics import Metrics
 from tienlen_service.server import load_keyring
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import TokenCodec

@@ -41,6 +41,8 @@ COMPONENTS: Final = (
     ("logging (structlog)", "structlog/"),
     ("metrics (prometheus_client)", "prometheus_client/"),
     ("interceptor", "tienlen_service/observability.py"),
+    ("access log", "tienlen_service/logs.py"),
+    ("our metrics", "tienlen_service/metrics.py"),
     ("echo handler", "bench/echo_server.py"),
     ("grpc server (python)", "grpc/_server.py"),
     ("grpc common/cython", "grpc/"),

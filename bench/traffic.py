@@ -29,7 +29,7 @@ from typing import Any, Final
 import tienlen_rules as engine
 from tienlen.v1 import game_pb2, rules_pb2, service_pb2
 from tienlen_service import codec
-from tienlen_service.observability import Metrics
+from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import SERVICE_NAME, TienLenServicer
 from tienlen_service.tokens import KeyRing, TokenCodec
 

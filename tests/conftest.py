@@ -40,7 +40,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tienlen_service.config import Config
-from tienlen_service.observability import Metrics
+from tienlen_service.metrics import Metrics
 from tienlen_service.server import Server, register_engine
 from tienlen_service.tokens import KeyRing, TokenCodec
 
@@ -361,7 +361,7 @@ def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     and dashboards are checked against."""
     from prometheus_client.metrics import MetricWrapperBase
 
-    from tienlen_service.observability import Metrics
+    from tienlen_service.metrics import Metrics
     from tienlen_service.web.calls import WebMetrics
 
     metrics = Metrics()

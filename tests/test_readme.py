@@ -304,7 +304,7 @@ def test_readme_names_every_event_the_service_logs() -> None:
 
 def test_readme_prose_quotes_the_defaults() -> None:
     from tienlen_service.config import Config
-    from tienlen_service.observability import HANDLING_BUCKETS
+    from tienlen_service.metrics import HANDLING_BUCKETS
 
     defaults = Config()
     text = README.read_text(encoding="utf-8")

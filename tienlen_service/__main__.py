@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from tienlen_service.config import parse_config
-from tienlen_service.observability import configure_logging, get_logger
+from tienlen_service.logs import configure_logging, get_logger
 from tienlen_service.server import PublishedKeyError, Server, version
 from tienlen_service.tokens import KeyConfigError, KeyRing
 

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from tienlen_rules import Combination, Event, GameState, RuleSet
-    from tienlen_service.observability import Metrics
+    from tienlen_service.metrics import Metrics
     from tienlen_service.tokens import TokenCodec
 
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"

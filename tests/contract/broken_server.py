@@ -28,7 +28,7 @@ from google.rpc import status_pb2
 
 from tienlen_service import servicer
 from tienlen_service.config import parse_config
-from tienlen_service.observability import configure_logging
+from tienlen_service.logs import configure_logging
 from tienlen_service.server import Server
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from tienlen.v1 import service_pb2
     from tienlen_service.config import Config
-    from tienlen_service.observability import Metrics
+    from tienlen_service.metrics import Metrics
     from tienlen_service.tokens import TokenCodec
 
 FAULTS = ("refusal-code", "to-act")

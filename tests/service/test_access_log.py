@@ -19,7 +19,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tienlen_service.config import Config, parse_config
-from tienlen_service.observability import (
+from tienlen_service.logs import (
     DEFAULT_LOG_SAMPLE,
     DEFAULT_LOG_SLOW_MS,
     AccessLog,

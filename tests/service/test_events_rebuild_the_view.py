@@ -48,7 +48,7 @@ from tienlen_rules import game as engine
 from tienlen_rules.beating import Beat, beat
 from tienlen_rules.cards import cards_of
 from tienlen_service import codec
-from tienlen_service.observability import Metrics
+from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import KeyRing, TokenCodec
 

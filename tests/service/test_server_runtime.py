@@ -32,7 +32,7 @@ from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 
 from tienlen_service.config import OPTIONS, Config, parse_config
-from tienlen_service.observability import configure_logging, reset_logging
+from tienlen_service.logs import configure_logging, reset_logging
 from tienlen_service.server import grpc_options
 
 TIMEOUT = 20.0

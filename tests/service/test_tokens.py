@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tienlen.v1 import cards_pb2, moves_pb2, service_pb2
 from tienlen_rules.cards import parse_set
 from tienlen_service import codec as wire_codec
-from tienlen_service.observability import Metrics
+from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import (
     FLAG_SEALED,

@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 
-from tienlen_service.observability import REQUEST_ID_HEADER
+from tienlen_service.logs import REQUEST_ID_HEADER
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping

@@ -27,14 +27,8 @@ from connectrpc.server import Endpoint
 from google.protobuf import descriptor_pool, message_factory
 from prometheus_client import Counter, Histogram
 
-from tienlen_service.observability import (
-    HANDLING_BUCKETS,
-    REQUEST_ID_HEADER,
-    AccessLog,
-    CallFields,
-    get_logger,
-    request_id_of,
-)
+from tienlen_service.logs import REQUEST_ID_HEADER, AccessLog, CallFields, get_logger, request_id_of
+from tienlen_service.metrics import HANDLING_BUCKETS
 from tienlen_service.web.context import WebAbort, WebContext, connect_error
 
 if TYPE_CHECKING:
@@ -44,7 +38,7 @@ if TYPE_CHECKING:
     from connectrpc.request import RequestContext
     from prometheus_client import CollectorRegistry
 
-    from tienlen_service.observability import Metrics
+    from tienlen_service.metrics import Metrics
 
     _Handler = grpc.RpcMethodHandler[Any, Any]
 

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from tienlen_service.config import Config
-    from tienlen_service.observability import AccessLog, Metrics
+    from tienlen_service.logs import AccessLog
+    from tienlen_service.metrics import Metrics
 
 #: The web table as `make web` builds it, in a source checkout.
 DEFAULT_WEB_ROOT: Final = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"

@@ -1,0 +1,275 @@
+"""Metrics: the standard gRPC server metrics and the service's own, and the /metrics endpoint.
+
+Names follow the standard gRPC server metrics (as go-grpc-prometheus and py-grpc-prometheus
+export them) so that existing dashboards and alerts work unchanged, plus a few domain counters
+prefixed ``tienlen_``. Labels never hold a game, a player, a card or a token. The interceptor
+(`observability`) and the web port feed them; every call is counted and timed.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import grpc
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    make_wsgi_app,
+)
+from prometheus_client.exposition import ThreadingWSGIServer
+
+if TYPE_CHECKING:
+    _Handler = grpc.RpcMethodHandler[Any, Any]
+    _ServerInterceptor = grpc.ServerInterceptor[Any, Any]
+else:
+    _ServerInterceptor = grpc.ServerInterceptor
+
+
+# Sub-millisecond engine calls up to slow, queued ones: the default Prometheus buckets start
+# at 5 ms, which would put every healthy call of this service in the first bucket.
+HANDLING_BUCKETS: Final = (
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+)
+
+
+class VariantCounters(NamedTuple):
+    """One variant's domain counters (children of the `variant`-labelled counters)."""
+
+    games_started: Counter
+    moves_applied: Counter
+    games_finished: Counter
+    instant_wins: Counter
+    chops: Counter
+
+
+class Metrics:
+    """The service's Prometheus metrics, registered in one `CollectorRegistry`.
+
+    A registry per server (not prometheus_client's global one) lets several servers live in
+    one process, as they do in the tests.
+    """
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        # The `*_created` series double the exposition for nothing Prometheus uses (it is a
+        # process-wide switch of prometheus_client; every server here wants it off).
+        disable_created_metrics()  # type: ignore[no-untyped-call]
+        self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        r = self.registry
+        # --- the standard gRPC server metrics -----------------------------------------------
+        rpc_labels = ("grpc_type", "grpc_service", "grpc_method")
+        self.grpc_started = Counter(
+            "grpc_server_started",
+            "RPCs started on the server.",
+            rpc_labels,
+            registry=r,
+        )
+        self.grpc_handled = Counter(
+            "grpc_server_handled",
+            "RPCs completed on the server, by status code.",
+            (*rpc_labels, "grpc_code"),
+            registry=r,
+        )
+        self.grpc_handling_seconds = Histogram(
+            "grpc_server_handling_seconds",
+            "Time from the start of an RPC to its status, in seconds.",
+            rpc_labels,
+            buckets=HANDLING_BUCKETS,
+            registry=r,
+        )
+        self.grpc_msg_received = Counter(
+            "grpc_server_msg_received",
+            "Request messages received on the server.",
+            rpc_labels,
+            registry=r,
+        )
+        self.grpc_msg_sent = Counter(
+            "grpc_server_msg_sent",
+            "Response messages sent by the server.",
+            rpc_labels,
+            registry=r,
+        )
+        self.in_flight = Gauge(
+            "tienlen_rpcs_in_flight",
+            "RPCs being handled right now (drops to 0 when a SIGTERM drain completes).",
+            registry=r,
+        )
+        # --- domain counters (exported with a _total suffix) ----------------------------------
+        self.games_started = Counter(
+            "tienlen_games_started", "Games dealt (NewGame and NextGame).", ("variant",), registry=r
+        )
+        self.moves_applied = Counter(
+            "tienlen_moves_applied", "Moves (plays and passes) applied.", ("variant",), registry=r
+        )
+        self.moves_rejected = Counter(
+            "tienlen_moves_rejected",
+            "Moves refused by the rules, by the engine's reason code.",
+            ("reason",),
+            registry=r,
+        )
+        self.games_finished = Counter(
+            "tienlen_games_finished", "Games played to their settlement.", ("variant",), registry=r
+        )
+        self.instant_wins = Counter(
+            "tienlen_instant_wins",
+            "Games ended at the deal by an instant win (tới trắng).",
+            ("variant",),
+            registry=r,
+        )
+        self.chops = Counter(
+            "tienlen_chops", "Chops (chặt) of a 2 or of a chop.", ("variant",), registry=r
+        )
+        self.tokens_rejected = Counter(
+            "tienlen_tokens_rejected",
+            "State or seat tokens refused, by reason code.",
+            ("reason",),
+            registry=r,
+        )
+        self.tokens_verified = Counter(
+            "tienlen_tokens_verified",
+            "State tokens accepted, by the id of the key that signed them (a configured key: "
+            "few values). A retired key whose count stays at 0 can be removed.",
+            ("kid",),
+            registry=r,
+        )
+        self._variants: dict[str, VariantCounters] = {}
+        self.build_info = Gauge(
+            "tienlen_build_info",
+            "Always 1; the labels tell the running version.",
+            ("version",),
+            registry=r,
+        )
+        self._register_runtime_collectors(r)
+
+    @staticmethod
+    def _register_runtime_collectors(registry: CollectorRegistry) -> None:
+        """The process's own series: process_* (CPU seconds, RSS, open and max fds, start
+        time), python_gc_* (collections, collected and uncollectable objects) and python_info.
+
+        prometheus_client registers these in its global registry only; a registry of our own
+        must add them, or the saturation alerts and panels (deploy/) find nothing. The
+        collectors read the live process at each scrape, so one set per registry is right.
+        Into the global registry (already holding them) they are not added twice.
+        """
+        if registry is REGISTRY:
+            return
+        ProcessCollector(registry=registry)
+        GCCollector(registry=registry)
+        PlatformCollector(registry=registry)
+
+    def variant(self, variant: str) -> VariantCounters:
+        """The domain counters of one variant, their labelled children looked up once: the
+        servicer counts every move, and `labels()` validates, sorts and locks on each call."""
+        counters = self._variants.get(variant)
+        if counters is None:
+            counters = VariantCounters(
+                games_started=self.games_started.labels(variant=variant),
+                moves_applied=self.moves_applied.labels(variant=variant),
+                games_finished=self.games_finished.labels(variant=variant),
+                instant_wins=self.instant_wins.labels(variant=variant),
+                chops=self.chops.labels(variant=variant),
+            )
+            # A race only builds the same children twice: labels() returns one child per value.
+            self._variants[variant] = counters
+        return counters
+
+    def initialize_methods(self, service: str, methods: dict[str, str]) -> None:
+        """Create the zero-valued series of every method (name -> grpc_type) of `service`.
+
+        So that ``rate()`` over a method that has not been called yet is 0, not "no data".
+        """
+        for method, grpc_type in methods.items():
+            labels = (grpc_type, service, method)
+            self.grpc_started.labels(*labels)
+            self.grpc_handling_seconds.labels(*labels)
+            self.grpc_handled.labels(*labels, grpc.StatusCode.OK.name)
+
+
+# --------------------------------------------------------------------------------------------
+# The /metrics endpoint
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """No access log line per scrape."""
+
+    def log_message(self, *_args: Any) -> None:
+        """Log nothing."""
+
+
+class MetricsServer:
+    """The Prometheus exporter (prometheus_client's WSGI app) on its own thread, stoppable.
+
+    The same parts as prometheus_client's `start_http_server`, but the serving loop polls its
+    stop flag every 0.1 s instead of 0.5 s, so that stopping a server (every test does it)
+    doesn't wait half a second.
+    """
+
+    POLL_INTERVAL: Final = 0.1
+
+    def __init__(self, port: int, registry: CollectorRegistry, host: str) -> None:
+        family, address = _best_family(host, port)
+        server_class = type(
+            "_MetricsWSGIServer", (ThreadingWSGIServer,), {"address_family": family}
+        )
+        self._httpd: WSGIServer = make_server(
+            address, port, make_wsgi_app(registry), server_class, handler_class=_QuietHandler
+        )
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": self.POLL_INTERVAL},
+            name="tienlen-metrics",
+            daemon=True,
+        )
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        """The bound port (useful when 0 was asked for)."""
+        port: int = self._httpd.server_address[1]
+        return port
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+def _best_family(host: str, port: int) -> tuple[socket.AddressFamily, str]:
+    # An IPv6 host ("::") needs an AF_INET6 socket; HTTPServer defaults to AF_INET.
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, _, _, _, sockaddr = infos[0]
+    return family, str(sockaddr[0])
+
+
+def start_metrics_server(
+    port: int,
+    registry: CollectorRegistry,
+    host: str = "0.0.0.0",  # noqa: S104 - an exporter listens on every address by default
+) -> MetricsServer:
+    """Serve `registry` at ``http://host:port/metrics`` (port 0: any free port)."""
+    return MetricsServer(port, registry, host)
