@@ -29,6 +29,15 @@ from tienlen_client.models import (
     Validation,
     View,
 )
+from tienlen_client.record import (
+    GameRecord,
+    MatchRecord,
+    RecordedMove,
+    RecordMoveRejected,
+    RecordParseError,
+    RecordResult,
+    RecordUnavailable,
+)
 from tienlen_client.stream import MoveStream
 
 __all__ = [
@@ -36,12 +45,19 @@ __all__ = [
     "CardTextError",
     "Combination",
     "Game",
+    "GameRecord",
     "InvalidRequest",
     "InvalidToken",
     "LegalMove",
+    "MatchRecord",
     "MoveRejected",
     "MoveStream",
     "PermissionDenied",
+    "RecordMoveRejected",
+    "RecordParseError",
+    "RecordResult",
+    "RecordUnavailable",
+    "RecordedMove",
     "RottenPart",
     "SeatInfo",
     "Settlement",
