@@ -4,6 +4,7 @@ export { CannotFollow, type UpdateView } from "./follow.js";
 export * as follow from "./follow.js";
 export * as conversation from "./conversation.js";
 export { startServer, type RunningServer } from "./server.js";
+export * from "./record.js";
 // The contract's messages and enums (protobuf-es), e.g. GameUpdate, TransferReason,
 // CombinationType. The wire enum UpdateView is WireUpdateView here: UpdateView is the client's
 // "full" | "basic".
