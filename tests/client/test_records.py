@@ -407,3 +407,14 @@ def test_a_record_of_an_unfinished_game_says_so() -> None:
     record = GameRecord.from_text(unfinished)
     assert record.result is None
     assert record.to_text() == unfinished
+
+
+def test_the_example_of_docs_records_reads_back_exactly_and_replays(client: TienLenClient) -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "RECORDS.md"
+    example = docs.read_text(encoding="utf-8").split("```\n", 2)[1]
+    record = GameRecord.from_text(example)
+    assert record.to_text() == example
+    replayed = client.replay(record)
+    assert record.result is not None
+    assert replayed.settlement is not None
+    assert replayed.settlement.net == record.result.net
