@@ -422,8 +422,8 @@ def _tally_game(
 def game_record(record: GameRecord, end: GameState) -> Any:
     """The `tienlen_client.GameRecord` (docs/RECORDS.md) of a game played here: its deal, its
     moves and, once `end` is over, its settlement."""
-    from tienlen_client.record import GameRecord as TextRecord
     from tienlen_client.models import Transfer
+    from tienlen_client.record import GameRecord as TextRecord
     from tienlen_client.record import RecordedMove, RecordResult
 
     start = record.start
