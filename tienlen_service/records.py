@@ -168,14 +168,13 @@ def _check_names(record: record_pb2.GameRecord, players: int, field: str) -> Non
 def _move(recorded: record_pb2.RecordedMove, index: int, path: str, players: int) -> Move:
     """The engine move of recorded move `index` at `path` (malformed: FieldError; a seat not
     at the table: IllegalRecordMove INVALID_SEAT, the rules' word for it)."""
-    number = index
     if not 0 <= recorded.seat < players:
         raise IllegalRecordMove(
-            number + 1,
+            index + 1,
             recorded.seat,
             str(Reason.INVALID_SEAT),
             f"{path}.seat",
-            f"move {number + 1}: seat {recorded.seat} is not at this table of {players}",
+            f"move {index + 1}: seat {recorded.seat} is not at this table of {players}",
         )
     if recorded.pass_turn:
         if recorded.cards:

@@ -260,8 +260,9 @@ class GameRecord:
             dealer=msg.dealer,
             leader=msg.leader,
             first_game=msg.first_game,
-            game_number=msg.game_number,
-            match_totals=tuple(msg.match_totals),
+            game_number=msg.game_number
+            or 1,  # unset: a match's first game, as the service reads it
+            match_totals=tuple(msg.match_totals) or (0,) * msg.players,
             hands=tuple(texts(h.cards) for h in msg.hands),
             moves=tuple(RecordedMove(m.seat, texts(m.cards)) for m in msg.moves),
             result=result,
@@ -305,7 +306,9 @@ class MatchRecord:
 
 
 def _tag(name: str, value: str) -> str:
-    return f'[{name} "{value.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"]'
+    """A tag line; a backslash or a double quote in the value is escaped with a backslash."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{escaped}"]'
 
 
 def _transfer_text(t: Transfer) -> str:
