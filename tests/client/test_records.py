@@ -418,3 +418,44 @@ def test_the_example_of_docs_records_reads_back_exactly_and_replays(client: Tien
     assert record.result is not None
     assert replayed.settlement is not None
     assert replayed.settlement.net == record.result.net
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_any_damage_to_a_record_text_is_read_or_refused_with_where(data: st.DataObject) -> None:
+    """Characters changed, inserted or removed anywhere: the text is still a record, or the
+    refusal is a RecordParseError with a line and column inside the text — never a crash."""
+    text = GOOD
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(text)))
+        action = data.draw(st.sampled_from(["replace", "insert", "delete"]))
+        char = data.draw(st.sampled_from([*'[]"\\: .;\n', "x", "9", "S", "♠", "é"]))
+        if action == "insert":
+            text = text[:at] + char + text[at:]
+        elif action == "delete":
+            text = text[:at] + text[at + 1 :]
+        else:
+            text = text[:at] + char + text[at + 1 :]
+    read = _read(text)
+    if isinstance(read, RecordParseError):
+        assert 1 <= read.line <= text.count("\n") + 1
+        assert read.column >= 1
+    else:
+        assert GameRecord.from_text(read.to_text()) == read
+
+
+def _read(text: str) -> GameRecord | RecordParseError:
+    """The record of `text`, or the parser's refusal (only that: anything else fails)."""
+    try:
+        return GameRecord.from_text(text)
+    except RecordParseError as refused:
+        return refused
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_is_read_or_refused_with_where(text: str) -> None:
+    read = _read(text)
+    if isinstance(read, RecordParseError):
+        assert read.line >= 1
+        assert read.column >= 1
