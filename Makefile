@@ -18,10 +18,15 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 NODE_DIR := clients/node
+WEB_DIR := clients/web
 
 INSTALLED := $(VENV)/.installed
 GENERATED := tienlen/v1/service_pb2.py
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed
+WEB_STAMP := $(WEB_DIR)/node_modules/.installed
+WEB_BUILT := $(WEB_DIR)/dist/index.html
+WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*) $(wildcard $(WEB_DIR)/scripts/*) $(WEB_DIR)/buf.gen.yaml \
+               $(WEB_DIR)/tsconfig.json
 
 PROTOS := $(wildcard protos/tienlen/v1/*.proto)
 CLIENT_PYPROJECT := $(wildcard clients/python/pyproject.toml)
@@ -32,7 +37,7 @@ PYTEST_ARGS ?=
 ARGS ?=
 
 .PHONY: help venv gen gen-check run test lint format-check typecheck pytest test-node buf \
-        node-deps apt-deps demo bench bench-load bench-memory clean
+        node-deps apt-deps web test-web demo bench bench-load bench-memory clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -59,7 +64,7 @@ gen-check: $(GENERATED) ## fail if the generated code is not what protos/ genera
 
 # --- running ------------------------------------------------------------------------------
 
-run: $(GENERATED) ## run the service on :50051 (metrics on :9464); Ctrl-C drains and stops
+run: $(GENERATED) $(WEB_BUILT) ## run the service on :50051 (metrics on :9464); Ctrl-C drains and stops
 	$(PY) -m tienlen_service $(ARGS)
 
 demo: $(GENERATED) ## four bots play a full game against a running service (make run first)
@@ -76,7 +81,7 @@ bench-memory: $(GENERATED) ## a replica's RSS over a 5-minute load run
 
 # --- checks -------------------------------------------------------------------------------
 
-test: apt-deps lint format-check typecheck gen-check pytest test-node buf ## every check and test (CI)
+test: apt-deps lint format-check typecheck gen-check pytest test-node test-web buf ## every check and test (CI)
 
 lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
 	$(BIN)/ruff check .
@@ -87,7 +92,7 @@ format-check: $(INSTALLED) ## ruff format --check (Python files; the README's sa
 typecheck: $(GENERATED) ## mypy --strict
 	$(BIN)/mypy $(MYPY_TARGETS)
 
-pytest: $(GENERATED) ## the Python tests, without the long statistical runs (-m "not slow")
+pytest: $(GENERATED) $(WEB_BUILT) ## the Python tests, without the long statistical runs (-m "not slow")
 	rc=0; $(PY) -m pytest -m "not slow" $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
 	exit $$rc
@@ -103,17 +108,37 @@ node-deps: $(NODE_STAMP) ## install the Node client's packages from its lock fil
 test-node: $(NODE_STAMP) $(GENERATED) ## the Node.js client's tests (golden conversations)
 	cd $(NODE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" TIENLEN_PYTHON="$(CURDIR)/$(PY)" npm test
 
+# The browser table (clients/web): its own packages, generated code and esbuild bundle in
+# dist/, which the service's web port serves at / (and tests/browser plays in Chromium).
+$(WEB_STAMP): $(WEB_DIR)/package-lock.json
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+$(WEB_BUILT): $(WEB_STAMP) $(PROTOS) $(WEB_SOURCES)
+	cd $(WEB_DIR) && npm run build
+
+web: $(WEB_BUILT) ## build the browser table into clients/web/dist/ (the web port serves it at /)
+
+test-web: $(WEB_STAMP) ## the browser table's unit tests (its logic; tests/browser plays it in Chromium)
+	cd $(WEB_DIR) && npm test
+
 buf: $(NODE_STAMP) ## the contract gate: buf lint + buf breaking (the buf CLI from npm)
 	cd $(NODE_DIR) && npm run gate
 
-# nginx is the L7 balancer of the cluster test (tests/cluster). Installed only when missing
-# and only as root (CI and the sessions here run as root); otherwise the test says so.
-apt-deps: ## install Debian packages the tests need (nginx), if missing and root
-	if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then exit 0; fi; \
-	if [ "$$(id -u)" != 0 ]; then echo "apt-deps: nginx is missing and we are not root" >&2; exit 0; fi; \
+# nginx is the L7 balancer of the cluster test (tests/cluster); chromium is the browser of
+# tests/browser (driven by Playwright, which downloads no browser of its own). Installed only
+# when missing and only as root (CI and the sessions here run as root); otherwise the tests
+# say so.
+apt-deps: ## install Debian packages the tests need (nginx, chromium), if missing and root
+	missing=""; \
+	command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "apt-deps: missing$$missing and we are not root" >&2; exit 0; fi; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing
 
 clean: ## remove the venv, the generated code and the caches
-	rm -rf $(VENV) $(NODE_DIR)/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(NODE_DIR)/node_modules $(WEB_DIR)/node_modules $(WEB_DIR)/gen $(WEB_DIR)/dist \
+	  $(WEB_DIR)/build .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	find tienlen/v1 -name '*_pb2*' -delete

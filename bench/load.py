@@ -84,7 +84,7 @@ STARTUP_TIMEOUT: Final = 30.0
 CALL_TIMEOUT: Final = 10.0
 
 KINDS: Final[dict[str, list[str]]] = {
-    "ours": ["-m", "tienlen_service"],
+    "ours": ["-m", "tienlen_service", "--web-port", "0"],
     "echo": ["bench/echo_server.py"],
     "echo-bare": ["bench/echo_server.py", "--bare"],
     "echo-busy": ["bench/echo_server.py", "--busy-us", "100"],

@@ -1,6 +1,6 @@
-"""Print the README's table of rule presets side by side, from the option data itself.
+"""Print docs/PRESETS.md's table of rule presets side by side, from the option data itself.
 
-`python scripts/presets_table.py` prints it; tests/test_readme.py checks the README holds the
+`python scripts/presets_table.py` prints it; tests/test_readme.py checks docs/PRESETS.md holds the
 current table, so the documentation can't drift from `tienlen_rules/options.py`.
 """
 

@@ -37,10 +37,10 @@ _HEADER = """\
 
 Every option a game's `RuleSetSpec.options` may set, by name, with the Southern default, the
 values it takes, the presets that set it otherwise and what it changes. `DescribeRules` serves
-the same data to a running frontend; the README's "Rule presets" table shows the presets side
+the same data to a running frontend; docs/PRESETS.md shows the presets side
 by side. Values are written as text on the wire: `true`/`false`; integers; stakes as exact
-fractions of a stake (`3/2`, `1.5`, `2`); a choice by its name. The rule book is RULES.md in
-the project workspace; the descriptions name the sources (000-004) where they disagree.
+fractions of a stake (`3/2`, `1.5`, `2`); a choice by its name. The rule book is [RULES.md](RULES.md)
+(`RULES §n`); the descriptions name the sources (000-004) where they disagree.
 """
 
 
@@ -106,7 +106,7 @@ def options_doc() -> str:
         lines.append(f"- `{name}`: " + ", ".join(shown) + ".")
     lines += ["", "## Default changes (rules revisions)", ""]
     lines.append(
-        'A game keeps the defaults it was dealt under (README, "Rule presets"); these are the'
+        "A game keeps the defaults it was dealt under (docs/PRESETS.md); these are the"
         " changes, each with the value a game dealt before it keeps."
     )
     lines.append("")

@@ -218,6 +218,7 @@ def server_factory() -> Iterator[Callable[..., RunningServer]]:
         settings.setdefault("host", "127.0.0.1")
         settings.setdefault("port", 0)
         settings.setdefault("metrics_port", 0)
+        settings.setdefault("web_port", None)  # tests of the web port ask for one (0: free)
         settings.setdefault("grace", 2.0)
         server = Server(Config(**settings), keyring=keyring, register=register)
         server.start()
@@ -341,7 +342,9 @@ def process_factory() -> Iterator[Callable[..., ServerProcess]]:
 
     def start(*args: str, env: dict[str, str] | None = None, module: bool = True) -> ServerProcess:
         base = ["-m", "tienlen_service", "--host", "127.0.0.1", "--port", "0"] if module else []
-        defaults = ["--metrics-port", "0", "--log-format", "json"] if module else []
+        defaults = (
+            ["--metrics-port", "0", "--web-port", "0", "--log-format", "json"] if module else []
+        )
         process = ServerProcess([*base, *defaults, *args], env=env)
         started.append(process)
         return process
@@ -353,14 +356,18 @@ def process_factory() -> Iterator[Callable[..., ServerProcess]]:
 
 @pytest.fixture
 def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Every metric a server's `Metrics` registers: its name (without the `_total` a counter
-    is exposed with) -> (type, label names). What the docs and dashboards are checked against."""
+    """Every metric a server registers (its `Metrics`, and its web port's `WebMetrics`): its
+    name (without the `_total` a counter is exposed with) -> (type, label names). What the docs
+    and dashboards are checked against."""
     from prometheus_client.metrics import MetricWrapperBase
 
     from tienlen_service.observability import Metrics
+    from tienlen_service.web.calls import WebMetrics
 
+    metrics = Metrics()
     return {
         metric._name: (metric._type, tuple(metric._labelnames))
-        for metric in vars(Metrics()).values()
+        for source in (metrics, WebMetrics(metrics.registry))
+        for metric in vars(source).values()
         if isinstance(metric, MetricWrapperBase)
     }

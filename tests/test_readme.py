@@ -1,4 +1,5 @@
-"""The README's documented tables stay true to the code they describe."""
+"""The README's and docs/' documented tables stay true to the code they describe; every
+relative link in the docs resolves inside the repository."""
 
 from __future__ import annotations
 
@@ -6,19 +7,23 @@ import re
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from scripts.presets_table import presets_list, presets_table
 from scripts.rule_options_doc import DOC, options_doc
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+API = DOCS / "API.md"
 NODE_SAMPLE_TEST = ROOT / "clients" / "node" / "test" / "readme-sample.test.ts"
 NODE_README = ROOT / "clients" / "node" / "README.md"
 
 
-def test_readme_presets_table_is_generated_from_the_option_data() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_presets_page_table_is_generated_from_the_option_data() -> None:
+    text = (DOCS / "PRESETS.md").read_text(encoding="utf-8")
     assert presets_table() in text, (
-        "README's preset table is stale: run python scripts/presets_table.py"
+        "docs/PRESETS.md's table is stale: run python scripts/presets_table.py"
     )
     assert presets_list() in text
 
@@ -46,7 +51,7 @@ def test_readme_typescript_samples_are_the_ones_the_node_tests_run() -> None:
     # real server (the Node client README's full game checks its printed values too); the
     # READMEs must show exactly those lines.
     test_text = NODE_SAMPLE_TEST.read_text(encoding="utf-8")
-    assert _ts_block(README) == _marked(test_text, "README sample")
+    assert _ts_block(API) == _marked(test_text, "README sample")
     import_line, blank, body = _ts_block(NODE_README).partition("\n\n")
     assert import_line.startswith("import {")
     assert blank
@@ -54,10 +59,18 @@ def test_readme_typescript_samples_are_the_ones_the_node_tests_run() -> None:
     assert body == _marked(test_text, "client README sample")
 
 
+def _documents() -> list[Path]:
+    """The README first, then the pages of docs/."""
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
 def section(title: str, text: str | None = None) -> str:
     """The text of the section headed `title` (any level), up to the next heading of its level
-    or above."""
-    text = README.read_text(encoding="utf-8") if text is None else text
+    or above: in `text`, or else in the first of the README and docs/ pages that has it."""
+    if text is None:
+        pattern = re.compile(rf"^#+ {re.escape(title)}\n", re.MULTILINE)
+        texts = [p.read_text(encoding="utf-8") for p in _documents()]
+        text = next((t for t in texts if pattern.search(t)), "")
     match = re.search(rf"^(#+) {re.escape(title)}\n", text, re.MULTILINE)
     assert match, f"no section {title!r}"
     body = text[match.end() :]
@@ -168,8 +181,12 @@ def returned_reasons() -> dict[str, set[str]]:
     for r in TokenReason:
         reasons[str(r)] = {"INVALID_ARGUMENT"}
     reasons[MALFORMED_REQUEST] = {"INVALID_ARGUMENT"}
-    package = ROOT / "tienlen_service"
-    for path in sorted(package.rglob("*.py")):
+    paths = [
+        p
+        for package in ("tienlen_rules", "tienlen_service")
+        for p in (ROOT / package).rglob("*.py")
+    ]
+    for path in sorted(paths):
         module = importlib.import_module(
             ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         )
@@ -298,3 +315,32 @@ def test_readme_prose_quotes_the_defaults() -> None:
     limits = section("Limits")
     assert f"`--max-request-bytes` ({defaults.max_request_bytes // 1024} KiB)" in limits
     assert f"`--drain-delay` seconds, {defaults.drain_delay:g} by default" in section("Shutdown")
+
+
+# --------------------------------------------------------------------------- the docs as a whole
+
+README_MOST_BYTES = 12_000
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _linking_documents() -> list[Path]:
+    """The README, docs/, and the READMEs of the clients, deploy/ and bench/."""
+    others = [p for folder in ("clients", "deploy", "bench") for p in (ROOT / folder).rglob("*.md")]
+    return [*_documents(), *(p for p in others if "node_modules" not in p.parts)]
+
+
+def test_the_readme_is_an_entrance_not_a_reference() -> None:
+    size = len(README.read_bytes())
+    assert size <= README_MOST_BYTES, f"README.md is {size} bytes: move reference text to docs/"
+
+
+@pytest.mark.parametrize("document", _linking_documents(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves_inside_the_repository(document: Path) -> None:
+    broken = []
+    for target in _LINK.findall(document.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue  # a web address or an anchor on the same page
+        resolved = (document.parent / target.split("#")[0]).resolve()
+        if not resolved.is_relative_to(ROOT) or not resolved.exists():
+            broken.append(target)
+    assert not broken, f"{document.relative_to(ROOT)} links to {broken}"

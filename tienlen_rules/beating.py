@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from tienlen_rules.cards import RANK_TWO, RED
-from tienlen_rules.combinations import Combination, Kind, chop_class, target_class
+from tienlen_rules.cards import LOWEST_TWO, RANK_TWO, RED
+from tienlen_rules.combinations import (
+    PAIR,
+    SINGLE,
+    STRAIGHT,
+    TRIPLE,
+    Combination,
+    chop_class,
+    target_class,
+)
 from tienlen_rules.errors import Reason
 from tienlen_rules.ruleset import RuleSet
 
@@ -23,23 +31,33 @@ class Beat(IntEnum):
     CHOPS = 2
 
 
+# Answers built once: reading an enum member costs far more than a module constant on the hot
+# path (every legal-move list and every ApplyMove asks `beat` many times).
+_CHOPS: tuple[Beat, Reason | None] = (Beat.CHOPS, None)
+_BEATS: tuple[Beat, Reason | None] = (Beat.BEATS, None)
+_NO_SHAPE: tuple[Beat, Reason | None] = (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
+_NO_HIGHER: tuple[Beat, Reason | None] = (Beat.NO, Reason.DOES_NOT_BEAT)
+
+
 def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Reason | None]:
     """Whether `new` beats `table`, and the reason code when it does not."""
-    if rules.chop_targets:
+    kind, length, top, _ = new
+    table_kind, table_length, table_top, _ = table
+    # Only a 2 (single, pair, triple) or a kind above the triple can have a chop class: every
+    # other play skips the chop table.
+    if (kind > TRIPLE or top >= LOWEST_TWO) and rules.chop_targets:
         bomb = chop_class(new)
         if bomb:
             targets = rules.chop_targets.get(bomb)
             if targets is not None:
                 target = target_class(table)
-                if target in targets and (target != bomb or new.top > table.top):
-                    return Beat.CHOPS, None
-    if new.kind != table.kind or new.length != table.length:
-        return Beat.NO, Reason.WRONG_TYPE_OR_LENGTH
+                if target in targets and (target != bomb or top > table_top):
+                    return _CHOPS
+    if kind != table_kind or length != table_length:
+        return _NO_SHAPE
     if rules.follow_suit:
         return _follows(new, table, rules)
-    if new.top > table.top:
-        return Beat.BEATS, None
-    return Beat.NO, Reason.DOES_NOT_BEAT
+    return _BEATS if top > table_top else _NO_HIGHER
 
 
 def is_out_of_turn_chop(new: Combination, table: Combination, rules: RuleSet) -> bool:
@@ -47,7 +65,7 @@ def is_out_of_turn_chop(new: Combination, table: Combination, rules: RuleSet) ->
     if not rules.out_of_turn:
         return False
     bomb = chop_class(new)
-    return bomb in rules.out_of_turn and beat(new, table, rules)[0] == Beat.CHOPS
+    return bomb in rules.out_of_turn and beat(new, table, rules) is _CHOPS
 
 
 def _follows(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Reason | None]:
@@ -59,20 +77,20 @@ def _follows(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat
     new_two = new.top >> 2 == RANK_TWO
     table_two = table.top >> 2 == RANK_TWO
     kind = new.kind
-    if kind == Kind.SINGLE:
+    if kind == SINGLE:
         ok = higher and (new_two or new.top & 3 == table.top & 3)
-    elif kind == Kind.PAIR:
+    elif kind == PAIR:
         if table_two:
             ok = rules.pair_of_twos_beats_pair_of_twos and new_two and higher
         else:
             ok = new_two or (higher and _pair_colour(new) == _pair_colour(table))
-    elif kind == Kind.TRIPLE:
+    elif kind == TRIPLE:
         ok = higher and _suits(new) == _suits(table)
-    elif kind == Kind.STRAIGHT:
+    elif kind == STRAIGHT:
         ok = higher and new.top & 3 == table.top & 3
     else:
         ok = higher
-    return (Beat.BEATS, None) if ok else (Beat.NO, Reason.DOES_NOT_BEAT)
+    return _BEATS if ok else _NO_HIGHER
 
 
 def _pair_colour(combo: Combination) -> bool:

@@ -23,6 +23,8 @@ SUITS = ("S", "C", "D", "H")
 SUIT_SYMBOLS = ("♠", "♣", "♦", "♥")
 RANK_TWO = 12
 RANK_ACE = 11
+LOWEST_TWO = RANK_TWO << 2
+"""The 2 of spades: every card from here up is a 2 (a card compares as its index)."""
 FULL_DECK: CardSet = (1 << 52) - 1
 
 SPADES, CLUBS, DIAMONDS, HEARTS = range(4)

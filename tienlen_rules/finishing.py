@@ -16,7 +16,7 @@ the frozen pay the whole table (`frozen_pays`, sources 000/001/002).
 from __future__ import annotations
 
 from tienlen_rules.cards import TWOS
-from tienlen_rules.combinations import Combination, Kind
+from tienlen_rules.combinations import FOUR_OF_A_KIND, Combination
 from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
 from tienlen_rules.rounds import close_open_chain
 from tienlen_rules.state import GameState
@@ -27,7 +27,7 @@ def ranks_last(state: GameState, combo: Combination) -> bool:
     rules = state.rules
     if rules.finish_on_two == "ranks_last" and combo.cards & TWOS:
         return True
-    return rules.finish_on_four_of_a_kind == "ranks_last" and combo.kind == Kind.FOUR_OF_A_KIND
+    return rules.finish_on_four_of_a_kind == "ranks_last" and combo.kind == FOUR_OF_A_KIND
 
 
 def finish(state: GameState, seat: int, combo: Combination, events: list[Event]) -> GameState:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from tienlen_rules import movegen
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_rules.cards import CardSet, card_name, cards_of
-from tienlen_rules.combinations import Combination, Kind, classify
+from tienlen_rules.combinations import CONSECUTIVE_PAIRS, Combination, classify
 from tienlen_rules.deal import (
     MAX_REDEALS,
     RandBelow,
@@ -29,6 +29,9 @@ from tienlen_rules.rounds import after_play, close_chain, extend_chain, record_p
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import GameState, Match, Move, pass_turn, play
+
+# `Beat` members as module constants: reading an enum member is slow on the move path.
+_NO, _BEATS, _CHOPS = Beat
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -236,7 +239,7 @@ def _check(state: GameState, move: Move) -> tuple[Combination | None, Beat]:
                 Reason.MUST_INCLUDE_STARTING_CARD,
                 f"the first lead must include {card_name(state.must_include)}",
             )
-        return combo, Beat.BEATS
+        return combo, _BEATS
     result, reason = beat(combo, table, state.rules)
     if reason is not None:
         raise IllegalMove(reason, _beat_message(reason, combo, table))
@@ -248,7 +251,7 @@ def _check_pass(state: GameState, seat: int) -> Beat:
         _not_your_turn(state, seat)
     if state.table is None:
         raise IllegalMove(Reason.LEADER_CANNOT_PASS, "the leader of a round must play")
-    return Beat.NO
+    return _NO
 
 
 def _combination(state: GameState, seat: int, cards: tuple[int, ...]) -> Combination:
@@ -283,14 +286,14 @@ def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
     if is_steal(state, seat, combo):
         # Taking the lead beats nothing; a steal-back is played on a bomb, and is paid as a
         # chop wherever the chop table makes 3 consecutive pairs a bomb (RULES §5).
-        return Beat.BEATS if table is None else beat(combo, table, state.rules)[0]
+        return _BEATS if table is None else beat(combo, table, state.rules)[0]
     if (
         table is not None
         and seat != state.table_seat
         and is_out_of_turn_chop(combo, table, state.rules)
     ):
-        return Beat.CHOPS
-    if state.rules.lead_stealing and combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3:
+        return _CHOPS
+    if state.rules.lead_stealing and combo.kind == CONSECUTIVE_PAIRS and combo.length == 3:
         why = (
             "doesn't beat the steal on the table"
             if state.steal_open
@@ -304,12 +307,10 @@ def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
 def is_steal(state: GameState, seat: int, combo: Combination) -> bool:
     """*Cướp cái*: 3 consecutive pairs at the start of a non-first game take the lead; a
     higher 3 consecutive pairs takes it back."""
-    if not state.steal_open or combo.kind != Kind.CONSECUTIVE_PAIRS or combo.length != 3:
+    if not state.steal_open or combo.kind != CONSECUTIVE_PAIRS or combo.length != 3:
         return False
     table = state.table
-    return table is None or (
-        seat != state.table_seat and beat(combo, table, state.rules)[0] != Beat.NO
-    )
+    return table is None or (seat != state.table_seat and beat(combo, table, state.rules)[0] != _NO)
 
 
 def _keeps_steal_open(rules: RuleSet, combo: Combination, steal: bool) -> bool:
@@ -317,7 +318,7 @@ def _keeps_steal_open(rules: RuleSet, combo: Combination, steal: bool) -> bool:
     previous winner's own lead of 3 consecutive pairs unless `steal_winner_pairs_lead` is off
     (then only a player who did not win steals, sources 000/002)."""
     if rules.steal_winner_pairs_lead:
-        return combo.kind == Kind.CONSECUTIVE_PAIRS and combo.length == 3
+        return combo.kind == CONSECUTIVE_PAIRS and combo.length == 3
     return steal
 
 
@@ -358,14 +359,14 @@ def _play(
             combo.cards,
             combo.kind,
             combo.length,
-            result == Beat.CHOPS,
+            result == _CHOPS,
             out_of_turn,
             steal,
             hands[seat].bit_count(),
         )
     ]
     chain, victim_out, payments = state.chain, state.chain_victim_out, state.chop_payments
-    if result == Beat.CHOPS:
+    if result == _CHOPS:
         assert state.table is not None
         chain = extend_chain(chain, state.table_seat, state.table.cards, seat, combo.cards)
         victim_out = hands[state.table_seat] == 0
@@ -451,7 +452,7 @@ def legal_plays(state: GameState, seat: int) -> tuple[list[Combination], bool]:
         plays = list(movegen.out_of_turn_chops(hand, table, rules))
     if state.steal_open:
         seen = {c.cards for c in plays}
-        steals = movegen.plays_in_group(hand, rules, Kind.CONSECUTIVE_PAIRS, 3)
+        steals = movegen.plays_in_group(hand, rules, CONSECUTIVE_PAIRS, 3)
         plays += [c for c in steals if c.cards not in seen and is_steal(state, seat, c)]
     return plays, False
 

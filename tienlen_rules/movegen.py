@@ -23,7 +23,19 @@ from math import comb
 
 from tienlen_rules.beating import beat
 from tienlen_rules.cards import RANK_ACE, RANK_TWO, RANK_UNIT, CardSet
-from tienlen_rules.combinations import Combination, Kind, chop_class, target_class
+from tienlen_rules.combinations import (
+    CONSECUTIVE_PAIRS,
+    CONSECUTIVE_TRIPLES,
+    FOUR_OF_A_KIND,
+    PAIR,
+    SINGLE,
+    STRAIGHT,
+    TRIPLE,
+    Combination,
+    Kind,
+    chop_class,
+    target_class,
+)
 from tienlen_rules.ruleset import RuleSet
 
 GroupKey = tuple[Kind, int]
@@ -37,8 +49,8 @@ _SEQ_RANKS = RANK_ACE + 1  # sequences use ranks 3..A, never the 2
 _SEQ_UNIT = RANK_UNIT & ~(1 << (4 * RANK_TWO))  # bit 4r for r in 3..A
 _SHIFTS = tuple(4 * r for r in range(13))
 _BLACK_PAIR, _RED_PAIR = 0b0011, 0b1100
-_SAME_RANK_LENGTH = {Kind.SINGLE: 1, Kind.PAIR: 2, Kind.TRIPLE: 3, Kind.FOUR_OF_A_KIND: 4}
-_SEQUENCE_WIDTH = {Kind.STRAIGHT: 1, Kind.CONSECUTIVE_PAIRS: 2, Kind.CONSECUTIVE_TRIPLES: 3}
+_SAME_RANK_LENGTH = {SINGLE: 1, PAIR: 2, TRIPLE: 3, FOUR_OF_A_KIND: 4}
+_SEQUENCE_WIDTH = {STRAIGHT: 1, CONSECUTIVE_PAIRS: 2, CONSECUTIVE_TRIPLES: 3}
 
 
 def _make(kind: Kind, length: int, cards: CardSet) -> Combination:
@@ -79,19 +91,19 @@ def _combo_table(kind: Kind, choices: tuple[tuple[Choices, ...], ...]) -> ComboT
     return tuple(tuple(tuple(_make(kind, length, m) for m in nib) for nib in r) for r in choices)
 
 
-_SINGLES = _combo_table(Kind.SINGLE, _CHOICES[1])
-_PAIRS = _combo_table(Kind.PAIR, _CHOICES[2])
-_COLOUR_PAIR_COMBOS = _combo_table(Kind.PAIR, _COLOUR_PAIRS)
-_TRIPLES = _combo_table(Kind.TRIPLE, _CHOICES[3])
-_FOURS = _combo_table(Kind.FOUR_OF_A_KIND, _CHOICES[4])
+_SINGLES = _combo_table(SINGLE, _CHOICES[1])
+_PAIRS = _combo_table(PAIR, _CHOICES[2])
+_COLOUR_PAIR_COMBOS = _combo_table(PAIR, _COLOUR_PAIRS)
+_TRIPLES = _combo_table(TRIPLE, _CHOICES[3])
+_FOURS = _combo_table(FOUR_OF_A_KIND, _CHOICES[4])
 
 
 def _same_rank_table(kind: Kind, rules: RuleSet) -> ComboTable:
-    if kind == Kind.SINGLE:
+    if kind == SINGLE:
         return _SINGLES
-    if kind == Kind.PAIR:
+    if kind == PAIR:
         return _COLOUR_PAIR_COMBOS if rules.same_colour_pairs else _PAIRS
-    return _TRIPLES if kind == Kind.TRIPLE else _FOURS
+    return _TRIPLES if kind == TRIPLE else _FOURS
 
 
 def _nibbles(hand: CardSet) -> list[int]:
@@ -152,7 +164,7 @@ def _sequences(
     hand: CardSet, kind: Kind, length: int, top: int, rules: RuleSet
 ) -> list[Combination]:
     """Find sequences of one kind and exact length above `top`, as `classify` allows them."""
-    if kind == Kind.STRAIGHT and rules.single_suit_straights:
+    if kind == STRAIGHT and rules.single_suit_straights:
         out: list[Combination] = []
         for suit in range(4):
             out += _exact_runs(_suit_choices(hand, suit), kind, length, top)
@@ -164,9 +176,9 @@ def _sequences(
 
 
 def _sequence_allowed(kind: Kind, rules: RuleSet) -> bool:
-    if kind == Kind.CONSECUTIVE_PAIRS:
+    if kind == CONSECUTIVE_PAIRS:
         return rules.consecutive_pairs
-    if kind == Kind.CONSECUTIVE_TRIPLES:
+    if kind == CONSECUTIVE_TRIPLES:
         return rules.consecutive_triples
     return True
 
@@ -191,15 +203,15 @@ def combination_list(hand: CardSet, rules: RuleSet) -> list[Combination]:
         out += _TRIPLES[r][nibs[r]]
     if rules.single_suit_straights:
         for suit in range(4):
-            _all_runs(_suit_choices(hand, suit), Kind.STRAIGHT, out)
+            _all_runs(_suit_choices(hand, suit), STRAIGHT, out)
     else:
-        _all_runs(_sequence_choices(nibs, 1), Kind.STRAIGHT, out)
+        _all_runs(_sequence_choices(nibs, 1), STRAIGHT, out)
     if rules.consecutive_pairs:
-        _all_runs(_sequence_choices(nibs, 2), Kind.CONSECUTIVE_PAIRS, out)
+        _all_runs(_sequence_choices(nibs, 2), CONSECUTIVE_PAIRS, out)
     for r in ranks:
         out += _FOURS[r][nibs[r]]
     if rules.consecutive_triples:
-        _all_runs(_sequence_choices(nibs, 3), Kind.CONSECUTIVE_TRIPLES, out)
+        _all_runs(_sequence_choices(nibs, 3), CONSECUTIVE_TRIPLES, out)
     return out
 
 
@@ -281,10 +293,10 @@ def count_by_group(hand: CardSet, rules: RuleSet) -> dict[GroupKey, int]:
     """Count combinations per (type, length) group, arithmetically; empty groups omitted."""
     counts = [((hand >> s) & 15).bit_count() for s in _SHIFTS]
     groups: dict[GroupKey, int] = {
-        (Kind.SINGLE, 1): hand.bit_count(),
-        (Kind.PAIR, 2): sum(_pair_count((hand >> s) & 15, rules) for s in _SHIFTS),
-        (Kind.TRIPLE, 3): sum(comb(c, 3) for c in counts),
-        (Kind.FOUR_OF_A_KIND, 4): sum(c == 4 for c in counts),
+        (SINGLE, 1): hand.bit_count(),
+        (PAIR, 2): sum(_pair_count((hand >> s) & 15, rules) for s in _SHIFTS),
+        (TRIPLE, 3): sum(comb(c, 3) for c in counts),
+        (FOUR_OF_A_KIND, 4): sum(c == 4 for c in counts),
     }
     seq = counts[:_SEQ_RANKS]
     straights: Counter[int] = Counter()
@@ -293,15 +305,11 @@ def count_by_group(hand: CardSet, rules: RuleSet) -> dict[GroupKey, int]:
             straights.update(_window_sums_by_length(_suit_ranks(hand, suit)))
     else:
         straights.update(_window_sums_by_length(seq))
-    _add_lengths(groups, Kind.STRAIGHT, straights)
+    _add_lengths(groups, STRAIGHT, straights)
     if rules.consecutive_pairs:
-        _add_lengths(
-            groups, Kind.CONSECUTIVE_PAIRS, _window_sums_by_length([comb(c, 2) for c in seq])
-        )
+        _add_lengths(groups, CONSECUTIVE_PAIRS, _window_sums_by_length([comb(c, 2) for c in seq]))
     if rules.consecutive_triples:
-        _add_lengths(
-            groups, Kind.CONSECUTIVE_TRIPLES, _window_sums_by_length([comb(c, 3) for c in seq])
-        )
+        _add_lengths(groups, CONSECUTIVE_TRIPLES, _window_sums_by_length([comb(c, 3) for c in seq]))
     return {key: n for key, n in groups.items() if n}
 
 
@@ -355,11 +363,11 @@ def _same_rank_above(hand: CardSet, table: ComboTable, top: int) -> list[Combina
 
 def _bomb_shapes() -> dict[str, tuple[Kind, int]]:
     """Map every bomb chop class ("four", "3pairs", "3triples", "straight5") to type and length."""
-    shapes = {"four": (Kind.FOUR_OF_A_KIND, 4)}
+    shapes = {"four": (FOUR_OF_A_KIND, 4)}
     for n in range(3, _SEQ_RANKS + 1):
-        shapes[f"{n}pairs"] = (Kind.CONSECUTIVE_PAIRS, n)
-        shapes[f"{n}triples"] = (Kind.CONSECUTIVE_TRIPLES, n)
-        shapes[f"straight{n}"] = (Kind.STRAIGHT, n)
+        shapes[f"{n}pairs"] = (CONSECUTIVE_PAIRS, n)
+        shapes[f"{n}triples"] = (CONSECUTIVE_TRIPLES, n)
+        shapes[f"straight{n}"] = (STRAIGHT, n)
     return shapes
 
 
@@ -369,14 +377,14 @@ _BOMB_SHAPES = _bomb_shapes()
 def _bombs(hand: CardSet, bomb: str, top: int, rules: RuleSet) -> list[Combination]:
     """Find every play of one bomb class above `top` (-1: any), e.g. every "4pairs"."""
     kind, length = _BOMB_SHAPES[bomb]
-    if kind == Kind.FOUR_OF_A_KIND:
+    if kind == FOUR_OF_A_KIND:
         return (
             _same_rank_above(hand, _FOURS, top)
             if top >= 0
             else plays_in_group(hand, rules, kind, 4)
         )
     found = _sequences(hand, kind, length, top, rules)
-    if kind == Kind.STRAIGHT:  # only a same-suit straight is a bomb (Northern option)
+    if kind == STRAIGHT:  # only a same-suit straight is a bomb (Northern option)
         return [c for c in found if chop_class(c) == bomb]
     return found
 
@@ -437,7 +445,7 @@ def _has_same_type(hand: CardSet, table: Combination, rules: RuleSet) -> bool:
     if rules.follow_suit:
         return bool(_same_type(hand, table, rules))
     kind, top = table.kind, table.top
-    if kind == Kind.SINGLE:
+    if kind == SINGLE:
         return hand > (2 << top) - 1
     if kind in _SAME_RANK_LENGTH:
         base = top >> 2
@@ -451,7 +459,7 @@ def _has_same_type(hand: CardSet, table: Combination, rules: RuleSet) -> bool:
 
 def _rank_bitmap(hand: CardSet, kind: Kind, rules: RuleSet) -> int:
     """Set bit 4r where rank r can make a play of this same-rank kind."""
-    if kind == Kind.PAIR and rules.same_colour_pairs:
+    if kind == PAIR and rules.same_colour_pairs:
         return ((hand & hand >> 1) | (hand >> 2 & hand >> 3)) & RANK_UNIT
     return _at_least(hand, _SAME_RANK_LENGTH[kind])
 
@@ -471,9 +479,9 @@ def _at_least(hand: CardSet, n: int) -> int:
 
 def _has_bomb(hand: CardSet, bomb: str, rules: RuleSet) -> bool:
     kind, length = _BOMB_SHAPES[bomb]
-    if kind == Kind.FOUR_OF_A_KIND:
+    if kind == FOUR_OF_A_KIND:
         return bool(_at_least(hand, 4))
-    if kind == Kind.STRAIGHT:
+    if kind == STRAIGHT:
         return bool(_bombs(hand, bomb, -1, rules))
     if not _sequence_allowed(kind, rules):
         return False

@@ -57,6 +57,10 @@ class Config:
     tls_cert: str | None = None
     tls_key: str | None = None
     tls_client_ca: str | None = None
+    web_host: str | None = None
+    web_port: int | None = 8080
+    web_root: str | None = None
+    cors_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         problems = list(_problems(self))
@@ -75,6 +79,13 @@ def _problems(c: Config) -> Sequence[str]:
         out.append(f"port {c.port} is not 0..65535")
     if c.metrics_port is not None and not 0 <= c.metrics_port <= 65535:
         out.append(f"metrics port {c.metrics_port} is not 0..65535")
+    if c.web_port is not None and not 0 <= c.web_port <= 65535:
+        out.append(f"web port {c.web_port} is not 0..65535")
+    out.extend(
+        f"CORS origin {o!r} is not scheme://host[:port] (no path, no trailing slash)"
+        for o in c.cors_origins
+        if not _is_origin(o)
+    )
     # Checked here, not only when the token codec is built, so that a bad id is a bad setting
     # (exit 2, with the others) rather than a start-up failure.
     deployment = deployment_problem(c.deployment)
@@ -111,6 +122,12 @@ def _problems(c: Config) -> Sequence[str]:
     if c.tls_client_ca is not None and c.tls_cert is None:
         out.append("mutual TLS (--tls-client-ca) needs --tls-cert and --tls-key too")
     return out
+
+
+def _is_origin(text: str) -> bool:
+    """Whether `text` is a browser origin as sent in ``Origin``: scheme://host[:port]."""
+    scheme, sep, rest = text.partition("://")
+    return bool(sep) and scheme in {"http", "https"} and bool(rest) and "/" not in rest
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,6 +176,8 @@ class Option:
     help: str
     choices: tuple[str, ...] | None = None
     boolean: bool = False
+    repeat: bool = False
+    """A flag given once per value; its variable holds the values separated by commas."""
 
 
 OPTIONS: Final[tuple[Option, ...]] = (
@@ -188,6 +207,10 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--tls-cert", "TIENLEN_TLS_CERT", "tls_cert", str, "(none)", "PEM certificate chain: serve gRPC over TLS"),
     Option("--tls-key", "TIENLEN_TLS_KEY", "tls_key", str, "(none)", "PEM private key of --tls-cert"),
     Option("--tls-client-ca", "TIENLEN_TLS_CLIENT_CA", "tls_client_ca", str, "(none)", "PEM CA bundle: require client certificates signed by it (mutual TLS)"),
+    Option("--web-host", "TIENLEN_WEB_HOST", "web_host", str, "(--host)", "address the web port (Connect, gRPC-Web, the web table) binds to"),
+    Option("--web-port", "TIENLEN_WEB_PORT", "web_port", _port, "8080", "HTTP/1.1 port for browsers: Connect and gRPC-Web calls, the web table; 0 turns it off"),
+    Option("--web-root", "TIENLEN_WEB_ROOT", "web_root", str, "clients/web/dist (if built)", "directory of static files the web port serves at / (the web table)"),
+    Option("--cors-origin", "TIENLEN_CORS_ORIGINS", "cors_origins", str, "(none: same origin only)", "a browser origin (https://host[:port]) allowed to call the web port; repeat the flag, or separate by commas in the variable", repeat=True),
 )  # fmt: skip
 
 
@@ -200,7 +223,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for opt in OPTIONS:
         help_text = f"{opt.help} [{opt.env}; default: {opt.default}]"
-        if opt.boolean:
+        if opt.repeat:
+            parser.add_argument(
+                opt.flag,
+                dest=opt.dest,
+                action="append",
+                default=None,
+                metavar=opt.flag.lstrip("-").upper().replace("-", "_"),
+                help=help_text,
+            )
+        elif opt.boolean:
             parser.add_argument(
                 opt.flag,
                 dest=opt.dest,
@@ -245,18 +277,33 @@ def parse_config(
             text = environ[opt.env]
             shown = "(hidden)" if opt.dest == "keys" else repr(text)  # never echo a secret
             try:
-                given = opt.parse(text)
+                given = (
+                    [part.strip() for part in text.split(",") if part.strip()]
+                    if opt.repeat
+                    else opt.parse(text)
+                )
             except (argparse.ArgumentTypeError, ValueError) as exc:
                 parser.error(f"{opt.env}={shown}: {exc}")
             if opt.choices is not None and given not in opt.choices:
                 parser.error(f"{opt.env}={shown}: choose from {', '.join(opt.choices)}")
         if given is not None:
-            values[opt.dest] = given
-    # On the command line and in the environment, metrics port 0 means "no exporter".
-    if values.get("metrics_port") == 0:
-        values["metrics_port"] = None
+            values[opt.dest] = tuple(given) if opt.repeat else given
+    # On the command line and in the environment, metrics port 0 means "no exporter" (and web
+    # port 0 no web port).
+    for port in ("metrics_port", "web_port"):
+        if values.get(port) == 0:
+            values[port] = None
     # An empty variable means "not set" for the optional paths and key settings.
-    for name in ("keys", "keys_file", "tls_cert", "tls_key", "tls_client_ca", "metrics_host"):
+    for name in (
+        "keys",
+        "keys_file",
+        "tls_cert",
+        "tls_key",
+        "tls_client_ca",
+        "metrics_host",
+        "web_host",
+        "web_root",
+    ):
         if values.get(name) == "":
             del values[name]
     try:

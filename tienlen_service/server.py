@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from tienlen_service.config import Config
+    from tienlen_service.web.serve import WebServer
 
     Registrar: TypeAlias = Callable[[grpc.Server, TokenCodec, Metrics, Config], Sequence[str]]
     """Registers services on a grpc server; returns their full names (health, reflection)."""
@@ -131,6 +132,7 @@ def _method_types(service: str) -> dict[str, str]:
 class _Bound:
     grpc_port: int
     metrics: MetricsServer | None
+    web: WebServer | None = None
 
 
 class Server:
@@ -196,6 +198,13 @@ class Server:
         return None if self._bound.metrics is None else self._bound.metrics.port
 
     @property
+    def web_port(self) -> int | None:
+        """The bound web port (Connect, gRPC-Web, the web table), or None when it is off."""
+        if self._bound is None:
+            raise RuntimeError("the server is not started")
+        return None if self._bound.web is None else self._bound.web.port
+
+    @property
     def address(self) -> str:
         """host:port to dial (the configured host, or loopback for a wildcard host)."""
         host = self.config.host
@@ -205,9 +214,13 @@ class Server:
 
     def start(self) -> None:
         """Register the services, bind the ports and start serving (SERVING on health)."""
+        from tienlen_service.web.calls import RecordingServer
+
         config = self.config
-        names = tuple(self._register(self._grpc, self.tokens, self.metrics, config))
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, self._grpc)
+        # The web port serves again what is registered here (recorded, not registered twice).
+        recorder = RecordingServer(self._grpc)
+        names = tuple(self._register(recorder, self.tokens, self.metrics, config))
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, recorder)
         self.service_names = (*names, HEALTH_SERVICE, reflection.SERVICE_NAME)
         reflection.enable_server_reflection(self.service_names, self._grpc)
         for name in names:
@@ -230,7 +243,23 @@ class Server:
             metrics_server = start_metrics_server(
                 config.metrics_port, self.metrics.registry, config.metrics_host or config.host
             )
-        self._bound = _Bound(port, metrics_server)
+        web_server = None
+        if config.web_port is not None:
+            from tienlen_service.web.transport import start_web_server
+
+            try:
+                web_server = start_web_server(
+                    config,
+                    handlers=recorder.handlers,
+                    executor=self._executor,
+                    metrics=self.metrics,
+                    serving=self._serving,
+                )
+            except OSError:
+                if metrics_server is not None:
+                    metrics_server.stop()
+                raise
+        self._bound = _Bound(port, metrics_server, web_server)
         self._grpc.start()
         for name in ("", *names):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -247,6 +276,8 @@ class Server:
             address=address,
             port=port,
             metrics_port=self.metrics_port,
+            web_port=self.web_port,
+            cors_origins=list(config.cors_origins),
             tls=config.tls,
             mutual_tls=config.tls_client_ca is not None,
             services=list(self.service_names),
@@ -260,6 +291,10 @@ class Server:
             max_request_bytes=config.max_request_bytes,
             version=version(),
         )
+
+    def _serving(self) -> bool:
+        """Whether the server is serving (not stopping): the web port's /healthz."""
+        return not self._stopped
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the server has stopped (True) or `timeout` seconds pass (False)."""
@@ -287,7 +322,10 @@ class Server:
             self.log.info("not_serving", drain_delay_s=drain_delay)
             threading.Event().wait(drain_delay)
         self.log.info("draining", grace_s=grace)
-        self._grpc.stop(grace).wait()
+        stopped = self._grpc.stop(grace)
+        if self._bound is not None and self._bound.web is not None:
+            self._bound.web.stop(grace)  # drains its calls in flight alongside gRPC's
+        stopped.wait()
         if self._bound is not None and self._bound.metrics is not None:
             self._bound.metrics.stop()
         self._health_executor.shutdown(wait=False, cancel_futures=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-READMES = (ROOT / "README.md", ROOT / "clients" / "python" / "README.md")
+READMES = (ROOT / "README.md", ROOT / "docs" / "API.md", ROOT / "clients" / "python" / "README.md")
 README_ADDRESS = "127.0.0.1:50051"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 _PRINTED = re.compile(r"^\s*print\(.*\)\s+# (.+?)\s*$")

@@ -148,6 +148,8 @@ class Cluster:
                     str(port),
                     "--metrics-port",
                     str(metrics_port),
+                    "--web-port",
+                    "0",
                     "--grace",
                     str(SHUTDOWN_GRACE),
                     "--drain-delay",

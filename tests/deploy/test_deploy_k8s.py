@@ -420,7 +420,7 @@ def test_the_readmes_quote_the_manifests_numbers() -> None:
 
     sleep, drain, grace = prestop_sleep_seconds(), config.drain_delay, config.grace
     period = pod["terminationGracePeriodSeconds"]
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
     assert f"use {n(sleep)} s + {n(drain)} s + {n(grace)} s < {n(period)} s" in readme
     assert f"the manifests use {n(drain)} s" in readme
     operators = (REPO / "deploy" / "README.md").read_text(encoding="utf-8")

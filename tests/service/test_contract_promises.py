@@ -1,7 +1,7 @@
 """The contract's promises, checked over a real channel the way a frontend team would.
 
 Each test is named after one sentence of the contract (the comments of
-`protos/tienlen/v1/*.proto`, README.md "RPCs", "Errors" and "Configuration", docs/FRONTEND.md)
+`protos/tienlen/v1/*.proto`, docs/API.md "RPCs", docs/ERRORS.md, docs/OPERATIONS.md "Configuration", docs/FRONTEND.md)
 that the other service tests and the golden conversations do not already pin down.
 """
 

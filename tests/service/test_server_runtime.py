@@ -373,7 +373,8 @@ def test_a_taken_port_fails_loudly(server_factory, probe) -> None:
     running = server_factory(register=probe.register)
     port = int(running.address.rsplit(":", 1)[1])
     clash = Server(
-        Config(host="127.0.0.1", port=port, metrics_port=None), register=type(probe)().register
+        Config(host="127.0.0.1", port=port, metrics_port=None, web_port=None),
+        register=type(probe)().register,
     )
     with pytest.raises(OSError, match="could not bind"):
         clash.start()
@@ -456,6 +457,7 @@ def _tls_server(server_factory, probe, pki, *, mutual: bool) -> Any:
             host="127.0.0.1",
             port=0,
             metrics_port=None,
+            web_port=None,
             tls_cert=str(pki["server_cert"]),
             tls_key=str(pki["server_key"]),
             tls_client_ca=str(pki["ca"]) if mutual else None,
@@ -501,7 +503,7 @@ def test_mutual_tls_refuses_a_client_without_a_certificate(
 PROBE_MAIN = """
 import sys
 sys.path.insert(0, "tests")
-from conftest import ProbeService
+from helpers.moves import ProbeService
 from tienlen_service.__main__ import main
 sys.exit(main(sys.argv[1:], register=ProbeService().register))
 """
@@ -514,6 +516,7 @@ def test_sigterm_lets_the_calls_in_flight_finish_then_exits_0(process_factory, p
         "--host=127.0.0.1",
         "--port=0",
         "--metrics-port=0",
+        "--web-port=0",
         "--log-format=json",
         "--grace=15",
         module=False,
@@ -607,7 +610,13 @@ def test_the_service_module_starts_serves_and_drains_on_sigterm(process_factory)
 
 def test_a_drain_delay_keeps_serving_while_health_says_not_serving(process_factory, probe) -> None:
     process = process_factory(
-        "-c", PROBE_MAIN, "--host=127.0.0.1", "--port=0", "--drain-delay=3", module=False
+        "-c",
+        PROBE_MAIN,
+        "--host=127.0.0.1",
+        "--port=0",
+        "--web-port=0",
+        "--drain-delay=3",
+        module=False,
     )
     address = process.start_and_wait()
     with grpc.insecure_channel(address) as channel:
@@ -646,7 +655,9 @@ def test_bad_keys_stop_the_start_with_exit_1_and_no_secret_in_the_output(process
 def test_a_sigterm_right_after_start_up_still_drains(process_factory) -> None:
     # The handlers are installed before the port opens: a signal sent the instant the server
     # says "serving" must not meet Python's default action (death, exit -15).
-    process = process_factory("-c", PROBE_MAIN, "--host=127.0.0.1", "--port=0", module=False)
+    process = process_factory(
+        "-c", PROBE_MAIN, "--host=127.0.0.1", "--port=0", "--web-port=0", module=False
+    )
     process.wait_for_event("serving")
     process.terminate()
     assert process.wait() == 0
@@ -656,7 +667,9 @@ def test_a_sigterm_right_after_start_up_still_drains(process_factory) -> None:
 def test_sigint_drains_too(process_factory) -> None:
     import signal
 
-    process = process_factory("-c", PROBE_MAIN, "--host=127.0.0.1", "--port=0", module=False)
+    process = process_factory(
+        "-c", PROBE_MAIN, "--host=127.0.0.1", "--port=0", "--web-port=0", module=False
+    )
     process.start_and_wait()
     process.proc.send_signal(signal.SIGINT)
     assert process.wait() == 0
@@ -758,8 +771,8 @@ def test_generate_key_prints_a_usable_entry(capsys) -> None:
     assert KeyRing.from_spec(entry).kids == ("prod-1",)
 
 
-def test_the_readme_configuration_table_lists_every_flag_and_variable() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_operations_configuration_table_lists_every_flag_and_variable() -> None:
+    readme = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
     for opt in OPTIONS:
         assert f"`{opt.flag}`" in readme, opt.flag
         assert f"`{opt.env}`" in readme, opt.env

@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { JsonValue } from "@bufbuild/protobuf";
-import { DOMAIN, TienLenError, type TienLenClient } from "./client.js";
+import { DOMAIN, TienLenError, type WireClient } from "./wire.js";
 
 type Json = JsonValue;
 type JsonObject = { [key: string]: Json };
@@ -264,7 +264,7 @@ export function checkRefusal(expect: JsonObject, error: TienLenError): [string, 
 }
 
 /** Replay every step; throws Mismatch at the first difference. Returns the number of steps. */
-export async function replay(conversation: Conversation, client: TienLenClient): Promise<number> {
+export async function replay(conversation: Conversation, client: WireClient): Promise<number> {
   const answers = new Map<number, Json>();
   for (const step of conversation.steps) {
     const where = `${conversation.name} step ${step.number}`;

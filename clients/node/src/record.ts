@@ -2,13 +2,15 @@
 // GameRecord / MatchRecord messages, and ReplayGame (the service plays a record again from its
 // deal, every move checked as ApplyMove checks it).
 //
-//   const record = parseRecord(text);            // throws RecordParseError (line, column)
-//   formatRecord(record) === text;                // for text in the canonical form
-//   const { game, seatTokens } = await replayRecord(client, record);   // or the text
+//   const record = parseRecord(text);             // throws RecordParseError (line, column)
+//   formatRecord(record) === text;                 // for text in the canonical form
+//   const game = await replayRecord(client, text);  // the Game after the last move
 //
 // The text is the one the Python client writes and reads (tienlen_client.record): tags
-// `[Name "value"]`, numbered moves `1. 0: 3S 4S 5S` / `2. 1: pass`, then the result. A refused
-// move throws RecordMoveRejected (a TienLenError) with its 1-based `moveNumber`.
+// `[Name "value"]`, numbered moves `1. 0: 3S 4S 5S` / `2. 1: pass`, then the result. Records
+// are the contract's GameRecord / MatchRecord messages (`v1`). A refused move throws
+// RecordMoveRejected (a MoveRejected) with its 1-based `moveNumber`. A host keeps a game's
+// record with a GameRecorder, from the Games the client returns.
 
 import { create } from "@bufbuild/protobuf";
 import type { Card } from "../gen/tienlen/v1/cards_pb.js";
@@ -22,14 +24,12 @@ import {
   type RecordedMove,
 } from "../gen/tienlen/v1/record_pb.js";
 import { TransferReason, TransferSchema, type Transfer } from "../gen/tienlen/v1/settlement_pb.js";
-import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
+import * as grpc from "@grpc/grpc-js";
 import type { TienLenClient } from "./client.js";
-import { card, cardText } from "./cards.js";
-import { TienLenError } from "./errors.js";
-
-// The contract's record messages (GameRecord, MatchRecord, RecordedMove, RecordResult).
-export * from "../gen/tienlen/v1/record_pb.js";
+import { card, cardText, type CardsLike } from "./cards.js";
+import { DOMAIN, InvalidRequest, MoveRejected, TienLenError } from "./errors.js";
+import { toGame, type Game } from "./models.js";
 
 /** The longest record text the parser reads. */
 export const MAX_RECORD_TEXT_BYTES = 256 * 1024;
@@ -46,28 +46,30 @@ const SUIT_LETTERS: Record<string, string> = { "♠": "S", "♣": "C", "♦": "D
 const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];
 const SUITS = ["S", "C", "D", "H"];
 
-/** Text that is not a game record: `line` and `column` (1-based) say where, `detail` what. */
-export class RecordParseError extends Error {
+/** Text that is not a game record, refused by the client before any call (an InvalidRequest,
+ * reason RECORD_PARSE_ERROR): `line` and `column` (1-based) say where, `detail` what. */
+export class RecordParseError extends InvalidRequest {
   constructor(
     readonly line: number,
     readonly column: number,
     readonly detail: string,
   ) {
-    super(`line ${line}, column ${column}: ${detail}`);
-    this.name = "RecordParseError";
+    super({ code: grpc.status.INVALID_ARGUMENT, details: `line ${line}, column ${column}: ${detail}` });
+    this.reasons.push("RECORD_PARSE_ERROR");
+    this.domains.push(DOMAIN);
   }
 }
 
 /** ReplayGame refused move `moveNumber` (1-based) of the record: `moveReason` is the rule's
- * code (DOES_NOT_BEAT, ...), `field` the record field at fault (e.g. "record.moves[4].cards"). */
-export class RecordMoveRejected extends TienLenError {
+ * code (DOES_NOT_BEAT, ...), `field` the record field at fault (e.g. "record.moves[4].cards").
+ * Its `reason` stays the service's, RECORD_ILLEGAL_MOVE. */
+export class RecordMoveRejected extends MoveRejected {
   readonly moveNumber: number;
   readonly moveReason: string;
   readonly field: string;
 
   constructor(error: TienLenError) {
     super({ code: error.code, details: error.message.replace(/^[A-Z_]+: /, "") });
-    this.name = "RecordMoveRejected";
     this.reasons.push(...error.reasons);
     this.domains.push(...error.domains);
     Object.assign(this.metadata, error.metadata);
@@ -409,40 +411,44 @@ function readTransfer(located: Located, players: number): Transfer {
 
 // --- the record of a followed game -------------------------------------------------------------
 
-/** Keeps what a record needs while a host follows a game: the deal's answer (NewGame's or
- * NextGame's, which carries the view), the dealt hands (card text per seat: the explicit deal,
- * or each seat's GetView hand at the deal), then every move's answer (`follow`), whose Played or
- * Passed event is the move. Nothing is added to the state token. */
+/** Keeps what a record needs while a host follows a game: the dealt Game (NewGame's or
+ * NextGame's), the dealt hands (card text per seat: the explicit deal, or each seat's own view
+ * at the deal), then every Game a move returns (`follow`), whose played or passed event is the
+ * move. Nothing is added to the state token. */
 export class GameRecorder {
   private readonly moves: RecordedMove[] = [];
-  private last: GameUpdate;
+  private last: Game;
+  private readonly hands: string[][];
 
   constructor(
-    private readonly dealt: GameUpdate,
-    private readonly hands: readonly (readonly string[])[],
+    private readonly dealt: Game,
+    hands: readonly CardsLike[],
   ) {
-    if (dealt.view === undefined) throw new Error("the deal's answer carries no view");
     this.last = dealt;
+    this.hands = hands.map((hand) => {
+      const text = typeof hand === "string" ? hand : hand.join(" ");
+      return readCards(text.replaceAll(",", " "), 1, 1).sort((a, b) => strength(a) - strength(b));
+    });
   }
 
-  /** Take the answer to a move (a play or a pass, unary or streamed). */
-  follow(update: GameUpdate): void {
-    for (const event of update.events) {
-      if (event.kind.case === "played") {
-        this.moves.push(create(RecordedMoveSchema, { seat: event.kind.value.seat, cards: event.kind.value.combination?.cards ?? [] }));
-      } else if (event.kind.case === "passed") {
-        this.moves.push(create(RecordedMoveSchema, { seat: event.kind.value.seat, passTurn: true }));
+  /** Take the Game a move returned (a play or a pass, unary or streamed). */
+  follow(game: Game): void {
+    for (const event of game.events) {
+      if (event.kind === "played") {
+        this.moves.push(create(RecordedMoveSchema, { seat: event.seat, cards: (event.combination?.cards ?? []).map((c) => card(c)) }));
+      } else if (event.kind === "passed") {
+        this.moves.push(create(RecordedMoveSchema, { seat: event.seat, passTurn: true }));
       }
     }
-    this.last = update;
+    this.last = game;
   }
 
-  /** The record so far; the result once the last answer followed has the settlement. */
+  /** The record so far; with the result once the last Game followed is over. */
   record(names: readonly string[] = []): GameRecord {
-    const view = this.dealt.view!;
-    const started = this.dealt.events.find((e) => e.kind.case === "gameStarted");
-    const leader = started?.kind.case === "gameStarted" ? started.kind.value.leader : (view.toAct ?? 0);
-    const settlement = this.last.settlement;
+    const view = this.dealt.view;
+    const started = this.dealt.events.find((e) => e.kind === "gameStarted");
+    const leader = started?.kind === "gameStarted" ? started.leader : (view.toAct ?? 0);
+    const settlement = this.last.finished ? this.last.settlement : null;
     return create(GameRecordSchema, {
       rules: { variant: view.rules?.variant || "southern", options: { ...(view.rules?.options ?? {}) } },
       players: view.players,
@@ -451,28 +457,41 @@ export class GameRecorder {
       leader,
       firstGame: view.firstGame,
       gameNumber: view.gameNumber,
-      matchTotals: view.seats.map((s) => s.matchTotal),
-      hands: this.hands.map((hand) => ({
-        cards: readCards(hand.join(" "), 1, 1)
-          .sort((a, b) => strength(a) - strength(b))
-          .map((c) => card(c)),
-      })),
+      matchTotals: view.seats.map((s) => BigInt(s.matchTotal)),
+      hands: this.hands.map((hand) => ({ cards: hand.map((c) => card(c)) })),
       moves: [...this.moves],
-      result: this.last.finished && settlement ? { places: settlement.places, transfers: settlement.transfers, net: settlement.net } : undefined,
+      result:
+        settlement === null
+          ? undefined
+          : {
+              places: settlement.places,
+              transfers: settlement.transfers.map((t) =>
+                create(TransferSchema, {
+                  payer: t.payer,
+                  payee: t.payee,
+                  amount: BigInt(t.amount),
+                  reason: TransferReason[t.reason as keyof typeof TransferReason],
+                  cards: t.cards.map((c) => card(c)),
+                }),
+              ),
+              net: settlement.net.map((n) => BigInt(n)),
+            },
     });
   }
 }
 
 // --- replaying -------------------------------------------------------------------------------
 
-/** Have the service replay a record (the message or its text): the game after its last move
- * and the new match's seat tokens. A refused move throws RecordMoveRejected (its 1-based
- * `moveNumber`); other refusals a TienLenError; text that is not a record RecordParseError. */
-export async function replayRecord(client: TienLenClient, record: GameRecord | string): Promise<{ game: GameUpdate; seatTokens: string[] }> {
+/** Have the service replay a record (the message or its text) from its deal, every move
+ * checked as ApplyMove checks it: the Game after the last move (a new match, with its own seat
+ * tokens), whose settlement is the record's. A refused move throws RecordMoveRejected (its
+ * 1-based `moveNumber`); other refusals the client's typed errors (InvalidRequest naming the
+ * field, ...); text that is not a record RecordParseError, before any call. */
+export async function replayRecord(client: TienLenClient, record: GameRecord | string): Promise<Game> {
   const message = typeof record === "string" ? parseRecord(record) : record;
   try {
-    const answer = await client.call(TienLenEngine.method.replayGame, { record: message });
-    return { game: answer.game!, seatTokens: answer.seatTokens };
+    const answer = await client.wire.call(TienLenEngine.method.replayGame, { record: message });
+    return toGame(answer.game!, answer.seatTokens);
   } catch (error) {
     if (error instanceof TienLenError && error.reason === "RECORD_ILLEGAL_MOVE") throw new RecordMoveRejected(error);
     throw error;

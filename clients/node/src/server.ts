@@ -9,7 +9,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { TienLenClient } from "./client.js";
+import { WireClient } from "./wire.js";
 
 /** The repository root (clients/node/dist/src -> ../../../..). */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
@@ -34,6 +34,9 @@ export interface RunningServer {
   metricsUrl?: string;
   /** Everything the server printed so far. */
   output: string[];
+  /** Send it `signal` (default SIGTERM) and return at once. On SIGTERM it drains (NOT_SERVING
+   * first, for --drain-delay seconds) and stops; a SIGINT after that stops it at once. */
+  terminate(signal?: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -81,14 +84,14 @@ export async function startServer(command?: string[], timeoutMs = 30_000, option
       });
     });
     const address = `127.0.0.1:${port}`;
-    const probe = new TienLenClient(address);
+    const probe = new WireClient(address);
     try {
       if (!(await probe.serving(timeoutMs))) throw new Error(`${address}: the health check does not say SERVING`);
     } finally {
       probe.close();
     }
     const metricsUrl = metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : undefined;
-    return { address, metricsUrl, output, stop };
+    return { address, metricsUrl, output, terminate: (signal = "SIGTERM") => void child.kill(signal), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,7 +1,9 @@
-// MoveStream: the moves of many tables over one PlayStream call (for game hosts). The Node twin
-// of the Python client's tienlen_client/stream.py: the same semantics, as Promises.
+// WireMoveStream: the moves of many tables over one PlayStream call (for game hosts), on
+// GameUpdates with the seat token by hand; TienLenClient's MoveStream (client.ts) is this one on
+// Game records. The Node twin of the Python client's tienlen_client/stream.py: the same
+// semantics, as Promises.
 //
-//   await using stream = client.playStream({ updateView: "basic" });
+//   await using stream = wire.playStream({ updateView: "basic" });   // wire: a WireClient
 //   const next = await stream.play(game, seat, seatToken, ["3S"]);        // one move, its answer
 //   const all = await Promise.all(tables.map((t) => stream.pass(t.game, t.game.toAct!, t.token)));
 //
@@ -31,8 +33,8 @@ import * as grpc from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { PlayStreamRequestSchema, type PlayStreamRequest, type PlayStreamResponse } from "../gen/tienlen/v1/service_pb.js";
-import { move } from "./cards.js";
-import { checkEncodable, connectionLost, TienLenError } from "./errors.js";
+import { move, type CardsLike } from "./cards.js";
+import { checkEncodable, connectionLost, errorFor, TienLenError } from "./errors.js";
 import { applyRequest, checkUpdateView, type UpdateView } from "./follow.js";
 
 /** Status codes after which the waiting moves are sent again on a new stream. */
@@ -53,7 +55,7 @@ export const CLOSE_TIMEOUT_MS = 10_000;
 /** One PlayStream call, as grpc-js gives it. */
 export type PlayStreamCall = grpc.ClientDuplexStream<PlayStreamRequest, PlayStreamResponse>;
 
-/** What a MoveStream needs of its client (TienLenClient.playStream gives it). */
+/** What a WireMoveStream needs of its client (WireClient.playStream gives it). */
 export interface StreamTransport {
   /** Start one PlayStream call. */
   open(): PlayStreamCall;
@@ -62,7 +64,7 @@ export interface StreamTransport {
   withView(previous: GameUpdate, update: GameUpdate): Promise<GameUpdate>;
 }
 
-/** How a MoveStream behaves (TienLenClient.playStream takes them from the client). */
+/** How a WireMoveStream behaves (WireClient.playStream takes them from the client). */
 export interface MoveStreamSettings {
   /** How moves are answered by default. */
   updateView: UpdateView;
@@ -88,8 +90,8 @@ interface Pending {
 }
 
 /** One PlayStream call shared by the moves of any number of tables; see the module comment.
- * Made by `TienLenClient.playStream()`. */
-export class MoveStream implements AsyncDisposable {
+ * Made by `WireClient.playStream()`. */
+export class WireMoveStream implements AsyncDisposable {
   /** How moves are answered by default ("full" or "basic"). */
   readonly updateView: UpdateView;
   private readonly transport: StreamTransport;
@@ -130,7 +132,7 @@ export class MoveStream implements AsyncDisposable {
 
   /** `seat` plays `cards` (card text) in `game`: the game after the move, as the client's `play`
    * returns it; rejects with the TienLenError ApplyMove would throw (e.g. NOT_YOUR_TURN). */
-  play(game: GameUpdate, seat: number, seatToken: string, cards: string[], options: StreamMoveOptions = {}): Promise<GameUpdate> {
+  play(game: GameUpdate, seat: number, seatToken: string, cards: CardsLike, options: StreamMoveOptions = {}): Promise<GameUpdate> {
     return this.send(game, seat, seatToken, cards, options);
   }
 
@@ -139,7 +141,7 @@ export class MoveStream implements AsyncDisposable {
     return this.send(game, seat, seatToken, null, options);
   }
 
-  private async send(game: GameUpdate, seat: number, seatToken: string, cards: string[] | null, options: StreamMoveOptions): Promise<GameUpdate> {
+  private async send(game: GameUpdate, seat: number, seatToken: string, cards: CardsLike | null, options: StreamMoveOptions): Promise<GameUpdate> {
     if (this.failed !== undefined) throw this.failed;
     if (this.closing) throw new Error("the move stream is closed");
     const wanted = options.updateView === undefined ? this.updateView : checkUpdateView(options.updateView);
@@ -152,7 +154,7 @@ export class MoveStream implements AsyncDisposable {
       // The move stays pending after its deadline (it may still be answered, and is sent again
       // on a new stream): only its caller stops waiting.
       const timer = setTimeout(() => {
-        reject(new TienLenError({
+        reject(errorFor({
           code: grpc.status.DEADLINE_EXCEEDED,
           details: `no answer to the move within ${this.deadlineMs} ms (it may still be answered)`,
         }));
@@ -180,7 +182,7 @@ export class MoveStream implements AsyncDisposable {
       // else: the next stream sends the waiting moves and ends.
     }
     if (!(await settledWithin(this.over, timeoutMs))) {
-      this.failAll(new TienLenError({
+      this.failAll(errorFor({
         code: grpc.status.CANCELLED,
         details: `the move stream was closed before the move was answered (waited ${timeoutMs} ms)`,
       }));
@@ -256,7 +258,7 @@ export class MoveStream implements AsyncDisposable {
       this.completing.add(completing);
       void completing.finally(() => this.completing.delete(completing));
     } else {
-      waiting.reject(new TienLenError({ code: grpc.status.INTERNAL, details: "the stream answered a move with neither a game nor an error" }));
+      waiting.reject(errorFor({ code: grpc.status.INTERNAL, details: "the stream answered a move with neither a game nor an error" }));
     }
   }
 
@@ -280,8 +282,8 @@ export class MoveStream implements AsyncDisposable {
     }
     if (!retryable || this.failures >= this.attempts) {
       this.failAll(status.code === grpc.status.OK
-        ? new TienLenError({ code: grpc.status.UNAVAILABLE, details: "the stream ended before answering" })
-        : new TienLenError(status));
+        ? errorFor({ code: grpc.status.UNAVAILABLE, details: "the stream ended before answering" })
+        : errorFor(status));
       this.markOver();
       return;
     }

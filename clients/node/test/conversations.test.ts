@@ -2,7 +2,7 @@
 // server, started once for the file. A mismatch names the file, the step and the field.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { TienLenClient } from "../src/client.js";
+import { WireClient } from "../src/wire.js";
 import { conversationFiles, load, replay } from "../src/conversation.js";
 import { CONVERSATIONS_DIR, startServer, type RunningServer } from "../src/server.js";
 
@@ -10,11 +10,11 @@ const files = conversationFiles(CONVERSATIONS_DIR);
 
 describe("golden conversations", () => {
   let server: RunningServer;
-  let client: TienLenClient;
+  let client: WireClient;
 
   before(async () => {
     server = await startServer();
-    client = new TienLenClient(server.address);
+    client = new WireClient(server.address);
   });
   after(async () => {
     client?.close();

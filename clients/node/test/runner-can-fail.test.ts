@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { TienLenClient } from "../src/client.js";
+import { WireClient } from "../src/wire.js";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { compare, load, Mismatch, replay } from "../src/conversation.js";
 import { CONVERSATIONS_DIR, python, REPO, serverArgs, startServer } from "../src/server.js";
@@ -14,7 +14,7 @@ const CONVERSATION = join(CONVERSATIONS_DIR, "southern_refusals.json");
 
 async function replayAgainstBroken(fault: string): Promise<Mismatch> {
   const server = await startServer([python(), join(REPO, "tests", "contract", "broken_server.py"), "--break", fault, ...serverArgs()]);
-  const client = new TienLenClient(server.address);
+  const client = new WireClient(server.address);
   try {
     await replay(load(CONVERSATION), client);
   } catch (error) {

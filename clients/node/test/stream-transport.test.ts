@@ -1,4 +1,4 @@
-// MoveStream against a scripted transport: the orders of events a real replica gives only by
+// WireMoveStream against a scripted transport: the orders of events a real replica gives only by
 // chance (a move made after a stream's status is in but before its end is handled).
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
@@ -7,8 +7,8 @@ import * as grpc from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import { GameUpdateSchema } from "../gen/tienlen/v1/game_pb.js";
 import { PlayStreamResponseSchema, type PlayStreamRequest } from "../gen/tienlen/v1/service_pb.js";
-import { TienLenError } from "../src/client.js";
-import { MoveStream, type PlayStreamCall } from "../src/stream.js";
+import { TienLenError } from "../src/errors.js";
+import { WireMoveStream, type PlayStreamCall } from "../src/stream.js";
 
 /** One scripted PlayStream call: records what is written; the test emits what the replica says. */
 class ScriptedCall extends EventEmitter {
@@ -29,7 +29,7 @@ class ScriptedCall extends EventEmitter {
 const OK: grpc.StatusObject = { code: grpc.status.OK, details: "", metadata: new grpc.Metadata() };
 const GAME = create(GameUpdateSchema, { stateToken: new Uint8Array([1]) });
 
-function scripted(): { stream: MoveStream; calls: ScriptedCall[] } {
+function scripted(): { stream: WireMoveStream; calls: ScriptedCall[] } {
   const calls: ScriptedCall[] = [];
   const transport = {
     open: () => {
@@ -39,7 +39,7 @@ function scripted(): { stream: MoveStream; calls: ScriptedCall[] } {
     },
     withView: async () => GAME,
   };
-  return { stream: new MoveStream(transport, { updateView: "full", attempts: 1, deadlineMs: 5_000 }), calls };
+  return { stream: new WireMoveStream(transport, { updateView: "full", attempts: 1, deadlineMs: 5_000 }), calls };
 }
 
 async function reason(promise: Promise<unknown>): Promise<string> {

@@ -1,4 +1,4 @@
-// MoveStream (the client's PlayStream) against the real server: the Node twin of
+// WireMoveStream (the client's PlayStream) against the real server: the Node twin of
 // tests/client/test_stream.py. Whole games over one stream equal the unary calls' move by move,
 // many tables' moves in flight at once each get their own answer, a refused move rejects like
 // ApplyMove while the stream goes on, TOO_MANY_STREAMS and a vanished replica reject the waiting
@@ -13,7 +13,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import type { NewGameRequestSchema } from "../gen/tienlen/v1/service_pb.js";
-import { cardText, TienLenClient, TienLenError, type ClientOptions, type MoveStream } from "../src/client.js";
+import { cardText, WireClient, TienLenError, type ClientOptions, type WireMoveStream } from "../src/wire.js";
 import { python, serverArgs, startServer, type RunningServer } from "../src/server.js";
 import { assertSameGame, handled, hands, randomFrom, randomMove, type Cards } from "./support.js";
 
@@ -21,11 +21,11 @@ const PRESETS = ["southern", "northern", "hue", "da_nang", "dau", "dem_la"];
 const FOUR_HANDS = ["3S 9S", "4S 10S", "5S JS", "6S QS"];
 
 let server: RunningServer;
-let client: TienLenClient;
+let client: WireClient;
 
 before(async () => {
   server = await startServer(undefined, 30_000, { metrics: true });
-  client = new TienLenClient(server.address);
+  client = new WireClient(server.address);
 });
 after(async () => {
   client?.close();
@@ -43,7 +43,7 @@ async function newGame(request: MessageInitShape<typeof NewGameRequestSchema>, o
 }
 
 /** `seat` plays `cards` (or passes, null) on `stream`. */
-function streamed(stream: MoveStream, table: Table, seat: number, cards: Cards): Promise<GameUpdate> {
+function streamed(stream: WireMoveStream, table: Table, seat: number, cards: Cards): Promise<GameUpdate> {
   const token = table.tokens[seat]!;
   return cards === null ? stream.pass(table.game, seat, token) : stream.play(table.game, seat, token, cards);
 }
@@ -173,7 +173,7 @@ describe("closing", () => {
   test("close answers every move sent before it; later moves reject", { timeout: 30_000 }, async () => {
     const tables = await Promise.all([1, 2, 3, 4, 5].map(() => newGame({ deal: hands(...FOUR_HANDS) })));
     let answers: Promise<GameUpdate>[];
-    let closed: MoveStream;
+    let closed: WireMoveStream;
     {
       await using stream = client.playStream();
       closed = stream;
@@ -199,7 +199,7 @@ describe("closing", () => {
     }
   });
   test("on a closed client, a move rejects with the channel's error and close returns at once", { timeout: 30_000 }, async () => {
-    const closedClient = new TienLenClient(server.address);
+    const closedClient = new WireClient(server.address);
     const table = await newGame({ deal: hands(...FOUR_HANDS) });
     const stream = closedClient.playStream();
     closedClient.close();
@@ -216,7 +216,7 @@ describe("closing", () => {
  * must wait for a slot. `release` closes both streams (again, if a test closed them) and the
  * new client. */
 async function slotTaken(options: ClientOptions) {
-  const waiting = new TienLenClient(server.address, options);
+  const waiting = new WireClient(server.address, options);
   const table = await newGame({ deal: hands(...FOUR_HANDS) });
   const holder = client.playStream();
   const waiter = waiting.playStream();
@@ -298,7 +298,7 @@ describe("when the replica has no stream slot free (TOO_MANY_STREAMS)", () => {
 test("when the replica goes away, the waiting moves reject with UNAVAILABLE after the attempts", { timeout: 60_000 }, async () => {
   // A replica of its own, stopped at once (no grace for the open stream).
   const lost = await startServer([python(), "-m", "tienlen_service", ...serverArgs(), "--grace", "0"]);
-  const doomed = new TienLenClient(lost.address, { attempts: 2 });
+  const doomed = new WireClient(lost.address, { attempts: 2 });
   try {
     const table = await newGame({ deal: hands(...FOUR_HANDS) }, doomed);
     const stream = doomed.playStream();

@@ -9,7 +9,7 @@ import type { Event } from "../gen/tienlen/v1/events_pb.js";
 import { GameUpdateSchema, TableViewSchema, type GameUpdate, type TableView } from "../gen/tienlen/v1/game_pb.js";
 import { CombinationType } from "../gen/tienlen/v1/moves_pb.js";
 import type { ApplyMoveResponse, PlayStreamResponse } from "../gen/tienlen/v1/service_pb.js";
-import { card, cardText, TienLenClient, type ClientOptions } from "../src/client.js";
+import { card, cardText, WireClient, type ClientOptions } from "../src/wire.js";
 
 /** A move: the cards played, or null for a pass. */
 export type Cards = string[] | null;
@@ -89,7 +89,7 @@ export interface Legal {
 }
 
 /** Every legal move of `seat` now (all pages). */
-export async function legalMoves(client: TienLenClient, game: GameUpdate, seat: number, token: string): Promise<Legal[]> {
+export async function legalMoves(client: WireClient, game: GameUpdate, seat: number, token: string): Promise<Legal[]> {
   const out: Legal[] = [];
   let pageToken = "";
   do {
@@ -108,7 +108,7 @@ const BOMB_TYPES = new Set([CombinationType.CONSECUTIVE_PAIRS, CombinationType.F
 /** A random legal move, eager to chop: when the table holds a 2 or a bomb, or the lead may be
  * stolen, now and then another seat's out-of-turn play; else the seat to act's play (chops
  * first, 2s often) or, now and then, a pass. */
-export async function randomMove(client: TienLenClient, game: GameUpdate, tokens: string[], rng: () => number): Promise<[number, Cards]> {
+export async function randomMove(client: WireClient, game: GameUpdate, tokens: string[], rng: () => number): Promise<[number, Cards]> {
   const seat = game.toAct!;
   const view = game.view!;
   const table = view.table;
@@ -134,7 +134,7 @@ export async function randomMove(client: TienLenClient, game: GameUpdate, tokens
 /** A client that records, for every move's answer as it came off the wire (ApplyMove's, and
  * each PlayStream answer applied), whether it carried a view; `alter` may change the answers
  * before the client reads them (as a newer service would answer). Its warnings are kept. */
-export class Recording extends TienLenClient {
+export class Recording extends WireClient {
   readonly answeredWithView: boolean[];
   readonly warnings: string[];
   private readonly hooks: { alter?: ((game: GameUpdate) => void) | undefined };
@@ -182,5 +182,18 @@ export class Recording extends TienLenClient {
   /** Whether the last answer carried a view. */
   get lastHadView(): boolean | undefined {
     return this.answeredWithView.at(-1);
+  }
+}
+
+/** Asserts that `printed` holds, in order, what the `console.log(...);  // what it prints` lines
+ * of the sample `source` say (the text before an em dash " — "). */
+export function printedAsCommented(source: string, printed: readonly string[]): void {
+  const wanted = [...source.matchAll(/^\s*console\.log\(.*\);\s+\/\/ (.+?)\s*$/gm)].map((m) => m[1]!.split(" — ")[0]!);
+  assert.ok(wanted.length >= 5, `only ${wanted.length} commented console.log lines`);
+  let at = 0;
+  for (const line of wanted) {
+    while (at < printed.length && printed[at] !== line) at += 1;
+    assert.ok(at < printed.length, `should print ${JSON.stringify(line)} (in order); printed ${JSON.stringify(printed)}`);
+    at += 1;
   }
 }

@@ -4,7 +4,7 @@
 //
 // Every move is made three times on the same state, against the real server: unary asking for
 // the full view (the reference), unary asking for UPDATE_VIEW_BASIC, and over a PlayStream
-// (MoveStream) asking for UPDATE_VIEW_BASIC. After every move the three GameUpdates must be
+// (WireMoveStream) asking for UPDATE_VIEW_BASIC. After every move the three GameUpdates must be
 // equal — events, toAct, finished, settlement and every TableView field — but for the state
 // token (the contract server seals tokens, so two tokens of one state differ), while the basic
 // answers carry no view on the wire (the client records each answer as it comes off the wire)
@@ -25,7 +25,7 @@ import {
 import { CombinationType } from "../gen/tienlen/v1/moves_pb.js";
 import { RuleSetSpecSchema } from "../gen/tienlen/v1/rules_pb.js";
 import type { NewGameRequestSchema, NextGameRequestSchema } from "../gen/tienlen/v1/service_pb.js";
-import { TienLenClient, type MoveStream } from "../src/client.js";
+import { WireClient, type WireMoveStream } from "../src/wire.js";
 import { advance, CannotFollow, FOLLOWED_FIELDS, FOLLOWED_SEAT_FIELDS } from "../src/follow.js";
 import { startServer, type RunningServer } from "../src/server.js";
 import { assertSameGame, choice, diff, handled as handledAt, hands, kinds, randomFrom, randomMove, Recording, type Cards } from "./support.js";
@@ -38,7 +38,7 @@ let server: RunningServer;
 let full: Recording;
 let basic: Recording;
 /** One basic PlayStream for every table of the file (the server has one stream slot). */
-let stream: MoveStream;
+let stream: WireMoveStream;
 
 before(async () => {
   server = await startServer(undefined, 30_000, { metrics: true });
@@ -325,7 +325,7 @@ describe("when the table can't be followed", () => {
     await assert.rejects(full.play(game, 0, tokens[0]!, ["3S"], { updateView: "none" as never }), TypeError);
     await assert.rejects(stream.play(game, 0, tokens[0]!, ["3S"], { updateView: "none" as never }), TypeError);
     assert.throws(() => full.playStream({ updateView: "partial" as never }), TypeError);
-    assert.throws(() => new TienLenClient("127.0.0.1:1", { updateView: "partial" as never }), TypeError);
+    assert.throws(() => new WireClient("127.0.0.1:1", { updateView: "partial" as never }), TypeError);
   });
 });
 

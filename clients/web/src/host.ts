@@ -1,0 +1,241 @@
+// The single-player host: one human seat against the service's bots.
+//
+// The service is stateless, so the page holds the whole game: the state token of the last
+// answer and every seat's token from NewGame. Holding every seat's token is what a
+// single-player host may do (the bots are its own seats); a multiplayer frontend gives each
+// player only their own token. The host asks the service for everything a rule decides: the
+// human's legal plays (ListLegalMoves), each bot's move (SuggestMove), whether a move stands
+// (ApplyMove: a refusal comes back with its reason), and the settlement.
+
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { Client } from "@connectrpc/connect";
+import type { Card } from "../gen/tienlen/v1/cards_pb.js";
+import type { GameUpdate, TableView } from "../gen/tienlen/v1/game_pb.js";
+import type { MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
+import type { LegalMove, TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
+import { narrateEvent, settlementAnnouncements, type Line } from "./narrate.js";
+import { refusalOf, type Refusal } from "./refusal.js";
+
+/** The calls the host makes (a Connect client of TienLenEngine, or a fake in tests). */
+export type Engine = Pick<
+  Client<typeof TienLenEngine>,
+  "newGame" | "applyMove" | "listLegalMoves" | "getView" | "nextGame" | "suggestMove" | "describeRules"
+>;
+
+/** What a match is played with. */
+export interface MatchOptions {
+  readonly variant: string;
+  readonly players: number;
+  /** The bot that plays every other seat (a name from DescribeRules: "greedy"...). */
+  readonly bot: string;
+  /** The human's seat. */
+  readonly humanSeat: number;
+  /** A seed for a reproducible deal; undefined: a random deal. */
+  readonly seed?: bigint | undefined;
+}
+
+/** Where the match stands, for the page to draw. */
+export type Phase = "setup" | "busy" | "human" | "bots" | "over";
+
+/** Everything the page draws. */
+export interface TableState {
+  readonly phase: Phase;
+  readonly options: MatchOptions | null;
+  /** The last answer's spectator view (no hands). */
+  readonly view: TableView | null;
+  /** The last GameUpdate (events, settlement when over). */
+  readonly update: GameUpdate | null;
+  /** The human's own cards, weakest first. */
+  readonly hand: readonly Card[];
+  /** The human's legal plays now (empty when it's not their turn). */
+  readonly legal: readonly LegalMove[];
+  /** Whether the human may pass now. */
+  readonly canPass: boolean;
+  /** Everything said so far this game. */
+  readonly lines: readonly Line[];
+  /** Why the last call was refused; cleared by the next accepted move. */
+  readonly refusal: Refusal | null;
+  /** Each seat's match total before this game. */
+  readonly totalsBefore: readonly bigint[];
+}
+
+/** A cards-or-pass move as the host sends it. */
+export type MoveInit = MessageInitShape<typeof MoveSchema>;
+
+const LEGAL_PAGE_SIZE = 1000;
+/** Bots that fail to move this many times in a row stop the loop (a bug, never a rule). */
+const MAX_BOT_MOVES_PER_TURN = 200;
+
+/** Waits `ms` milliseconds (the bots' pace, so a person can follow them; 0 in tests). */
+export type Pause = (ms: number) => Promise<void>;
+
+/** The game of an answer that must carry one. */
+function gameOf(game: GameUpdate | undefined): GameUpdate {
+  if (!game) throw new Error("the service answered without a game");
+  return game;
+}
+
+const defaultPause: Pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Host {
+  private stateToken: Uint8Array = new Uint8Array();
+  private seatTokens: readonly string[] = [];
+  private current: TableState = {
+    phase: "setup", options: null, view: null, update: null, hand: [], legal: [], canPass: false,
+    lines: [], refusal: null, totalsBefore: [],
+  };
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly onChange: (state: TableState) => void,
+    private readonly pace = 0,
+    private readonly pause: Pause = defaultPause,
+  ) {}
+
+  get state(): TableState {
+    return this.current;
+  }
+
+  /** The seat's display name. */
+  readonly seatName = (seat: number): string =>
+    seat === this.current.options?.humanSeat ? "You" : `Bot ${seat}`;
+
+  /** Deal the first game of a new match. */
+  async newMatch(options: MatchOptions): Promise<void> {
+    this.set({ phase: "busy", options, refusal: null });
+    try {
+      const response = await this.engine.newGame({
+        rules: { variant: options.variant },
+        players: options.players,
+        deal: options.seed === undefined ? { case: "random", value: {} } : { case: "seed", value: options.seed },
+      });
+      this.seatTokens = response.seatTokens;
+      await this.accept(gameOf(response.game), true);
+    } catch (error) {
+      this.set({ phase: "setup", refusal: refusalOf(error) });
+      return;
+    }
+    await this.runBots();
+  }
+
+  /** Deal the next game of the match (the totals carry over). */
+  async nextGame(): Promise<void> {
+    this.set({ phase: "busy", refusal: null });
+    try {
+      const response = await this.engine.nextGame({ stateToken: this.stateToken });
+      await this.accept(gameOf(response.game), true);
+    } catch (error) {
+      this.set({ phase: "over", refusal: refusalOf(error) });
+      return;
+    }
+    await this.runBots();
+  }
+
+  /** The human plays these cards (any cards: the service says whether they may). */
+  async play(cards: readonly Card[]): Promise<void> {
+    await this.humanMove({ action: { case: "play", value: { cards: [...cards] } } });
+  }
+
+  /** The human passes. */
+  async pass(): Promise<void> {
+    await this.humanMove({ action: { case: "passTurn", value: {} } });
+  }
+
+  /** What the bot would play for the human: its cards (empty for a pass). */
+  async hint(): Promise<readonly Card[]> {
+    const options = this.requireOptions();
+    const answer = await this.engine.suggestMove({
+      stateToken: this.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat), bot: options.bot,
+    });
+    return answer.move?.action.case === "play" ? answer.move.action.value.cards : [];
+  }
+
+  private async humanMove(move: MoveInit): Promise<void> {
+    const options = this.requireOptions();
+    if (this.current.phase !== "human") return;
+    this.set({ phase: "busy" });
+    try {
+      const response = await this.engine.applyMove({
+        stateToken: this.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat), move,
+      });
+      this.set({ refusal: null });
+      await this.accept(gameOf(response.game), false);
+    } catch (error) {
+      // Refused: the game is unchanged and it is still the human's turn.
+      this.set({ phase: "human", refusal: refusalOf(error) });
+      return;
+    }
+    await this.runBots();
+  }
+
+  /** Bots move until it is the human's turn or the game is over. */
+  private async runBots(): Promise<void> {
+    const options = this.requireOptions();
+    for (let moves = 0; moves < MAX_BOT_MOVES_PER_TURN; moves++) {
+      const update = this.current.update;
+      if (!update || update.finished || update.toAct === undefined || update.toAct === options.humanSeat) return;
+      const seat = update.toAct;
+      this.set({ phase: "bots" });
+      await this.pause(this.pace);
+      try {
+        const suggestion = await this.engine.suggestMove({
+          stateToken: this.stateToken, seat, seatToken: this.token(seat), bot: options.bot,
+        });
+        if (!suggestion.move) throw new Error(`the bot had no move for ${this.seatName(seat)} on its turn`);
+        const response = await this.engine.applyMove({
+          stateToken: this.stateToken, seat, seatToken: this.token(seat), move: suggestion.move,
+        });
+        await this.accept(gameOf(response.game), false);
+      } catch (error) {
+        this.set({ phase: "human", refusal: refusalOf(error) });
+        return;
+      }
+    }
+  }
+
+  /** Take an answer: keep its token, say its events, refresh the human's hand and plays. */
+  private async accept(update: GameUpdate, newGame: boolean): Promise<void> {
+    const options = this.requireOptions();
+    this.stateToken = update.stateToken;
+    const lines = [
+      ...(newGame ? [] : this.current.lines),
+      ...update.events.map((event) => narrateEvent(event, this.seatName)).filter((line): line is Line => line !== null),
+      ...(update.settlement ? settlementAnnouncements(update.settlement, this.seatName) : []),
+    ];
+    const view = update.view ?? null;
+    const totalsBefore = newGame ? (view?.seats.map((seat) => seat.matchTotal) ?? []) : this.current.totalsBefore;
+    const seatView = await this.engine.getView({
+      stateToken: update.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat),
+    });
+    const humanTurn = !update.finished && update.toAct === options.humanSeat;
+    let legal: readonly LegalMove[] = [];
+    let canPass = false;
+    if (humanTurn) {
+      const answer = await this.engine.listLegalMoves({
+        stateToken: update.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat), pageSize: LEGAL_PAGE_SIZE,
+      });
+      legal = answer.moves.filter((move) => move.move?.action.case === "play");
+      canPass = answer.canPass;
+    }
+    this.set({
+      phase: update.finished ? "over" : humanTurn ? "human" : "bots",
+      view, update, lines, totalsBefore, legal, canPass,
+      hand: seatView.view?.hand ?? [],
+    });
+  }
+
+  private token(seat: number): string {
+    return this.seatTokens[seat] ?? "";
+  }
+
+  private requireOptions(): MatchOptions {
+    const options = this.current.options;
+    if (!options) throw new Error("no match yet: start one first");
+    return options;
+  }
+
+  private set(change: Partial<TableState>): void {
+    this.current = { ...this.current, ...change };
+    this.onChange(this.current);
+  }
+}

@@ -1,0 +1,268 @@
+"""The web table (clients/web) plays a whole game in a real browser against a real service.
+
+Debian's Chromium (installed by `make apt-deps`), driven headless by Playwright pointed at
+/usr/bin/chromium: Playwright downloads no browser. The service runs as a deployment would:
+`--require-seat-tokens --seal`, its gRPC and web ports on free ports serving the built table
+(`make web`) at `/`. The test clicks as a person would — New match, a card pair that is no
+combination (refused, with the service's reason on screen), then each turn the first
+highlighted legal play or Pass — until the settlement shows, and checks the table on screen
+against the service's own answer (the ApplyMove bytes the page received, decoded here with the
+service's generated code). Then Next game: the match totals carry over.
+
+Every wait is on the page's state (`body[data-phase]`, the refusal, the settlement), bounded
+by STEP_TIMEOUT_MS; the game by MAX_HUMAN_TURNS and GAME_DEADLINE_S.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tienlen.v1 import service_pb2
+
+try:
+    from playwright import sync_api as playwright_sync
+except ImportError:  # the dev extra installs it; only a hand-made venv lacks it
+    if os.environ.get("CI"):
+        raise
+    pytest.skip("playwright is not installed (pip install -e '.[dev]')", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB_DIST = ROOT / "clients" / "web" / "dist"
+CHROMIUM = "/usr/bin/chromium"
+# As root, in a sandbox whose network is closed: no sandbox, no GPU, and none of Chromium's
+# background connections (each would be refused, and slow the start).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+STEP_TIMEOUT_MS = 30_000
+"""Longest wait for the page to answer one click (bots included); generous: CI is shared."""
+MAX_HUMAN_TURNS = 60
+"""A 4-player game gives the human at most 13 plays and a few dozen passes."""
+GAME_DEADLINE_S = 300.0
+SEED = 7
+PLAYER_COUNT = 4
+WAITING = "body[data-phase=human], body[data-phase=over]"
+RESPONSES = {"NewGame": service_pb2.NewGameResponse, "ApplyMove": service_pb2.ApplyMoveResponse}
+
+
+def chromium_or_skip() -> str:
+    """The system Chromium; skipped where it is missing, except in CI (where it must be)."""
+    if Path(CHROMIUM).is_file() or shutil.which("chromium"):
+        return CHROMIUM if Path(CHROMIUM).is_file() else str(shutil.which("chromium"))
+    if os.environ.get("CI"):
+        pytest.fail(
+            f"{CHROMIUM} is missing: `make apt-deps` installs it (apt-get install chromium)"
+        )
+    pytest.skip("chromium is not installed (`make apt-deps` as root installs it)")
+
+
+@pytest.fixture
+def table_url(server_factory: Callable[..., Any]) -> str:
+    """A service with seat tokens required and sealed tokens, its web port (a free one: 0, as
+    only an in-process server can ask; on the command line 0 turns it off) serving the table."""
+    if not (WEB_DIST / "index.html").is_file():
+        pytest.fail("the web table is not built: run `make web` (make pytest builds it)")
+    running = server_factory(
+        seal=True, require_seat_tokens=True, web_port=0, web_root=str(WEB_DIST)
+    )
+    return f"http://127.0.0.1:{running.handle.web_port}"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module; Playwright gives it a fresh, empty profile (a new
+    temporary --user-data-dir), removed when it closes."""
+    executable = chromium_or_skip()
+    with playwright_sync.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A page in a new browser context (no cookies or storage from another test)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(STEP_TIMEOUT_MS)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def decode_connect_error(body: bytes) -> tuple[str, str]:
+    """(message, ErrorInfo reason) of a Connect error body."""
+    from google.rpc import error_details_pb2
+
+    error = json.loads(body)
+    reasons = []
+    for detail in error.get("details", []):
+        if detail.get("type") == "google.rpc.ErrorInfo":
+            value = detail["value"]
+            info = error_details_pb2.ErrorInfo.FromString(
+                base64.b64decode(value + "=" * (-len(value) % 4))
+            )
+            reasons.append(info.reason)
+    assert len(reasons) == 1, f"a refusal carries exactly one ErrorInfo: {error}"
+    return error["message"], reasons[0]
+
+
+def hand_cards(page: Any) -> list[str]:
+    return page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+
+
+def refuse_a_pair_that_is_no_combination(page: Any) -> None:
+    """Two cards of different ranks form no combination: the service refuses, the page says why."""
+    cards = hand_cards(page)
+    weakest, strongest = cards[0], cards[-1]
+    assert weakest[:-1] != strongest[:-1], f"a 13-card hand has two ranks: {cards}"
+    page.click(f'#hand .card[data-card="{weakest}"]')
+    page.click(f'#hand .card[data-card="{strongest}"]')
+    with page.expect_response(lambda r: r.url.endswith("/ApplyMove")) as refused:
+        page.click("#play")
+    assert refused.value.status >= 400
+    message, reason = decode_connect_error(refused.value.body())
+    refusal = page.locator("#refusal")
+    refusal.wait_for(state="visible")
+    page.wait_for_selector("body[data-phase=human]")
+    assert refusal.get_attribute("data-reason") == reason
+    assert message in refusal.inner_text()
+    assert sorted(hand_cards(page)) == sorted(cards), "a refused move changes nothing"
+    page.click("#clear")
+
+
+def check_highlights(page: Any) -> None:
+    """The cards highlighted in the hand are exactly those of the listed legal plays."""
+    listed = page.locator("#legal .legal-play").evaluate_all(
+        "buttons => buttons.flatMap(b => b.dataset.cards.split(' '))"
+    )
+    highlighted = page.locator("#hand .card.legal").evaluate_all(
+        "cards => cards.map(c => c.dataset.card)"
+    )
+    assert set(highlighted) == set(listed)
+
+
+def take_a_turn(page: Any) -> None:
+    """Play the first (weakest) highlighted legal play, or pass when there is none."""
+    plays = page.locator("#legal .legal-play")
+    if plays.count() > 0:
+        plays.first.click()
+        page.click("#play")
+    else:
+        page.click("#pass")
+
+
+def screen_settlement(page: Any) -> dict[int, tuple[int, int, int]]:
+    """seat -> (place, net, match total) as the settlement table shows them."""
+    rows = page.locator("#settlement-table tbody tr").evaluate_all(
+        """rows => rows.map(r => [r.dataset.seat, r.querySelector('.place').dataset.place,
+                                   r.querySelector('.net').dataset.net,
+                                   r.querySelector('.match-total').dataset.total])"""
+    )
+    return {int(s): (int(p), int(n), int(t)) for s, p, n, t in rows}
+
+
+def test_a_whole_game_by_clicking_settles_as_the_service_says(table_url: str, page: Any) -> None:
+    responses: list[Any] = []
+    page.on("response", lambda r: responses.append(r) if r.ok else None)
+    page.goto(f"{table_url}/?pace=0")
+    page.wait_for_selector("body[data-phase=setup]")
+    page.select_option("#players", str(PLAYER_COUNT))
+    page.select_option("#bot", "greedy")
+    page.fill("#seed", str(SEED))
+    page.click("#new-match")
+
+    deadline = time.monotonic() + GAME_DEADLINE_S
+    refused = False
+    for _ in range(MAX_HUMAN_TURNS):
+        assert time.monotonic() < deadline, "the game took too long"
+        page.wait_for_selector(WAITING)
+        if page.locator("body[data-phase=over]").count():
+            break
+        check_highlights(page)
+        if not refused and len(hand_cards(page)) == 13:
+            refuse_a_pair_that_is_no_combination(page)
+            refused = True
+        take_a_turn(page)
+    else:
+        pytest.fail(f"no settlement after {MAX_HUMAN_TURNS} turns of the human")
+    assert refused, "the human never had a full hand to try a refused move with"
+
+    page.locator("#settlement").wait_for(state="visible")
+    answers = [  # every game update the page received, in order: the deal, then each move
+        message.FromString(r.body()).game
+        for r in responses
+        for method, message in RESPONSES.items()
+        if r.url.endswith(f"/{method}")
+    ]
+    final = answers[-1]
+    assert final.finished
+    settlement = final.settlement
+    totals_before = [seat.match_total for seat in final.view.seats]
+    expected = {
+        seat: (settlement.places[seat], settlement.net[seat], totals_before[seat] + net)
+        for seat, net in enumerate(settlement.net)
+    }
+    assert screen_settlement(page) == expected
+    assert page.locator("#transfers li").count() == len(settlement.transfers)
+    assert page.locator("#log li[data-kind=game-over]").count() == 1
+    # Chops, frozen seats, instant wins and rotten hands are announced, each once.
+    events = [event for answer in answers for event in answer.events]
+    announced = {
+        "chop": sum(
+            (e.HasField("played") and e.played.chop) or e.HasField("chop_settled") for e in events
+        ),
+        "frozen": sum(e.HasField("players_frozen") for e in events),
+        "instant-win": sum(e.HasField("instant_win") for e in events),
+        "rotten": len(settlement.rotten),
+    }
+    for kind, count in announced.items():
+        assert page.locator(f"#log li[data-kind={kind}].announce").count() == count, kind
+
+    page.click("#next-game")
+    page.wait_for_selector(WAITING)
+    shown_totals = page.locator("[data-match-total]").evaluate_all(
+        "totals => totals.map(t => Number(t.dataset.matchTotal))"
+    )
+    if page.locator("body[data-phase=human]").count():
+        # Seat 0 is drawn last (below the felt); the others in seat order above it.
+        assert shown_totals == [*(expected[s][2] for s in range(1, PLAYER_COUNT)), expected[0][2]]
+    assert "Game 2 dealt" in page.locator("#log").inner_text()
+
+
+@pytest.mark.parametrize(("variant", "players"), [("dau", 3), ("northern", 2)])
+def test_any_preset_and_player_count_deals_a_table(
+    table_url: str, page: Any, variant: str, players: int
+) -> None:
+    page.goto(f"{table_url}/?pace=0")
+    page.wait_for_selector("body[data-phase=setup]")
+    page.select_option("#variant", variant)
+    page.select_option("#players", str(players))
+    with page.expect_response(lambda r: r.url.endswith("/NewGame")) as dealt:
+        page.click("#new-match")
+    page.wait_for_selector(WAITING)
+    game = service_pb2.NewGameResponse.FromString(dealt.value.body()).game
+    assert game.view.rules.variant == variant
+    (started,) = (e.game_started for e in game.events if e.HasField("game_started"))
+    assert len(hand_cards(page)) == started.hand_sizes[0]
+    assert page.locator("#opponents .seat").count() == players - 1

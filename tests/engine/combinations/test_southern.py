@@ -1,0 +1,166 @@
+"""Combinations (*bộ bài*) and beating the table (*đè*), RULES §3, Southern game.
+
+Classification and comparison are checked on the pure functions (`classify`, `beat`) and, for
+the refusals a player sees, through `game.apply` with explicit hands.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers.moves import SOUTHERN, combo, must, refusal, run, start
+
+from tienlen_rules.beating import Beat, beat
+from tienlen_rules.cards import parse_card, parse_set
+from tienlen_rules.combinations import Kind, classify
+from tienlen_rules.errors import Reason
+
+
+def relation(new: str, table: str) -> tuple[Beat, Reason | None]:
+    return beat(must(new), must(table), SOUTHERN)
+
+
+# --------------------------------------------------------------------------- classification
+
+
+@pytest.mark.parametrize(
+    ("cards", "kind", "length", "top"),
+    [
+        ("7D", Kind.SINGLE, 1, "7D"),
+        ("2H", Kind.SINGLE, 1, "2H"),
+        ("9S 9H", Kind.PAIR, 2, "9H"),
+        ("2S 2C", Kind.PAIR, 2, "2C"),
+        ("KS KD KH", Kind.TRIPLE, 3, "KH"),
+        ("2S 2D 2H", Kind.TRIPLE, 3, "2H"),
+        ("3S 4D 5C", Kind.STRAIGHT, 3, "5C"),
+        ("10H JS QD KC AS", Kind.STRAIGHT, 5, "AS"),
+        ("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS", Kind.STRAIGHT, 12, "AS"),  # the dragon
+        ("3S 3C 4D 4H 5S 5H", Kind.CONSECUTIVE_PAIRS, 3, "5H"),
+        ("QS QC KS KC AS AH", Kind.CONSECUTIVE_PAIRS, 3, "AH"),
+        ("6S 6C 7S 7C 8S 8C 9S 9C", Kind.CONSECUTIVE_PAIRS, 4, "9C"),
+        ("8S 8C 8D 8H", Kind.FOUR_OF_A_KIND, 4, "8H"),
+        ("2S 2C 2D 2H", Kind.FOUR_OF_A_KIND, 4, "2H"),
+    ],
+)
+def test_each_combination_type_is_recognised(cards: str, kind: Kind, length: int, top: str) -> None:
+    found = must(cards)
+    assert (found.kind, found.length, found.top) == (kind, length, parse_card(top))
+    assert found.cards == parse_set(cards)
+
+
+def test_the_dragon_is_the_twelve_card_straight_three_to_ace_in_any_suits() -> None:
+    dragon = must("3S 4C 5D 6H 7S 8C 9D 10H JS QC KD AH")
+    assert (dragon.kind, dragon.length) == (Kind.STRAIGHT, 12)
+
+
+@pytest.mark.parametrize(
+    "cards",
+    [
+        "KS AS 2S",  # a straight can't hold a 2
+        "AS 2S 3S",  # nor wrap round
+        "QS KS AS 2S",
+        "3S 4S",  # a straight needs 3 cards
+        "3S 4S 6S",  # with no gap
+        "3S 3C 4S 4C",  # consecutive pairs need 3 pairs
+        "KS KC AS AC 2S 2C",  # and no 2
+        "3S 3C 4S 4C 6S 6C",  # and no gap
+        "3S 3C 4S 5S 5C",  # one rank short of a pair
+        "3S 3C 3D 4S 4C 4D 5S 5C 5D",  # consecutive triples are Đấu only
+        "3S 4S 4C",
+        "3S 3C 3D 4S",  # not a full house, nothing
+        "5S 9D",
+    ],
+)
+def test_cards_that_form_no_southern_combination_are_not_a_play(cards: str) -> None:
+    assert combo(cards) is None
+
+
+def test_a_set_of_cards_has_exactly_one_classification() -> None:
+    """33 44 55 is consecutive pairs, never a pair and a straight; 3 4 5 is one straight."""
+    assert must("3S 3C 4S 4C 5S 5C").kind == Kind.CONSECUTIVE_PAIRS
+    assert classify(parse_set("3S 3C 4S 4C 5S 5C"), SOUTHERN) == classify(
+        parse_set("5C 5S 4C 4S 3C 3S"), SOUTHERN
+    )
+
+
+def test_playing_cards_that_form_no_combination_is_refused() -> None:
+    state = start("3S 4S 6S", "7D")
+    assert refusal(state, "0: 3S 4S 6S") == Reason.NOT_A_COMBINATION
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def test_a_single_is_beaten_by_a_higher_card_rank_first_then_suit() -> None:
+    assert relation("4S", "3H") == (Beat.BEATS, None)
+    assert relation("9H", "9D") == (Beat.BEATS, None)
+    assert relation("9D", "9H") == (Beat.NO, Reason.DOES_NOT_BEAT)
+    assert relation("2S", "AH") == (Beat.BEATS, None)
+
+
+def test_a_two_is_beaten_by_a_higher_suited_two() -> None:
+    assert relation("2D", "2C") == (Beat.BEATS, None)
+    assert relation("2C", "2D") == (Beat.NO, Reason.DOES_NOT_BEAT)
+
+
+def test_a_pair_is_compared_by_its_highest_card() -> None:
+    assert relation("5S 5H", "5C 5D") == (Beat.BEATS, None)  # ♥5 tops ♦5
+    assert relation("5C 5D", "5S 5H") == (Beat.NO, Reason.DOES_NOT_BEAT)
+    assert relation("6S 6C", "5D 5H") == (Beat.BEATS, None)
+
+
+def test_a_triple_is_compared_by_rank() -> None:
+    assert relation("8S 8C 8D", "7C 7D 7H") == (Beat.BEATS, None)
+    assert relation("7S 7C 7D", "8C 8D 8H") == (Beat.NO, Reason.DOES_NOT_BEAT)
+
+
+def test_a_straight_is_beaten_by_a_higher_straight_of_the_same_length_only() -> None:
+    assert relation("4S 5S 6D", "3H 4H 5H") == (Beat.BEATS, None)
+    assert relation("3S 4S 5H", "3C 4D 5D") == (Beat.BEATS, None)  # same ranks, ♥5 tops ♦5
+    assert relation("4S 5S 6S 7S", "3H 4H 5H") == (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
+    assert relation("JS QS KS", "3H 4H 5H 6H") == (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
+    assert relation("3S 4S 5S", "4H 5H 6H") == (Beat.NO, Reason.DOES_NOT_BEAT)
+
+
+def test_consecutive_pairs_are_beaten_by_the_same_number_of_pairs_only() -> None:
+    three_low = "3S 3C 4S 4C 5S 5C"
+    assert relation("4D 4H 5D 5H 6S 6C", three_low) == (Beat.CHOPS, None)  # a bomb on a bomb: §5
+    assert relation("3D 3H 4D 4H 5D 5H 6D 6H", three_low) == (Beat.CHOPS, None)
+    assert relation(three_low, "4D 4H 5D 5H 6S 6C")[0] == Beat.NO
+
+
+def test_four_of_a_kind_is_compared_by_rank() -> None:
+    assert relation("9S 9C 9D 9H", "8S 8C 8D 8H")[0] != Beat.NO
+    assert relation("8S 8C 8D 8H", "9S 9C 9D 9H") == (Beat.NO, Reason.DOES_NOT_BEAT)
+
+
+@pytest.mark.parametrize(
+    ("new", "table"),
+    [
+        ("9S 9C", "8D"),  # a pair on a single
+        ("9S", "8D 8H"),  # a single on a pair
+        ("9S 9C 9D", "8D 8H"),
+        ("3S 4S 5S", "8D 8H 8C"),
+        ("AS AC", "3S 4S 5S"),
+        ("9S 9C 9D 9H", "8S"),  # a four of a kind is no chop of a single that is not a 2
+        ("3S 3C 4S 4C 5S 5C", "AH"),  # nor are 3 consecutive pairs
+        ("3S 3C 4S 4C 5S 5C 6S 6C", "KS KC"),  # nor 4 consecutive pairs on a pair below 2s
+    ],
+)
+def test_a_different_type_does_not_beat_the_table(new: str, table: str) -> None:
+    assert relation(new, table) == (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
+
+
+def test_a_play_of_another_type_is_refused_with_wrong_type_or_length() -> None:
+    state = run(start("3S 4S 5S", "6D 6H 9C"), "0: 3S")
+    assert refusal(state, "1: 6D 6H") == Reason.WRONG_TYPE_OR_LENGTH
+
+
+def test_a_lower_play_of_the_same_type_is_refused_with_does_not_beat() -> None:
+    state = run(start("3S 9H", "9D 4C"), "0: 9H")
+    assert refusal(state, "1: 9D") == Reason.DOES_NOT_BEAT
+
+
+def test_a_higher_play_of_the_same_type_beats_the_table() -> None:
+    state = run(start("3S 4S 5S 9S", "6D 7D 8D 9D"), "0: 3S 4S 5S", "1: 6D 7D 8D")
+    assert state.table is not None
+    assert (state.table_seat, state.table.cards) == (1, parse_set("6D 7D 8D"))

@@ -1,0 +1,457 @@
+"""The web port's ASGI application: RPCs (Connect, gRPC-Web), CORS, health and static files.
+
+Layers, outermost first:
+
+1. `OriginGate`: a request from a browser page of another origin that ``--cors-origin`` does
+   not list is refused (403, PERMISSION_DENIED) before anything else runs, preflights
+   included. Same-origin pages and clients that send no ``Origin`` (curl, servers) pass.
+2. Starlette's `CORSMiddleware`: preflight answers and ``Access-Control-*`` headers for the
+   listed origins, exposing the headers a browser client must read.
+3. `WebRouter`: ``/<package>.<Service>/<Method>`` goes to the connectrpc application (after
+   the content-type check, and with gRPC-Web's text mode decoded), ``/healthz`` answers the
+   health state, anything else is a static file of the web table (``--web-root``).
+
+The HTTP framing of Connect and gRPC-Web is the connectrpc library's; the only bytes this
+module writes itself are refusals (as Connect's error JSON, or as a gRPC-Web trailers-only
+answer) and gRPC-Web text's base64 around the library's binary gRPC-Web.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import urllib.parse
+from typing import TYPE_CHECKING, Any, Final
+
+from connectrpc.server import ConnectASGIApplication
+from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.staticfiles import StaticFiles
+
+from tienlen_service.observability import REQUEST_ID_HEADER
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from pathlib import Path
+
+    from connectrpc.codec import Codec
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from tienlen_service.web.calls import WebMetrics
+
+#: What a browser client may send and must read (connect-web, grpc-web, our request ids).
+ALLOW_HEADERS: Final = (
+    "content-type",
+    "connect-protocol-version",
+    "connect-timeout-ms",
+    "connect-accept-encoding",
+    "connect-content-encoding",
+    "grpc-timeout",
+    "x-grpc-web",
+    "x-user-agent",
+    REQUEST_ID_HEADER,
+)
+EXPOSE_HEADERS: Final = (
+    "grpc-status",
+    "grpc-message",
+    "grpc-status-details-bin",
+    REQUEST_ID_HEADER,
+)
+_RPC_PATH: Final = re.compile(r"/([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)/([A-Za-z_]\w*)")
+_GRPC_WEB: Final = "application/grpc-web"
+_GRPC_WEB_TEXT: Final = "application/grpc-web-text"
+_CONNECT_TYPES: Final = ("application/json", "application/proto")
+_HTTP_STATUS: Final = {  # Connect's code -> HTTP status (the codes refusals use)
+    "invalid_argument": 400,
+    "permission_denied": 403,
+    "unimplemented": 404,
+    "resource_exhausted": 429,
+    "unavailable": 503,
+}
+_GRPC_CODES: Final = {
+    "invalid_argument": 3,
+    "permission_denied": 7,
+    "resource_exhausted": 8,
+    "unimplemented": 12,
+    "unavailable": 14,
+}
+_ACCEPTED: Final = (
+    "Connect: application/json or application/proto; gRPC-Web: application/grpc-web, "
+    "application/grpc-web+proto, application/grpc-web+json or application/grpc-web-text"
+)
+
+
+class Refusal(Exception):  # noqa: N818 - a refusal, not a fault of the server
+    """A request refused before it reaches an RPC: a Connect code, a message, the metric
+    reason, and the HTTP status of the Connect answer."""
+
+    def __init__(
+        self, code: str, message: str, reason: str, http_status: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.http_status = http_status if http_status is not None else _HTTP_STATUS[code]
+
+
+async def send_refusal(refusal: Refusal, scope: Scope, send: Send) -> None:
+    """Answer a refusal in the request's protocol: a gRPC-Web trailers-only answer (HTTP 200,
+    ``grpc-status`` in the headers) to gRPC-Web, Connect's error JSON to anything else."""
+    content_type = _header(scope, b"content-type")
+    if content_type.startswith(_GRPC_WEB):
+        text = content_type.startswith(_GRPC_WEB_TEXT)
+        headers = [
+            (b"content-type", (_GRPC_WEB_TEXT if text else _GRPC_WEB + "+proto").encode()),
+            (b"grpc-status", str(_GRPC_CODES[refusal.code]).encode()),
+            (b"grpc-message", urllib.parse.quote(refusal.message, safe="").encode()),
+        ]
+        status, body = 200, b""
+    else:
+        headers = [(b"content-type", b"application/json")]
+        status = refusal.http_status
+        body = json.dumps({"code": refusal.code, "message": refusal.message}).encode()
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return str(value.decode("latin-1")).lower().strip()
+    return ""
+
+
+# --------------------------------------------------------------------------------------------
+# 1. Origins
+
+
+class OriginGate:
+    """Refuses requests from browser pages of origins that are neither listed nor this one."""
+
+    def __init__(self, app: ASGIApp, origins: Iterable[str], metrics: WebMetrics) -> None:
+        self._app = app
+        self._origins = frozenset(origins)
+        self._metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, or refuse it."""
+        if scope["type"] == "http":
+            origin = _header(scope, b"origin")
+            if origin and origin not in self._origins and not _same_origin(scope, origin):
+                self._metrics.refused.labels("ORIGIN_NOT_ALLOWED").inc()
+                await send_refusal(
+                    Refusal(
+                        "permission_denied",
+                        f"origin {origin!r} may not call this service: the server allows "
+                        "its own origin and those given with --cors-origin",
+                        "ORIGIN_NOT_ALLOWED",
+                    ),
+                    scope,
+                    send,
+                )
+                return
+        await self._app(scope, receive, send)
+
+
+def _same_origin(scope: Scope, origin: str) -> bool:
+    """Whether `origin` is the page's own: scheme and host:port of this request."""
+    scheme = scope.get("scheme", "http")
+    host = _header(scope, b"host")
+    return bool(host) and origin == f"{scheme}://{host}"
+
+
+def cors(app: ASGIApp, origins: Iterable[str]) -> ASGIApp:
+    """Starlette's CORS middleware for the listed origins (none: same origin only)."""
+    return CORSMiddleware(
+        app,
+        allow_origins=list(origins),
+        allow_methods=("GET", "POST"),
+        allow_headers=ALLOW_HEADERS,
+        expose_headers=EXPOSE_HEADERS,
+        max_age=7200,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 3. Routing
+
+
+class EngineApplication(ConnectASGIApplication[object]):
+    """connectrpc's ASGI application over the endpoints `WebCalls` built."""
+
+    def __init__(
+        self, endpoints: Mapping[str, Any], *, read_max_bytes: int, codecs: Iterable[Codec]
+    ) -> None:
+        super().__init__(
+            service=object(),
+            endpoints=lambda _service: endpoints,
+            read_max_bytes=read_max_bytes,
+            codecs=codecs,
+        )
+
+    @property
+    def path(self) -> str:
+        """Endpoints carry their full paths."""
+        return ""
+
+
+class WebRouter:
+    """RPC paths to the connectrpc application, ``/healthz``, and the web table's files.
+
+    `streams`: ``/<service>/<method>`` paths of streaming methods (answered UNIMPLEMENTED with
+    what to use instead); `serving`: whether the server is serving (health).
+    """
+
+    def __init__(
+        self,
+        rpc: ASGIApp,
+        *,
+        unary: frozenset[str],
+        streams: frozenset[str],
+        serving: Callable[[], bool],
+        web_root: Path | None,
+        max_body_bytes: int,
+        metrics: WebMetrics,
+    ) -> None:
+        self._rpc = rpc
+        self._unary = unary
+        self._streams = streams
+        self._serving = serving
+        self._static = StaticFiles(directory=web_root, html=True) if web_root else None
+        self._web_root = web_root
+        self._max_body_bytes = max_body_bytes
+        self._metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Route one request."""
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        if _RPC_PATH.fullmatch(path):
+            try:
+                await self._call(scope, receive, send)
+            except Refusal as refusal:
+                self._metrics.refused.labels(refusal.reason).inc()
+                await send_refusal(refusal, scope, send)
+            return
+        if path == "/healthz":
+            await _health(self._serving(), send)
+            return
+        if self._static is None:
+            await _text(
+                send,
+                404,
+                "not found: this server has no web table to serve (build it with "
+                "`make web` into clients/web/dist, or start the server with --web-root DIR)\n",
+            )
+            return
+        try:
+            await self._static(scope, receive, send)
+        except HTTPException as exc:  # StaticFiles' not found / not allowed
+            await _text(send, exc.status_code, f"{exc.detail}\n")
+
+    async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope["path"]
+        if path in self._streams:
+            raise Refusal(
+                "unimplemented",
+                f"{path.rsplit('/', 1)[1]} is a bidirectional stream, which browsers cannot "
+                "open over HTTP/1.1; call the unary RPCs (ApplyMove) on the web port, or "
+                "use the gRPC port",
+                "STREAM_NOT_SERVED",
+            )
+        if path not in self._unary:
+            raise Refusal("unimplemented", f"no such RPC: {path.lstrip('/')}", "UNKNOWN_METHOD")
+        if scope["method"] not in {"POST", "GET"}:
+            raise Refusal(
+                "unimplemented",
+                f"{scope['method']} is not served: RPCs are POST (or GET for Connect)",
+                "BAD_HTTP_METHOD",
+                http_status=405,
+            )
+        content_type = _header(scope, b"content-type")
+        if scope["method"] == "POST":
+            if content_type.startswith("application/grpc") and not content_type.startswith(
+                _GRPC_WEB
+            ):
+                raise Refusal(
+                    "unimplemented",
+                    "native gRPC needs HTTP/2 and trailers: use the gRPC port (--port), or "
+                    "gRPC-Web / Connect here",
+                    "BAD_CONTENT_TYPE",
+                    http_status=415,
+                )
+            media = content_type.split(";", 1)[0].strip()
+            if not (media.startswith(_GRPC_WEB) or media in _CONNECT_TYPES):
+                raise Refusal(
+                    "unimplemented",
+                    f"content type {content_type or '(none)'!r} is not served; use {_ACCEPTED}",
+                    "BAD_CONTENT_TYPE",
+                    http_status=415,
+                )
+            if content_type.startswith(_GRPC_WEB_TEXT):
+                await _grpc_web_text(self._rpc, scope, receive, send, self._max_body_bytes)
+                return
+            if content_type.startswith(_GRPC_WEB):
+                await self._rpc(scope, receive, send)
+                return
+        await self._rpc(scope, receive, _readable_error_details(send))
+
+
+async def _grpc_web_text(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, max_body_bytes: int
+) -> None:
+    """gRPC-Web's text mode: the binary protocol, base64-encoded both ways.
+
+    The request body is read whole (it is one unary message, bounded), decoded and handed on
+    as ``application/grpc-web+proto``; the answer is gathered and sent base64-encoded.
+    """
+    limit = max_body_bytes * 4 // 3 + 4
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            return  # the client went away
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise Refusal(
+                "resource_exhausted",
+                f"the request body is larger than {limit} bytes",
+                "BODY_TOO_LARGE",
+            )
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    try:
+        body = base64.b64decode(b"".join(chunks), validate=True)
+    except (binascii.Error, ValueError):
+        raise Refusal(
+            "invalid_argument", "the gRPC-Web text body is not base64", "MALFORMED_BODY"
+        ) from None
+    headers = [
+        (k, b"application/grpc-web+proto" if k == b"content-type" else v)
+        for k, v in scope["headers"]
+        if k != b"content-length"
+    ]
+    inner_scope = {**scope, "headers": headers}
+    delivered = False
+
+    async def inner_receive() -> Message:
+        nonlocal delivered
+        if delivered:
+            return await receive()
+        delivered = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    start: dict[str, Any] = {}
+    out: list[bytes] = []
+
+    async def inner_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+            start["headers"] = [
+                (k, b"application/grpc-web-text+proto" if k == b"content-type" else v)
+                for k, v in message.get("headers", ())
+                if k != b"content-length"
+            ]
+            return
+        if message["type"] == "http.response.body":
+            out.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                await send(start)
+                await send({"type": "http.response.body", "body": base64.b64encode(b"".join(out))})
+
+    await app(inner_scope, inner_receive, inner_send)
+
+
+def _readable_error_details(send: Send) -> Send:
+    """Connect's error JSON carries each detail as ``type`` and base64 ``value``; this adds
+    ``debug``, the detail as JSON (as connect-go does), so that a reader sees the ErrorInfo's
+    reason without decoding protobuf. Only error answers are touched."""
+    start: dict[str, Any] = {}
+    chunks: list[bytes] = []
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            if message.get("status", 200) == 200:
+                await send(message)
+                return
+            start.update(message)
+            return
+        if not start or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        body = _with_debug(b"".join(chunks))
+        start["headers"] = [(k, v) for k, v in start.get("headers", ()) if k != b"content-length"]
+        await send(start)
+        await send({"type": "http.response.body", "body": body})
+
+    return wrapped
+
+
+def _with_debug(body: bytes) -> bytes:
+    from google.protobuf import descriptor_pool, json_format, message_factory
+
+    try:
+        error = json.loads(body)
+        details = error.get("details", [])
+    except (ValueError, AttributeError):
+        return body
+    for detail in details:
+        try:
+            desc = descriptor_pool.Default().FindMessageTypeByName(detail["type"])
+            cls = message_factory.GetMessageClass(desc)
+            value = base64.b64decode(detail["value"] + "=" * (-len(detail["value"]) % 4))
+            detail.setdefault("debug", json_format.MessageToDict(cls.FromString(value)))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return json.dumps(error, ensure_ascii=False).encode()
+
+
+async def _health(serving: bool, send: Send) -> None:
+    await _text(send, 200 if serving else 503, "SERVING\n" if serving else "NOT_SERVING\n")
+
+
+async def _text(send: Send, status: int, text: str) -> None:
+    body = text.encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def build_app(
+    *,
+    endpoints: Mapping[str, Any],
+    streams: Iterable[str],
+    codecs: Iterable[Codec],
+    origins: Iterable[str],
+    serving: Callable[[], bool],
+    web_root: Path | None,
+    max_body_bytes: int,
+    metrics: WebMetrics,
+) -> ASGIApp:
+    """The whole web port: origin gate, CORS, router (RPCs, health, static files)."""
+    origins = tuple(origins)
+    rpc = EngineApplication(endpoints, read_max_bytes=max_body_bytes, codecs=codecs)
+    router = WebRouter(
+        rpc,
+        unary=frozenset(endpoints),
+        streams=frozenset(streams),
+        serving=serving,
+        web_root=web_root,
+        max_body_bytes=max_body_bytes,
+        metrics=metrics,
+    )
+    return OriginGate(cors(router, origins), origins, metrics)

@@ -1,0 +1,330 @@
+"""The RPCs of the web port: every unary method registered on the gRPC server, served again.
+
+`RecordingServer` stands between the service registrars and the `grpc.Server`: it passes every
+registration on and remembers each service's method handlers. `WebCalls.endpoints` turns the
+unary ones into connectrpc endpoints that call the very same behaviour function (the servicer
+method) with a `WebContext`. So a new RPC in the contract is served on both ports as soon as
+the servicer has it, and nothing of an RPC is written twice.
+
+A web call goes through the same gates as a gRPC call: the request-size limit (the request
+*message*, as grpcio's ``max_receive_message_length``), the admission limit
+(``--max-concurrent-rpcs``), the deadline, the call worker threads (the gRPC server's own pool:
+``--workers`` threads in all), and one canonical log line and metrics per call, labelled by
+transport (``connect`` or ``grpc_web``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import grpc
+import structlog
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
+from connectrpc.server import Endpoint
+from google.protobuf import descriptor_pool, message_factory
+from prometheus_client import Counter, Histogram
+
+from tienlen_service.observability import HANDLING_BUCKETS, REQUEST_ID_HEADER, get_logger
+from tienlen_service.web.context import WebAbort, WebContext, connect_error
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from concurrent.futures import Executor
+
+    from connectrpc.request import RequestContext
+    from prometheus_client import CollectorRegistry
+
+    from tienlen_service.observability import Metrics
+
+    _Handler = grpc.RpcMethodHandler[Any, Any]
+
+CONNECT: Final = "connect"
+GRPC_WEB: Final = "grpc_web"
+TRANSPORTS: Final = (CONNECT, GRPC_WEB)
+
+_REQUEST_ID_RE: Final = re.compile(r"[\x21-\x7e]{1,128}")
+_SERVER_FAULTS: Final = frozenset(
+    {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
+)
+
+
+def transport_of(content_type: str) -> str:
+    """``grpc_web`` for a gRPC-Web content type, ``connect`` for anything else."""
+    return GRPC_WEB if content_type.startswith("application/grpc-web") else CONNECT
+
+
+# --------------------------------------------------------------------------------------------
+# Metrics
+
+
+class WebMetrics:
+    """The web port's call metrics, in the server's registry.
+
+    The gRPC families (``grpc_server_*``) stay what gRPC dashboards expect; web calls are
+    counted in these, with the same method labels plus ``transport`` (``connect`` or
+    ``grpc_web``). Requests refused before they reach an RPC (wrong content type, unknown
+    method, foreign origin, oversize body) are counted by ``reason``, a short fixed list.
+    The in-flight gauge (``tienlen_rpcs_in_flight``) and the domain counters are shared.
+    """
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        labels = ("transport", "grpc_service", "grpc_method")
+        self.started = Counter(
+            "tienlen_web_started",
+            "Web (Connect, gRPC-Web) calls started, by transport and method.",
+            labels,
+            registry=registry,
+        )
+        self.handled = Counter(
+            "tienlen_web_handled",
+            "Web calls completed, by transport, method and status code.",
+            (*labels, "grpc_code"),
+            registry=registry,
+        )
+        self.handling_seconds = Histogram(
+            "tienlen_web_handling_seconds",
+            "Time from the start of a web call to its status, in seconds.",
+            labels,
+            buckets=HANDLING_BUCKETS,
+            registry=registry,
+        )
+        self.refused = Counter(
+            "tienlen_web_refused",
+            "Web requests refused before reaching an RPC, by reason.",
+            ("reason",),
+            registry=registry,
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Recording what the registrars register
+
+
+class RecordingServer(grpc.Server):
+    """A `grpc.Server` that forwards everything to `server` and remembers each service's
+    method handlers (what `add_registered_method_handlers` is given by generated code)."""
+
+    def __init__(self, server: grpc.Server) -> None:
+        self._server = server
+        self.handlers: dict[str, dict[str, _Handler]] = {}
+
+    def add_registered_method_handlers(
+        self, service_name: str, method_handlers: Mapping[str, _Handler]
+    ) -> None:
+        """Remember, then register on the real server."""
+        self.handlers.setdefault(service_name, {}).update(method_handlers)
+        self._server.add_registered_method_handlers(service_name, method_handlers)  # type: ignore[attr-defined]
+
+    def add_generic_rpc_handlers(
+        self, generic_rpc_handlers: Iterable[grpc.GenericRpcHandler[Any, Any]]
+    ) -> None:
+        """Forwarded (generated code also registers its handlers by name, recorded above)."""
+        self._server.add_generic_rpc_handlers(generic_rpc_handlers)
+
+    def add_insecure_port(self, address: str) -> int:
+        """Forwarded."""
+        return self._server.add_insecure_port(address)
+
+    def add_secure_port(self, address: str, server_credentials: grpc.ServerCredentials) -> int:
+        """Forwarded."""
+        return self._server.add_secure_port(address, server_credentials)
+
+    def start(self) -> None:
+        """Forwarded."""
+        self._server.start()
+
+    def stop(self, grace: float | None = None) -> threading.Event:
+        """Forwarded."""
+        return self._server.stop(grace)
+
+    def wait_for_termination(self, timeout: float | None = None) -> bool:
+        """Forwarded."""
+        return self._server.wait_for_termination(timeout)
+
+
+# --------------------------------------------------------------------------------------------
+# One web call
+
+
+@dataclass(frozen=True, slots=True)
+class _Method:
+    service: str
+    name: str
+    behaviour: Callable[[Any, grpc.ServicerContext], Any]
+    rpc: str
+
+
+class WebCalls:
+    """Runs web calls on the gRPC server's worker pool, under the same limits.
+
+    `executor`: the call workers; `max_concurrent`: calls admitted at once (more get
+    RESOURCE_EXHAUSTED); `max_request_bytes`: the largest request message (its protobuf size,
+    whatever the encoding it came in: JSON spends more bytes on the same message).
+    """
+
+    def __init__(
+        self,
+        *,
+        executor: Executor,
+        metrics: Metrics,
+        web_metrics: WebMetrics,
+        max_concurrent: int,
+        max_request_bytes: int,
+    ) -> None:
+        self._executor = executor
+        self._metrics = metrics
+        self.web_metrics = web_metrics
+        self._max_concurrent = max_concurrent
+        self._slots = threading.BoundedSemaphore(max_concurrent)
+        self._max_request_bytes = max_request_bytes
+        self._log = get_logger("tienlen.rpc")
+
+    def endpoints(self, handlers: Mapping[str, Mapping[str, _Handler]]) -> dict[str, Any]:
+        """URL path -> connectrpc endpoint for every unary method of `handlers` whose service
+        is known to the protobuf descriptor pool (so its messages have JSON forms)."""
+        pool = descriptor_pool.Default()
+        out: dict[str, Any] = {}
+        for service, methods in handlers.items():
+            try:
+                desc = pool.FindServiceByName(service)
+            except KeyError:
+                continue
+            for method in desc.methods:
+                handler = methods.get(method.name)
+                if handler is None or handler.unary_unary is None:
+                    continue  # streams: see docs/FRONTEND.md (PlayStream on the web)
+                info = MethodInfo(
+                    name=method.name,
+                    service_name=service,
+                    input=message_factory.GetMessageClass(method.input_type),
+                    output=message_factory.GetMessageClass(method.output_type),
+                    idempotency_level=IdempotencyLevel.UNKNOWN,
+                    stream_type=StreamType.UNARY,
+                )
+                target = _Method(
+                    service, method.name, handler.unary_unary, f"{service}/{method.name}"
+                )
+                for transport in TRANSPORTS:
+                    self.web_metrics.handled.labels(transport, service, method.name, "OK")
+                out[f"/{service}/{method.name}"] = Endpoint.unary(info, self._function(target))
+        return out
+
+    def _function(self, method: _Method) -> Callable[[Any, RequestContext[Any, Any]], Any]:
+        async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+            return await self.run(method, request, ctx)
+
+        return call
+
+    async def run(self, method: _Method, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        """Admit the call, run it on a worker, give back its answer (or raise its error)."""
+        timeout_ms = ctx.timeout_ms
+        deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
+        context = WebContext(ctx, deadline)
+        transport = transport_of(ctx.request_headers.get("content-type", ""))
+        if not self._slots.acquire(blocking=False):
+            self._finish_refused(method, transport, ctx)
+            raise connect_error(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"this replica handles at most {self._max_concurrent} calls at once",
+            )
+        try:
+            future = self._executor.submit(self._call, method, request, context, transport)
+        except RuntimeError:  # the pool is shut down: the server is stopping
+            self._slots.release()
+            raise connect_error(grpc.StatusCode.UNAVAILABLE, "the server is stopping") from None
+        # Released when the call ends, or when it is cancelled before a worker takes it.
+        future.add_done_callback(lambda _f: self._slots.release())
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            context.cancel()  # the deadline passed or the client went away
+            raise
+
+    def _finish_refused(
+        self, method: _Method, transport: str, ctx: RequestContext[Any, Any]
+    ) -> None:
+        structlog.contextvars.clear_contextvars()
+        request_id = _request_id(ctx)
+        ctx.response_headers[REQUEST_ID_HEADER] = request_id
+        labels = (transport, method.service, method.name)
+        self.web_metrics.started.labels(*labels).inc()
+        self.web_metrics.handled.labels(*labels, grpc.StatusCode.RESOURCE_EXHAUSTED.name).inc()
+        self._log.warning(
+            "rpc",
+            rpc=method.rpc,
+            transport=transport,
+            request_id=request_id,
+            code=grpc.StatusCode.RESOURCE_EXHAUSTED.name,
+            duration_ms=0.0,
+        )
+
+    def _call(self, method: _Method, request: Any, context: WebContext, transport: str) -> Any:
+        """On a worker thread: the servicer's method, observed as the gRPC interceptor does."""
+        structlog.contextvars.clear_contextvars()  # worker threads are reused
+        request_id = _request_id(context._ctx)  # noqa: SLF001 - our own class
+        context._ctx.response_headers[REQUEST_ID_HEADER] = request_id  # noqa: SLF001
+        structlog.contextvars.bind_contextvars(
+            request_id=request_id, rpc=method.rpc, transport=transport
+        )
+        labels = (transport, method.service, method.name)
+        self.web_metrics.started.labels(*labels).inc()
+        self._metrics.in_flight.inc()
+        start = time.perf_counter()
+        code = grpc.StatusCode.UNKNOWN
+        try:
+            response = self._invoke(method, request, context)
+            code = context.code() or grpc.StatusCode.OK
+        except WebAbort as abort:
+            code = abort.code
+            raise abort.error from None
+        except Exception as exc:  # noqa: BLE001 - a bug answers UNKNOWN, never a traceback
+            code = grpc.StatusCode.UNKNOWN
+            self._log.exception("unexpected_error", error_type=type(exc).__name__)
+            raise connect_error(code, "unexpected error in the server") from None
+        finally:
+            elapsed = time.perf_counter() - start
+            self._metrics.in_flight.dec()
+            self.web_metrics.handling_seconds.labels(*labels).observe(elapsed)
+            self.web_metrics.handled.labels(*labels, code.name).inc()
+            context.run_callbacks()
+            fields = {"code": code.name, "duration_ms": round(elapsed * 1000.0, 3)}
+            if code in _SERVER_FAULTS:
+                self._log.error("rpc", **fields)
+            else:
+                self._log.info("rpc", **fields)
+        return response
+
+    def _invoke(self, method: _Method, request: Any, context: WebContext) -> Any:
+        """The servicer's method, unless the deadline passed or the message is too large."""
+        if not context.is_active():
+            raise _abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the call started"
+            )
+        size = request.ByteSize()
+        if size > self._max_request_bytes:
+            raise _abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the request message is {size} bytes; the largest this server takes is "
+                f"{self._max_request_bytes}",
+            )
+        return method.behaviour(request, context)
+
+
+def _abort(code: grpc.StatusCode, message: str) -> WebAbort:
+    return WebAbort(code, connect_error(code, message))
+
+
+def _request_id(ctx: RequestContext[Any, Any]) -> str:
+    """The caller's ``x-request-id`` if it is 1-128 printable ASCII characters, else a new one
+    (the same rule as the gRPC port's)."""
+    given = ctx.request_headers.get(REQUEST_ID_HEADER)
+    if given is not None and _REQUEST_ID_RE.fullmatch(given):
+        return given
+    from tienlen_service.entropy import random_bytes
+
+    return random_bytes(16).hex()

@@ -1,0 +1,94 @@
+"""The web port's HTTP/1.1 server: uvicorn, on its own thread and event loop.
+
+The gRPC server keeps its thread pool; uvicorn parses HTTP on one event-loop thread and hands
+each call to that same pool (see `calls.WebCalls`). `WebServer.stop` is the drain: the port
+stops accepting, the calls in flight get `grace` seconds, idle keep-alive connections close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from typing import TYPE_CHECKING, Final
+
+import uvicorn
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+_START_TIMEOUT: Final = 30.0
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn's server, telling a waiting thread when it has started (or failed to)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Start listening, then wake `WebServer.start`."""
+        try:
+            await super().startup(sockets)
+        finally:
+            self.ready.set()
+
+
+class WebServer:
+    """Serve `app` over HTTP/1.1 on `host`:`port` (0: a free port), from `start()` to `stop()`."""
+
+    def __init__(self, app: ASGIApp, host: str, port: int, *, grace: float) -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets that say so, and
+        # without it a kept-alive connection waits out the peer's delayed ACK (~40 ms) on
+        # every answer (Nagle: the headers and the body are two writes).
+        self._socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self._socket.bind((host.strip("[]"), port))
+        except OSError as exc:
+            self._socket.close()
+            raise OSError(f"could not bind the web port {host}:{port}: {exc}") from exc
+        self._socket.listen(1024)
+        self._socket.setblocking(False)
+        config = uvicorn.Config(
+            app,
+            lifespan="off",
+            # The C parser (httptools): with the pure-Python h11 a Connect call cost 1.5x a
+            # gRPC call in server CPU, with httptools about 1x (bench/README.md).
+            http="httptools",
+            ws="none",
+            loop="asyncio",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            timeout_graceful_shutdown=max(1, round(grace)),
+        )
+        self._server = _Uvicorn(config)
+        self._thread = threading.Thread(target=self._run, name="tienlen-web", daemon=True)
+
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        port: int = self._socket.getsockname()[1]
+        return port
+
+    def _run(self) -> None:
+        asyncio.run(self._server.serve(sockets=[self._socket]))
+
+    def start(self) -> None:
+        """Start serving; returns once the port accepts connections."""
+        self._thread.start()
+        if not self._server.ready.wait(_START_TIMEOUT) or not self._server.started:
+            raise OSError("the web port did not start")
+
+    def stop(self, grace: float | None = None) -> None:
+        """Stop accepting, let calls in flight finish (`grace` seconds at most, default the
+        configured one), close the port."""
+        if grace is not None:
+            self._server.config.timeout_graceful_shutdown = grace  # type: ignore[assignment]
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join()
+        self._socket.close()
