@@ -37,7 +37,8 @@ PYTEST_ARGS ?=
 ARGS ?=
 
 .PHONY: help venv gen gen-check run test lint format-check typecheck pytest test-node buf \
-        node-deps apt-deps web test-web demo bench bench-load bench-memory clean
+        node-deps apt-deps web test-web demo bench bench-load bench-memory clean lock lock-check \
+        sbom
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -81,7 +82,7 @@ bench-memory: $(GENERATED) ## a replica's RSS over a 5-minute load run
 
 # --- checks -------------------------------------------------------------------------------
 
-test: apt-deps lint format-check typecheck gen-check pytest test-node test-web buf ## every check and test (CI)
+test: apt-deps lint format-check typecheck gen-check pytest test-node test-web buf sbom ## every check and test (CI)
 
 lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
 	$(BIN)/ruff check .
@@ -124,6 +125,28 @@ test-web: $(WEB_STAMP) ## the browser table's unit tests (its logic; tests/brows
 
 buf: $(NODE_STAMP) ## the contract gate: buf lint + buf breaking (the buf CLI from npm)
 	cd $(NODE_DIR) && npm run gate
+
+# --- supply chain (deploy/README.md, "Supply chain") -----------------------------------------
+# The image installs only from these lock files, every file checked against its sha256.
+# `make lock` re-resolves them from PyPI (the machine's own pip settings are left out, so that
+# the lock names no local wheel folder); `make lock-check` is the offline check that they still
+# fit pyproject.toml (also part of `make pytest`).
+LOCK_COMPILE = PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= $(BIN)/pip-compile --quiet \
+	--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
+SBOM := build/sbom.cdx.json
+
+lock: $(INSTALLED) ## re-resolve the image's lock files with hashes (deploy/*.lock; needs PyPI)
+	$(LOCK_COMPILE) --output-file=deploy/requirements.lock pyproject.toml
+	$(LOCK_COMPILE) --output-file=deploy/requirements-build.lock deploy/requirements-build.in
+
+lock-check: $(INSTALLED) ## the lock files agree with pyproject.toml (offline)
+	$(PY) -m pytest -q tests/deploy/test_deploy_lock.py
+
+sbom: $(INSTALLED) ## the image's CycloneDX SBOM (build/sbom.cdx.json, not committed)
+	mkdir -p $(dir $(SBOM))
+	$(PY) -W ignore::UserWarning -m cyclonedx_py requirements --pyproject pyproject.toml \
+	  --output-reproducible --validate --output-file $(SBOM) deploy/requirements.lock
+	$(PY) -c "import json, sys; b = json.load(open(sys.argv[1])); print(sys.argv[1] + ':', len(b['components']), 'components')" $(SBOM)
 
 # nginx is the L7 balancer of the cluster test (tests/cluster); chromium is the browser of
 # tests/browser (driven by Playwright, which downloads no browser of its own). Installed only

@@ -23,10 +23,14 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import grpc
 import structlog
 from prometheus_client import (
+    REGISTRY,
     CollectorRegistry,
     Counter,
     Gauge,
+    GCCollector,
     Histogram,
+    PlatformCollector,
+    ProcessCollector,
     disable_created_metrics,
     make_wsgi_app,
 )
@@ -185,6 +189,23 @@ class Metrics:
             ("version",),
             registry=r,
         )
+        self._register_runtime_collectors(r)
+
+    @staticmethod
+    def _register_runtime_collectors(registry: CollectorRegistry) -> None:
+        """The process's own series: process_* (CPU seconds, RSS, open and max fds, start
+        time), python_gc_* (collections, collected and uncollectable objects) and python_info.
+
+        prometheus_client registers these in its global registry only; a registry of our own
+        must add them, or the saturation alerts and panels (deploy/) find nothing. The
+        collectors read the live process at each scrape, so one set per registry is right.
+        Into the global registry (already holding them) they are not added twice.
+        """
+        if registry is REGISTRY:
+            return
+        ProcessCollector(registry=registry)
+        GCCollector(registry=registry)
+        PlatformCollector(registry=registry)
 
     def variant(self, variant: str) -> VariantCounters:
         """The domain counters of one variant, their labelled children looked up once: the

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import signal
 import socket
@@ -370,6 +371,9 @@ class Load:
     """Counts what the test's own game drivers saw, shared between threads."""
 
     deadline: float
+    # Test-level attempts of one call. 1 = none of our own: every call must succeed with the
+    # client's default retries alone (what the no-lost-call tests prove).
+    attempts: int = CALL_ATTEMPTS
     calls: int = 0
     failures: int = 0
     games_started: int = 0
@@ -384,7 +388,7 @@ class Load:
     def call(self, path: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Make one call; a failure (after the client's own retries) is counted and retried here:
         the game's state is in the token we still hold, so a retry is always safe."""
-        for attempt in range(1, CALL_ATTEMPTS + 1):
+        for attempt in range(1, self.attempts + 1):
             if time.monotonic() > self.deadline:
                 raise TimeoutError("load phase deadline passed")
             try:
@@ -395,7 +399,7 @@ class Load:
                     self.failures += 1
                     name = getattr(function, "__name__", "call")
                     self.errors.append(f"{path} {name}: {error!r}"[:300])
-                if attempt == CALL_ATTEMPTS:
+                if attempt == self.attempts:
                     raise
                 threading.Event().wait(0.05 * attempt)  # back off before our own retry
                 continue
@@ -637,3 +641,174 @@ def test_rolling_restart_under_round_robin_loses_no_call(
         load.errors[:10]
     )
     assert all(not r.alive() for r in old)
+
+
+def test_nginx_loses_no_call_through_a_killed_replica_and_a_rolling_restart(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through nginx, with the client's default retries and none of the test's own: a replica
+    SIGKILLed under load and then every replica restarted in turn cost zero failed calls.
+
+    Every RPC is pure, so nginx may re-send a call whose replica died (grpc_next_upstream ...
+    non_idempotent); what it cannot re-send is answered UNAVAILABLE, which the client retries.
+    """
+    replicas = cluster.start_serving(3, metrics=True, drain_delay=DRAIN_DELAY)
+    nginx_port = cluster.start_nginx([r.port for r in replicas])
+    address = f"{LOOPBACK}:{nginx_port}"
+    client = make_client(address)
+    load = Load(deadline=time.monotonic() + LOAD_TIMEOUT, attempts=1)
+    stop = threading.Event()
+
+    def player(first_seed: int) -> int:
+        games = 0
+        for game_index in range(GAMES_PER_DRIVER):  # bounded in count, and by load.deadline
+            if stop.is_set():
+                break
+            assert sum(load.play_game("nginx", client, first_seed + game_index)) == 0
+            games += 1
+        return games
+
+    restarted: list[Replica] = []
+    with ThreadPoolExecutor(max_workers=6, thread_name_prefix="player") as pool:
+        futures = [pool.submit(player, 5000 + 1000 * i) for i in range(6)]
+        try:
+            load.wait_for_calls(300, timeout=20.0)
+            # A replica killed with calls in flight, and a replacement on its port (nginx's
+            # upstream lists fixed addresses, as on VMs).
+            killed = replicas[0]
+            cluster.kill(killed)
+            cluster.wait_exit(killed)
+            replacement = cluster.start(killed.port, metrics=True, drain_delay=DRAIN_DELAY)
+            cluster.wait_serving(replacement)
+            load.wait_for_calls(load.calls + 200, timeout=20.0)
+            # A rolling restart: each replica drained by SIGTERM, then replaced on its port.
+            for previous in [replacement, *replicas[1:]]:
+                cluster.terminate(previous)
+                assert cluster.wait_exit(previous) == 0, "SIGTERM is a clean shutdown (exit 0)"
+                restarted.append(
+                    cluster.start(previous.port, metrics=True, drain_delay=DRAIN_DELAY)
+                )
+                cluster.wait_serving(restarted[-1])
+                load.wait_for_calls(load.calls + 100, timeout=20.0)
+        finally:
+            stop.set()
+        done, not_done = wait(futures, timeout=max(0.0, load.deadline - time.monotonic()) + 5.0)
+    assert not not_done, "players still running at the deadline"
+    report(
+        capsys, "nginx: SIGKILL + rolling restart, default client retries", load, {"nginx": address}
+    )
+    log = (cluster.workdir / "nginx" / "access.log").read_text(encoding="utf-8").splitlines()
+    resent = [line for line in log if re.search(r'"upstream":"[^"]*, ', line)]
+    unavailable = [line for line in log if '"status":204' in line]  # the UNAVAILABLE error_page
+    with capsys.disabled():
+        print(  # noqa: T201
+            f"[cluster]   nginx sent {len(resent)} calls on to the next replica and answered"
+            f" {len(unavailable)} UNAVAILABLE (in flight on a dying replica; the client re-sent)"
+        )
+
+    assert load.failures == 0, "calls failed through nginx:\n" + "\n".join(load.errors[:10])
+    for future in done:
+        future.result()  # re-raises a player's failure
+    assert load.games_completed == load.games_started, "zero lost games"
+    assert all(scraped_calls(r) > 0 for r in restarted), "every new replica served calls"
+
+
+def test_play_stream_passes_through_nginx(cluster: Cluster) -> None:
+    """PlayStream is bidirectional: nginx must pass it through as it comes (its location does
+    not read the request first, as the unary calls' does), or no move would ever be answered."""
+    replicas = cluster.start_serving(2)
+    nginx_port = cluster.start_nginx([r.port for r in replicas])
+    client = make_client(f"{LOOPBACK}:{nginx_port}")
+    game = client.new_game(variant="southern", players=4, seed=7)
+    with client.play_stream() as stream:
+        for _ in range(MAX_TURNS):
+            if game.finished:
+                break
+            seat = game.to_act
+            assert seat is not None
+            cards = first_play(client.legal_moves(game, seat))
+            game = (
+                stream.pass_turn(game, seat, timeout=10.0)
+                if cards is None
+                else stream.play(game, seat, cards, timeout=10.0)
+            )
+    assert sum(nets(game)) == 0
+
+
+def started_and_handled(replica: Replica, method: str) -> tuple[float, float]:
+    """grpc_server_started_total and grpc_server_handled_total of one engine method."""
+    url = f"http://{LOOPBACK}:{replica.metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=2.0) as response:
+        lines = response.read().decode().splitlines()
+    selector = f'grpc_method="{method}"'
+
+    def total(prefix: str) -> float:
+        return sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in lines
+            if line.startswith(prefix) and selector in line and ENGINE_SERVICE in line
+        )
+
+    return total("grpc_server_started_total{"), total("grpc_server_handled_total{")
+
+
+def test_a_call_whose_replica_dies_mid_call_is_answered_through_nginx(cluster: Cluster) -> None:
+    """A replica SIGKILLed while it computes a call: nginx cannot re-send a request that went
+    out, so it answers gRPC UNAVAILABLE (never INTERNAL), and the client's default retry gets
+    the answer from the other replica. A slow bot's SuggestMove is the call, so that it is
+    surely in flight when the replica dies."""
+    replicas = cluster.start_serving(2, metrics=True)
+    nginx_port = cluster.start_nginx([r.port for r in replicas])
+    address = f"{LOOPBACK}:{nginx_port}"
+    client = TienLenClient(address, timeout=120.0)
+    game = client.new_game(variant="southern", players=4, seed=3)
+    busy: Replica | None = None
+    suggestions = 0
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        for _ in range(12):  # bounded: a suggestion too quick to catch moves the game on
+            seat = game.to_act
+            assert seat is not None
+            cards = first_play(client.legal_moves(game, seat))
+            game = client.pass_turn(game, seat) if cards is None else client.play(game, seat, cards)
+            seat = game.to_act
+            assert seat is not None
+            before = {r.port: started_and_handled(r, "SuggestMove")[0] for r in replicas}
+            suggestion = pool.submit(client.suggest, game, seat, "montecarlo")
+            suggestions += 1
+            # Until a replica has started the call and not finished it (the bot thinks for
+            # about half a second here), or the call is already answered.
+            while busy is None and not suggestion.done():
+                for replica in replicas:
+                    started, handled = started_and_handled(replica, "SuggestMove")
+                    if started > before[replica.port] and started > handled:
+                        busy = replica
+            if busy is not None:
+                break
+            suggestion.result()
+        assert busy is not None, "no SuggestMove call could be caught in flight"
+        cluster.kill(busy)
+        cluster.wait_exit(busy)
+        move = suggestion.result(timeout=150.0)
+    assert move is not None, "the other replica answered the call"
+    lines = nginx_log_lines(cluster, "/SuggestMove", suggestions + 1)
+    # The killed replica's attempt: its failure mapped to UNAVAILABLE (HTTP 204 + grpc-status
+    # 14 from the error_page), not a reset stream ...
+    assert f'"upstream":"{busy.address}"' in lines[-2], lines[-2]
+    assert '"status":204' in lines[-2], lines[-2]
+    # ... and the client's retry, answered by the other replica.
+    (other,) = [r for r in replicas if r is not busy]
+    assert '"status":200' in lines[-1], lines[-1]
+    assert re.search(rf'"upstream":"[^"]*{re.escape(other.address)}"', lines[-1]), lines[-1]
+
+
+def nginx_log_lines(cluster: Cluster, method: str, count: int) -> list[str]:
+    """The access-log lines of `method`, once there are `count` of them: nginx writes a line
+    when it finishes a request, which can be just after the client has its answer."""
+    log = cluster.workdir / "nginx" / "access.log"
+    deadline = time.monotonic() + 10.0
+    while True:
+        lines = [e for e in log.read_text(encoding="utf-8").splitlines() if method in e]
+        if len(lines) >= count:
+            return lines
+        assert time.monotonic() < deadline, "\n".join(lines)
+        threading.Event().wait(0.05)

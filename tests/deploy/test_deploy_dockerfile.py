@@ -156,6 +156,19 @@ def test_image_is_multi_stage_on_slim_python_311() -> None:
     assert " AS " in froms[0].args.upper(), "the build stage is named, for COPY --from"
 
 
+def test_base_image_is_pinned_to_an_exact_release_and_overridable_with_a_digest() -> None:
+    # A moving tag (3.11-slim) changes under the same Dockerfile; an exact Python release and
+    # Debian suite do not. The digest needs a registry to look up, so it is a build argument.
+    default = global_args()["PYTHON_IMAGE"]
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-[a-z]+(@sha256:[0-9a-f]{64})?", default), default
+    for instruction in instructions():
+        if instruction.keyword == "FROM":
+            assert instruction.args.split()[0] == "${PYTHON_IMAGE}", (
+                f"line {instruction.line}: every stage starts from the one pinned argument"
+            )
+    assert "@sha256:" in DOCKERFILE.read_text(encoding="utf-8"), "the header says how to pin it"
+
+
 def test_runtime_stage_runs_as_a_non_root_numeric_user() -> None:
     final = stages(instructions())[-1]
     users = [i.args for i in final if i.keyword == "USER"]
@@ -184,7 +197,7 @@ def test_ports_are_exposed() -> None:
         if i.keyword == "EXPOSE"
         for port in i.args.split()
     }
-    assert {50051, 9464} <= exposed
+    assert {50051, 8080, 9464} <= exposed
 
 
 def test_protobuf_code_is_generated_during_the_build() -> None:

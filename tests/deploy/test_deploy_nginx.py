@@ -86,9 +86,14 @@ def test_config_is_an_l7_grpc_balancer(tmp_path: Path) -> None:
     assert "grpc_pass grpc://tienlen_engine" in statements
     assert any(re.fullmatch(r"keepalive \d+", s) for s in statements), "upstream keepalive"
     (next_upstream,) = [s for s in statements if s.startswith("grpc_next_upstream ")]
-    assert {"error", "timeout", "non_idempotent"} <= set(next_upstream.split()[1:])
+    # Every RPC is pure: a call a replica failed (down, reset, timed out, 5xx) goes to the next.
+    assert {"error", "timeout", "invalid_header", "http_502", "non_idempotent"} <= set(
+        next_upstream.split()[1:]
+    )
     (tries,) = [s for s in statements if s.startswith("grpc_next_upstream_tries ")]
-    assert int(tries.split()[1]) >= 2
+    assert 2 <= int(tries.split()[1]) <= 5, "bounded: a bad call cannot visit every replica"
+    (limit,) = [s for s in statements if s.startswith("grpc_next_upstream_timeout ")]
+    assert limit.split()[1] not in {"0", "0s"}, "bounded in time too"
     for timeout in ("grpc_connect_timeout", "grpc_read_timeout", "grpc_send_timeout"):
         assert any(s.startswith(timeout + " ") for s in statements), timeout
     # No replica left -> gRPC UNAVAILABLE (14), which clients retry, not a bare HTTP 502.
@@ -119,3 +124,29 @@ def test_nginx_accepts_the_rendered_config(tmp_path: Path) -> None:
         check=False,
     )
     assert broken.returncode != 0
+
+
+def location_blocks(config: str) -> dict[str, str]:
+    """`location X { ... }` -> its body (the template's locations hold no nested blocks)."""
+    code = "\n".join(line.split("#", 1)[0] for line in config.splitlines())
+    return {
+        m.group(1).strip(): m.group(2)
+        for m in re.finditer(r"location\s+([^{]+?)\s*\{([^{}]*)\}", code)
+    }
+
+
+def test_no_location_reads_requests_whole_over_kept_alive_upstreams(tmp_path: Path) -> None:
+    # Measured (deploy/README.md): with upstream keepalive, nginx re-sending a gRPC call it had
+    # read whole (mirror_request_body) hung the call or marked a healthy replica down. Calls
+    # killed mid-way are left to the clients' retry of UNAVAILABLE instead.
+    statements = directives(rendered(tmp_path))
+    assert any(re.fullmatch(r"keepalive \d+", s) for s in statements)
+    assert not [s for s in statements if s.startswith("mirror")]
+
+
+def test_play_stream_has_its_own_idle_timeout(tmp_path: Path) -> None:
+    # A bidirectional stream lasts the whole game, with a player's thinking between moves.
+    stream = location_blocks(rendered(tmp_path))["= /tienlen.v1.TienLenEngine/PlayStream"]
+    assert "grpc_pass grpc://tienlen_engine;" in stream
+    (idle,) = re.findall(r"grpc_read_timeout\s+(\d+)s;", stream)
+    assert int(idle) >= 120, "a player thinking between moves keeps the stream"

@@ -1,14 +1,19 @@
 """The Grafana dashboard and the alert rules query only metrics the service exports.
 
 A dashboard panel or an alert on a misspelt metric shows "No data" or never fires, silently;
-so every PromQL expression is parsed for its metric names, and they are checked against the
-service's metric contract (tienlen_service exports exactly these).
+so every PromQL expression is parsed for its metric names and label matchers, and they are
+checked against what a real server's /metrics exposes. The alerts' selectors are evaluated
+against the engine's real methods (from the protobuf descriptor): the latency alerts must
+select unary calls only, with the bots apart, and no rule may hang on a scrape job's name.
+(promtool is not available here: structure and labels are what is checked.)
 """
 
 from __future__ import annotations
 
 import json
 import re
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 DASHBOARD = REPO / "deploy" / "grafana" / "tienlen-dashboard.json"
 RULES = REPO / "deploy" / "k8s" / "optional" / "prometheusrule.yaml"
 README = REPO / "deploy" / "README.md"
+DEPLOYMENT = REPO / "deploy" / "k8s" / "base" / "deployment.yaml"
+ENGINE_SERVICE = "tienlen.v1.TienLenEngine"
 
 COUNTERS = {
     "grpc_server_started_total",
@@ -32,9 +39,27 @@ COUNTERS = {
     "tienlen_tokens_rejected_total",
 }
 HISTOGRAMS = {"grpc_server_handling_seconds"}
-EXPORTED = COUNTERS | {f"{h}_{suffix}" for h in HISTOGRAMS for suffix in ("bucket", "sum", "count")}
+GAUGES = {"tienlen_rpcs_in_flight", "tienlen_build_info"}
+# prometheus_client's process and GC collectors, registered in the server's own registry.
+RUNTIME = {
+    "process_cpu_seconds_total",
+    "process_resident_memory_bytes",
+    "process_open_fds",
+    "process_max_fds",
+    "python_gc_collections_total",
+    "python_gc_objects_uncollectable_total",
+}
+EXPORTED = (
+    COUNTERS
+    | GAUGES
+    | RUNTIME
+    | {f"{h}_{suffix}" for h in HISTOGRAMS for suffix in ("bucket", "sum", "count")}
+)
 # Prometheus' own series about each scrape target, allowed in alerts.
 SCRAPE_SERIES = {"up"}
+# Labels Prometheus adds to every series of a target. `job` is left out on purpose: its value
+# is whatever a Prometheus set-up names the scrape, so no rule may depend on it.
+TARGET_LABELS = {"instance"}
 
 KEYWORDS = {
     "by",
@@ -110,17 +135,60 @@ def test_metric_name_parser() -> None:
     assert metric_names(expr) == {"grpc_server_handling_seconds_bucket", "bogus_total", "up"}
 
 
-def test_the_metric_contract_here_is_what_the_server_exports(
-    server_metrics: dict[str, tuple[str, tuple[str, ...]]],
-) -> None:
-    # COUNTERS and HISTOGRAMS are what the dashboard and alerts may query; a metric renamed in
-    # the code must fail here, not show "No data" in Grafana.
+def scrape(url: str) -> dict[str, set[str]]:
+    """Series name -> its label names, as a /metrics page exposes them."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    labels: dict[str, set[str]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels.setdefault(sample.name, set()).update(sample.labels)
+    return labels
+
+
+@pytest.fixture
+def scraped(server_factory: Callable[..., Any]) -> dict[str, set[str]]:
+    """What a real server's /metrics exposes right after start."""
+    running = server_factory()
+    assert running.metrics_url
+    return scrape(running.metrics_url)
+
+
+@pytest.fixture
+def series_labels(
+    server_metrics: dict[str, tuple[str, tuple[str, ...]]], scraped: dict[str, set[str]]
+) -> dict[str, set[str]]:
+    """Every series the server exports -> the label names it carries (without target labels).
+
+    The service's own metrics by their declared labels (a labelled metric shows no series
+    before its first use); the runtime collectors' as a real server exposes them."""
     suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), "gauge": ("",)}
-    series = {
-        name + suffix for name, (kind, _) in server_metrics.items() for suffix in suffixes[kind]
-    }
-    missing = EXPORTED - series
+    labels = {name: set(names) for name, names in scraped.items()}
+    for name, (kind, names) in server_metrics.items():
+        for suffix in suffixes[kind]:
+            extra = {"le"} if suffix == "_bucket" else set()
+            labels.setdefault(name + suffix, set()).update(set(names) | extra)
+    return labels
+
+
+def test_the_metric_contract_here_is_what_the_server_exports(
+    series_labels: dict[str, set[str]],
+) -> None:
+    # EXPORTED is what the dashboard and alerts may query; a metric renamed in the code must
+    # fail here, not show "No data" in Grafana.
+    missing = EXPORTED - set(series_labels)
     assert not missing, f"the server no longer exports {sorted(missing)}"
+
+
+def test_process_and_gc_series_are_in_the_servers_own_registry(
+    scraped: dict[str, set[str]],
+) -> None:
+    # prometheus_client puts them in its global registry only; the server uses a registry of
+    # its own, so without registering them the saturation alerts would never have data.
+    assert set(scraped) >= RUNTIME
+    assert scraped["python_gc_collections_total"] == {"generation"}
 
 
 def test_dashboard_is_a_grafana_dashboard() -> None:
@@ -207,3 +275,231 @@ def test_readme_alert_examples_are_the_shipped_rules() -> None:
     ]
     assert documented, "deploy/README.md shows the alert rules"
     assert documented == rules(), "README and optional/prometheusrule.yaml have drifted apart"
+
+
+# --- label matchers: the right labels, values that exist, the selection each alert means --------
+
+
+SELECTOR = re.compile(r"\b([A-Za-z_:][A-Za-z0-9_:]*)\s*\{([^}]*)\}")
+MATCHER = re.compile(r'\s*(\w+)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*,?')
+GRPC_TYPES = {"unary", "client_stream", "server_stream", "bidi_stream"}
+GRPC_CODES = {
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+}
+
+Matcher = tuple[str, str, str]
+
+
+def selectors(expr: str) -> list[tuple[str, list[Matcher]]]:
+    """Each `metric{...}` of an expression with its label matchers (label, operator, value)."""
+    found = []
+    for match in SELECTOR.finditer(expr):
+        body = match.group(2)
+        matchers = [(m.group(1), m.group(2), m.group(3)) for m in MATCHER.finditer(body)]
+        assert "".join(m.group(0) for m in MATCHER.finditer(body)).strip() == body.strip(), (
+            f"unparsed matcher in {match.group(0)!r}"
+        )
+        found.append((match.group(1), matchers))
+    return found
+
+
+def matches(matchers: list[Matcher], labels: dict[str, str]) -> bool:
+    """Whether a series with these labels is selected (PromQL: regexes are anchored)."""
+    for label, op, value in matchers:
+        actual = labels.get(label, "")
+        if op == "=" and actual != value:
+            return False
+        if op == "!=" and actual == value:
+            return False
+        if op == "=~" and not re.fullmatch(value, actual):
+            return False
+        if op == "!~" and re.fullmatch(value, actual):
+            return False
+    return True
+
+
+def engine_methods() -> dict[str, str]:
+    """The engine's methods -> grpc_type, from the protobuf descriptor the server serves."""
+    from tienlen.v1 import service_pb2
+
+    kinds = {
+        (False, False): "unary",
+        (False, True): "server_stream",
+        (True, False): "client_stream",
+        (True, True): "bidi_stream",
+    }
+    service = service_pb2.DESCRIPTOR.services_by_name[ENGINE_SERVICE.rsplit(".", 1)[1]]
+    return {m.name: kinds[m.client_streaming, m.server_streaming] for m in service.methods}
+
+
+def engine_calls_selected(matchers: list[Matcher]) -> set[str]:
+    """The engine methods whose series a selector of the gRPC metrics picks (matchers on other
+    labels, such as the dashboard's job variable, are left aside)."""
+    rpc_labels = {"grpc_service", "grpc_method", "grpc_type"}
+    matchers = [m for m in matchers if m[0] in rpc_labels]
+    return {
+        method
+        for method, kind in engine_methods().items()
+        if matches(
+            matchers,
+            {"grpc_service": ENGINE_SERVICE, "grpc_method": method, "grpc_type": kind},
+        )
+    }
+
+
+def rule(name: str) -> dict[str, Any]:
+    (found,) = [r for r in rules() if r["alert"] == name]
+    return found
+
+
+def all_exprs() -> list[str]:
+    return [r["expr"] for r in rules()] + dashboard_exprs()
+
+
+def test_selector_parser_and_matcher() -> None:
+    (sel,) = selectors('rate(x_total{a="1", b!~"P.*|Q"}[5m])')
+    assert sel == ("x_total", [("a", "=", "1"), ("b", "!~", "P.*|Q")])
+    assert matches(sel[1], {"a": "1", "b": "R"})
+    assert not matches(sel[1], {"a": "1", "b": "Play"})
+    assert not matches(sel[1], {"a": "2", "b": "R"})
+
+
+def test_every_matcher_names_a_label_the_series_has(series_labels: dict[str, set[str]]) -> None:
+    for expr in all_exprs():
+        for metric, matchers in selectors(expr):
+            assert metric in series_labels, f"{metric} is not exported"
+            allowed = series_labels[metric] | TARGET_LABELS | {"job"}
+            for label, _, _ in matchers:
+                assert label in allowed, f"{metric} has no label {label!r} (in {expr!r})"
+
+
+def test_every_matcher_value_can_occur() -> None:
+    methods = engine_methods()
+    values = {
+        "grpc_service": {ENGINE_SERVICE},
+        "grpc_method": set(methods),
+        "grpc_type": GRPC_TYPES,
+        "grpc_code": GRPC_CODES,
+        "generation": {"0", "1", "2"},
+    }
+    for expr in all_exprs():
+        for metric, matchers in selectors(expr):
+            for label, op, value in matchers:
+                if label not in values:
+                    continue
+                known = values[label]
+                if op in {"=", "!="}:
+                    assert value in known, f"{metric}: {label} is never {value!r}"
+                else:
+                    hits = {v for v in known if re.fullmatch(value, v)}
+                    for alternative in value.split("|"):
+                        assert any(re.fullmatch(alternative, v) for v in known), (
+                            f"{metric}: {label} never matches {alternative!r}"
+                        )
+                    assert hits, f"{metric}: {label}=~{value!r} matches nothing"
+
+
+def test_no_rule_depends_on_a_scrape_job_name() -> None:
+    for alert in rules():
+        for _, matchers in selectors(alert["expr"]):
+            assert "job" not in {label for label, _, _ in matchers}, alert["alert"]
+        assert not re.search(r"\b(?:by|without|on|ignoring)\s*\([^)]*\bjob\b", alert["expr"])
+
+
+def test_replicas_down_fires_with_zero_replicas() -> None:
+    expr = rule("TienLenEngineReplicasDown")["expr"]
+    # Every replica exports tienlen_build_info; with none left `count()` is empty (no alert),
+    # so absent() must carry the zero case.
+    assert re.search(r"count\(\s*tienlen_build_info\s*\)\s*<\s*2", expr)
+    assert re.search(r"\bor\b\s*absent\(\s*tienlen_build_info\s*\)", expr)
+    assert "up" not in metric_names(expr)
+
+
+def latency_selectors(expr: str) -> list[list[Matcher]]:
+    return [m for metric, m in selectors(expr) if metric.startswith("grpc_server_handling_")]
+
+
+def test_slow_calls_is_the_unary_slo_without_streams_or_bots() -> None:
+    (matchers,) = latency_selectors(rule("TienLenEngineSlowCalls")["expr"])
+    unary = {m for m, kind in engine_methods().items() if kind == "unary"}
+    assert "SuggestMove" in unary
+    assert "PlayStream" in engine_methods()
+    assert "PlayStream" not in unary
+    assert engine_calls_selected(matchers) == unary - {"SuggestMove"}
+
+
+def test_bots_have_their_own_latency_alert() -> None:
+    (matchers,) = latency_selectors(rule("TienLenEngineSlowBots")["expr"])
+    assert engine_calls_selected(matchers) == {"SuggestMove"}
+    threshold = float(rule("TienLenEngineSlowBots")["expr"].rsplit(">", 1)[1])
+    assert threshold > float(rule("TienLenEngineSlowCalls")["expr"].rsplit(">", 1)[1])
+
+
+def test_no_latency_query_reads_streams() -> None:
+    # A stream's handling time is its lifetime: its p99 says nothing about speed.
+    for expr in all_exprs():
+        for matchers in latency_selectors(expr):
+            selected = engine_calls_selected(matchers)
+            assert selected, expr
+            assert all(engine_methods()[m] == "unary" for m in selected), expr
+
+
+def test_process_alerts_watch_cpu_memory_fds_and_gc() -> None:
+    watched = {
+        "process_cpu_seconds_total",
+        "process_resident_memory_bytes",
+        "process_open_fds",
+        "python_gc_objects_uncollectable_total",
+    }
+    for alert in rules():
+        names = metric_names(alert["expr"])
+        if names & RUNTIME:
+            # process_* and python_gc_* come from every Python target: only the engine's count.
+            assert re.search(r"\band on \(instance\) tienlen_build_info\b", alert["expr"])
+            watched -= names
+    assert not watched, f"no alert on {sorted(watched)}"
+
+
+def mebibytes(quantity: str) -> float:
+    units = {"Mi": 1.0, "Gi": 1024.0}
+    return float(quantity[:-2]) * units[quantity[-2:]]
+
+
+def test_memory_alert_fires_before_the_container_limit() -> None:
+    (deployment,) = [d for d in yaml.safe_load_all(DEPLOYMENT.read_text(encoding="utf-8")) if d]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    limit = mebibytes(container["resources"]["limits"]["memory"])
+    threshold = float(rule("TienLenEngineMemoryHigh")["expr"].rsplit(">", 1)[1]) / 2**20
+    assert 0.5 * limit < threshold < limit
+
+
+def test_dashboard_has_a_saturation_row() -> None:
+    data = dashboard()
+    (row,) = [p for p in data["panels"] if p["type"] == "row" and p["title"] == "Saturation"]
+    below = [
+        p for p in data["panels"] if p["type"] != "row" and p["gridPos"]["y"] > row["gridPos"]["y"]
+    ]
+    shown = set().union(*(metric_names(t["expr"]) for p in below for t in p["targets"]))
+    assert {
+        "process_cpu_seconds_total",
+        "tienlen_rpcs_in_flight",
+        "process_resident_memory_bytes",
+        "process_open_fds",
+        "python_gc_collections_total",
+    } <= shown
