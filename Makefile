@@ -1,7 +1,8 @@
 # Tiến Lên engine service.
 #
-#   make run    set everything up (venv, install, generated code) and run the service
-#   make test   set everything up and run every check and test (what CI runs: .ci/run)
+#   make run    set up what running needs (venv, the service's packages, generated code), run it
+#   make test   set everything up (the client and the dev tools too) and run every check and
+#               test (what CI runs: .ci/run)
 #
 # Everything lands in .venv/ (override with VENV=...). Steps are stamped, so a second
 # `make test` does not reinstall: the install re-runs when a pyproject.toml changes, the
@@ -20,6 +21,8 @@ PY := $(BIN)/python
 NODE_DIR := clients/node
 WEB_DIR := clients/web
 
+RUNTIME := $(VENV)/.runtime
+CLIENT := $(VENV)/.client
 INSTALLED := $(VENV)/.installed
 GENERATED := tienlen/v1/service_pb2.py
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed
@@ -45,16 +48,29 @@ help: ## list the targets
 
 # --- set-up -------------------------------------------------------------------------------
 
-$(INSTALLED): pyproject.toml $(CLIENT_PYPROJECT)
+# Three steps, each stamped: what running the service needs (`make run`: its packages and the
+# code generator, with pip's progress shown; --no-compile: Python compiles what the service
+# imports when it first does, not the thousands of files it never will), the client and its
+# `tienlen` tool (`make demo`), and the dev tools (`make test`).
+$(RUNTIME): pyproject.toml
+	@echo "== $(VENV): the service's runtime packages and the code generator (pip's progress below)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check --no-compile -e ".[gen]"
+	touch $@
+
+$(CLIENT): $(RUNTIME) $(CLIENT_PYPROJECT) clients/python/setup.py
+	@echo "== $(VENV): the Python client and its tienlen command (editable)"
+	$(PY) -m pip install --quiet --disable-pip-version-check -e clients/python
+	touch $@
+
+$(INSTALLED): $(RUNTIME) $(CLIENT) pyproject.toml
+	@echo "== $(VENV): the dev tools (ruff, mypy, pytest, ...)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
-	if [ -n "$(CLIENT_PYPROJECT)" ]; then \
-	  $(PY) -m pip install --quiet --disable-pip-version-check -e clients/python; fi
 	touch $@
 
 venv: $(INSTALLED) ## create .venv and install the service, the client and the dev tools
 
-$(GENERATED): $(PROTOS) scripts/gen_protos.py $(INSTALLED)
+$(GENERATED): $(PROTOS) scripts/gen_protos.py $(RUNTIME)
 	$(PY) scripts/gen_protos.py
 	touch $@
 
@@ -65,19 +81,19 @@ gen-check: $(GENERATED) ## fail if the generated code is not what protos/ genera
 
 # --- running ------------------------------------------------------------------------------
 
-run: $(GENERATED) $(WEB_BUILT) ## run the service on :50051 (metrics on :9464); Ctrl-C drains and stops
-	$(PY) -m tienlen_service $(ARGS)
+run: $(GENERATED) $(WEB_BUILT) ## run the service on :50051 and the web port :8080 (metrics :9464) as a dev run (--dev: reflection on); Ctrl-C drains and stops
+	$(PY) -m tienlen_service --dev $(ARGS)
 
-demo: $(GENERATED) ## four bots play a full game against a running service (make run first)
-	$(PY) scripts/demo.py $(ARGS)
+demo: $(GENERATED) $(CLIENT) ## bots play a full game against a running service (make run first)
+	$(BIN)/tienlen watch $(ARGS)
 
-bench: $(GENERATED) ## benchmarks (bench/); prints medians and ratios, asserts nothing
+bench: $(GENERATED) $(INSTALLED) ## benchmarks (bench/); prints medians and ratios, asserts nothing
 	set -e; for script in bench/bench_*.py; do echo "== $$script"; $(PY) "$$script"; done
 
-bench-load: $(GENERATED) ## the load figures of bench/README.md: ours vs gRPC echo baselines (~6 min)
+bench-load: $(GENERATED) $(INSTALLED) ## the load figures of bench/README.md: ours vs gRPC echo baselines (~6 min)
 	$(PY) bench/load.py --seconds 10 --rounds 3 $(ARGS)
 
-bench-memory: $(GENERATED) ## a replica's RSS over a 5-minute load run
+bench-memory: $(GENERATED) $(INSTALLED) ## a replica's RSS over a 5-minute load run
 	$(PY) bench/memory.py --minutes 5
 
 # --- checks -------------------------------------------------------------------------------
@@ -90,10 +106,10 @@ lint: $(INSTALLED) ## ruff check (the rules are in pyproject.toml)
 format-check: $(INSTALLED) ## ruff format --check (Python files; the README's samples keep their layout)
 	$(BIN)/ruff format --check .
 
-typecheck: $(GENERATED) ## mypy --strict
+typecheck: $(GENERATED) $(INSTALLED) ## mypy --strict
 	$(BIN)/mypy $(MYPY_TARGETS)
 
-pytest: $(GENERATED) $(WEB_BUILT) ## the Python tests, without the long statistical runs (-m "not slow")
+pytest: $(GENERATED) $(INSTALLED) $(WEB_BUILT) ## the Python tests, without the long statistical runs (-m "not slow")
 	rc=0; $(PY) -m pytest -m "not slow" $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
 	exit $$rc

@@ -40,7 +40,7 @@ from tienlen_rules.cards import (
     to_set,
 )
 from tienlen_rules.combinations import Combination, Kind, chop_class, classify
-from tienlen_rules.errors import CardParseError, IllegalMove, Reason, SetupError
+from tienlen_rules.errors import Abandoned, CardParseError, IllegalMove, Reason, SetupError
 from tienlen_rules.events import (
     ChopSettled,
     Event,
@@ -111,6 +111,7 @@ __all__ = [
     "SPECTATOR",
     "SUITS",
     "SUIT_SYMBOLS",
+    "Abandoned",
     "Beat",
     "Bot",
     "Card",

@@ -70,3 +70,9 @@ class IllegalMove(Exception):  # noqa: N818 - the domain's word: an illegal move
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message
+
+
+class Abandoned(Exception):  # noqa: N818 - the domain's word: work given up
+    """Long work (a bot's search) stopped because its caller said it no longer wants the result
+    (`should_stop()` became true: a cancelled call, a passed deadline). Not a rule: the engine
+    stays free of any transport and only ever asks the callable it was given."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from tienlen_service.config import parse_config
 from tienlen_service.observability import configure_logging, get_logger
-from tienlen_service.server import Server, version
+from tienlen_service.server import PublishedKeyError, Server, version
 from tienlen_service.tokens import KeyConfigError, KeyRing
 
 if TYPE_CHECKING:
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from tienlen_service.server import Registrar
 
 EXIT_STARTUP_FAILED = 1
+EXIT_BAD_SETTINGS = 2
+"""As argparse exits for a bad flag: the settings themselves are wrong."""
 
 
 class _SignalWaiter:
@@ -81,6 +83,9 @@ def main(argv: Sequence[str] | None = None, *, register: Registrar | None = None
         try:
             server = Server(config, register=register)
             server.start()
+        except PublishedKeyError as exc:
+            print(f"tienlen-service: error: {exc}", file=sys.stderr)  # noqa: T201 - one clear line
+            return EXIT_BAD_SETTINGS
         except (KeyConfigError, OSError, ValueError) as exc:
             log.error("startup_failed", error=str(exc))  # noqa: TRY400 - the message is the point
             return EXIT_STARTUP_FAILED

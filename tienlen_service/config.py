@@ -41,6 +41,9 @@ class Config:
     seal: bool = False
     require_sealed: bool = False
     require_seat_tokens: bool = False
+    max_token_age: float = 0.0
+    dev: bool = False
+    reflection: bool | None = None
     workers: int = 2
     max_concurrent_rpcs: int = 256
     max_request_bytes: int = 16384
@@ -71,6 +74,11 @@ class Config:
     def tls(self) -> bool:
         """Whether the gRPC port serves TLS."""
         return self.tls_cert is not None
+
+    @property
+    def serves_reflection(self) -> bool:
+        """Whether gRPC server reflection is served: as `reflection` says, else on a dev run."""
+        return self.dev if self.reflection is None else self.reflection
 
 
 def _problems(c: Config) -> Sequence[str]:
@@ -105,6 +113,7 @@ def _problems(c: Config) -> Sequence[str]:
         "keepalive_time",
         "keepalive_timeout",
         "min_ping_interval",
+        "max_token_age",
         "drain_delay",
         "grace",
     )
@@ -191,6 +200,9 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--seal", "TIENLEN_SEAL", "seal", _bool, "off", "encrypt state tokens (AES-GCM) so holders can't read the hands", boolean=True),
     Option("--require-sealed", "TIENLEN_REQUIRE_SEALED", "require_sealed", _bool, "off", "refuse unsealed state tokens (turn on after --seal has run longer than a game lasts)", boolean=True),
     Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "every call made for a seat (ApplyMove, PlayStream, ValidateMove, ListLegalMoves, SuggestMove, GetView of a seat) must carry that seat's token", boolean=True),
+    Option("--max-token-age", "TIENLEN_MAX_TOKEN_AGE", "max_token_age", _seconds, "0", "seconds a state token is accepted after it was issued (TOKEN_EXPIRED after); 0 = no limit"),
+    Option("--dev", "TIENLEN_DEV", "dev", _bool, "off", "a development run: the published example key is allowed and reflection is on (never in production)", boolean=True),
+    Option("--reflection", "TIENLEN_REFLECTION", "reflection", _bool, "(--dev)", "serve gRPC server reflection (v1 and v1alpha) for grpcurl and the like", boolean=True),
     Option("--workers", "TIENLEN_WORKERS", "workers", _positive_int, "2", "threads handling calls (2 measured best: bench/README.md)"),
     Option("--max-concurrent-rpcs", "TIENLEN_MAX_CONCURRENT_RPCS", "max_concurrent_rpcs", _positive_int, "256", "calls admitted at once; more are refused with RESOURCE_EXHAUSTED"),
     Option("--max-request-bytes", "TIENLEN_MAX_REQUEST_BYTES", "max_request_bytes", _positive_int, "16384", "largest request message; larger is refused with RESOURCE_EXHAUSTED"),

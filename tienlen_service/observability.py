@@ -182,6 +182,13 @@ class Metrics:
             ("reason",),
             registry=r,
         )
+        self.tokens_verified = Counter(
+            "tienlen_tokens_verified",
+            "State tokens accepted, by the id of the key that signed them (a configured key: "
+            "few values). A retired key whose count stays at 0 can be removed.",
+            ("kid",),
+            registry=r,
+        )
         self._variants: dict[str, VariantCounters] = {}
         self.build_info = Gauge(
             "tienlen_build_info",

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias
 
 import grpc
 from google.protobuf import descriptor_pool
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tienlen_service.draining import DrainingHealthServicer, StreamCloser
 from tienlen_service.observability import (
     Metrics,
     MetricsServer,
@@ -27,7 +27,8 @@ from tienlen_service.observability import (
     get_logger,
     start_metrics_server,
 )
-from tienlen_service.tokens import KeyRing, TokenCodec
+from tienlen_service.reflection import enable_reflection
+from tienlen_service.tokens import KeyConfigError, KeyRing, TokenCodec
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -39,6 +40,12 @@ if TYPE_CHECKING:
     """Registers services on a grpc server; returns their full names (health, reflection)."""
 
 HEALTH_SERVICE: Final = "grpc.health.v1.Health"
+#: The long-lived streams a drain ends when the port closes (tienlen_service.draining).
+CLOSED_ON_DRAIN: Final = ("/tienlen.v1.TienLenEngine/PlayStream",)
+
+
+class PublishedKeyError(KeyConfigError):
+    """The configured keys include the published example key, and this is no dev run."""
 
 
 def version() -> str:
@@ -60,6 +67,7 @@ def register_engine(
         metrics=metrics,
         require_seat_tokens=config.require_seat_tokens,
         max_streams=servicer.stream_slots(config.workers),
+        max_searches=servicer.search_slots(config.workers),
     )
     servicer.add_to_server(engine, server)
     return (servicer.SERVICE_NAME,)
@@ -153,11 +161,18 @@ class Server:
         self.config = config
         self.log = get_logger("tienlen.server")
         self.keyring = keyring if keyring is not None else load_keyring(config)
+        if self.keyring.published_kids and not config.dev:
+            raise PublishedKeyError(
+                f"key {self.keyring.published_kids[0]!r} is the example key published in this "
+                "repository (anyone can forge tokens with it): make your own with "
+                "--generate-key, or pass --dev for a development run"
+            )
         self.tokens = TokenCodec(
             self.keyring,
             seal=config.seal,
             deployment=config.deployment,
             require_sealed=config.require_sealed,
+            max_age=config.max_token_age,
         )
         self.metrics = metrics if metrics is not None else Metrics()
         self.metrics.build_info.labels(version()).set(1)
@@ -169,12 +184,13 @@ class Server:
         self._health_executor = futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="tienlen-health"
         )
-        self.health = health.HealthServicer(
+        self.health = DrainingHealthServicer(
             experimental_non_blocking=True, experimental_thread_pool=self._health_executor
         )
+        self._streams = StreamCloser(CLOSED_ON_DRAIN)
         self._grpc = grpc.server(
             self._executor,
-            interceptors=[ObservabilityInterceptor(self.metrics)],
+            interceptors=[ObservabilityInterceptor(self.metrics), self._streams],
             options=grpc_options(config),
             maximum_concurrent_rpcs=config.max_concurrent_rpcs,
         )
@@ -182,6 +198,7 @@ class Server:
         self._bound: _Bound | None = None
         self._stop_lock = threading.Lock()
         self._stopped = False
+        self._drain_delay_over = threading.Event()
 
     @property
     def port(self) -> int:
@@ -221,8 +238,9 @@ class Server:
         recorder = RecordingServer(self._grpc)
         names = tuple(self._register(recorder, self.tokens, self.metrics, config))
         health_pb2_grpc.add_HealthServicer_to_server(self.health, recorder)
-        self.service_names = (*names, HEALTH_SERVICE, reflection.SERVICE_NAME)
-        reflection.enable_server_reflection(self.service_names, self._grpc)
+        self.service_names = (*names, HEALTH_SERVICE)
+        if config.serves_reflection:
+            self.service_names = enable_reflection(self.service_names, self._grpc)
         for name in names:
             self.metrics.initialize_methods(name, _method_types(name))
             self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -271,6 +289,13 @@ class Server:
                 "will not survive a restart nor work on another replica. Never in production.",
                 kid=self.keyring.signing_kid,
             )
+        if self.keyring.published_kids:
+            self.log.warning(
+                "published_key",
+                message="--dev: using the example key published in this repository; anyone "
+                "can forge tokens with it. Never in production.",
+                kids=list(self.keyring.published_kids),
+            )
         self.log.info(
             "serving",
             address=address,
@@ -286,6 +311,9 @@ class Server:
             seal=config.seal,
             require_sealed=config.require_sealed,
             require_seat_tokens=config.require_seat_tokens,
+            max_token_age_s=config.max_token_age,
+            dev=config.dev,
+            reflection=config.serves_reflection,
             workers=config.workers,
             max_concurrent_rpcs=config.max_concurrent_rpcs,
             max_request_bytes=config.max_request_bytes,
@@ -320,17 +348,26 @@ class Server:
             # move away before the port closes (calls that reach grpcio's queue but not yet a
             # worker when the port closes would be cancelled).
             self.log.info("not_serving", drain_delay_s=drain_delay)
-            threading.Event().wait(drain_delay)
+            self._drain_delay_over.wait(drain_delay)
         self.log.info("draining", grace_s=grace)
         stopped = self._grpc.stop(grace)
         if self._bound is not None and self._bound.web is not None:
             self._bound.web.stop(grace)  # drains its calls in flight alongside gRPC's
+        # The port is closed: end the streams that would hold the replica for its whole grace.
+        watches = self.health.close_watches()
+        streams = self._streams.close_streams()
+        self.log.info("streams_closed", health_watches=watches, play_streams=streams)
         stopped.wait()
         if self._bound is not None and self._bound.metrics is not None:
             self._bound.metrics.stop()
         self._health_executor.shutdown(wait=False, cancel_futures=True)
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.log.info("stopped")
+
+    def end_drain_delay(self) -> None:
+        """Close the port now, without waiting out the rest of the drain delay (for a caller
+        that knows the clients have moved away: the tests, an operator's second signal)."""
+        self._drain_delay_over.set()
 
     def __enter__(self) -> Self:
         self.start()

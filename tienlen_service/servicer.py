@@ -18,7 +18,15 @@ seat token missing/wrong     PERMISSION_DENIED       SEAT_TOKEN_INVALID
 unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
 IllegalRecordMove            INVALID_ARGUMENT        RECORD_ILLEGAL_MOVE (+ BadRequest, move_number)
 too many open PlayStreams    RESOURCE_EXHAUSTED      TOO_MANY_STREAMS
+too many bot searches        RESOURCE_EXHAUSTED      TOO_MANY_SEARCHES
+search of a call gone        CANCELLED / DEADLINE_   CALL_ABANDONED (nobody reads it: the caller
+                             EXCEEDED                cancelled, or its deadline passed)
 ===========================  ======================  ===========================================
+
+Long work watches its call: a bot's search asks `call_gone(context)` between playouts and stops
+when the caller cancelled or its deadline passed, so six abandoned calls cannot hold the
+workers; and at most `search_slots(workers)` searches run at once (more are refused at once
+with RESOURCE_EXHAUSTED, which clients retry with backoff).
 
 PlayStream answers a refused move inside the stream instead (`PlayStreamError`: the code, the
 reason and the metadata of the status ApplyMove would have ended with) and goes on.
@@ -75,6 +83,10 @@ SEAT_TOKEN_INVALID: Final = "SEAT_TOKEN_INVALID"  # noqa: S105 - a reason code, 
 UNKNOWN_BOT: Final = "UNKNOWN_BOT"
 DEFAULT_BOT: Final = "greedy"
 TOO_MANY_STREAMS: Final = "TOO_MANY_STREAMS"
+TOO_MANY_SEARCHES: Final = "TOO_MANY_SEARCHES"
+CALL_ABANDONED: Final = "CALL_ABANDONED"
+#: Bots whose suggestion is a search (hundreds of playouts): watched and bounded.
+SEARCH_BOTS: Final = frozenset({"montecarlo"})
 TOKEN_MALFORMED: Final = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
 
 #: SetupError codes that describe the game's progress, not the request's shape.
@@ -112,6 +124,21 @@ def stream_slots(workers: int) -> int:
     return workers // 2
 
 
+def search_slots(workers: int) -> int:
+    """How many bot searches (`SEARCH_BOTS`) a server with `workers` call threads runs at once:
+    half of them, at least one, so that cheap calls always find a worker."""
+    return max(1, workers // 2)
+
+
+def call_gone(context: grpc.ServicerContext) -> Callable[[], bool]:
+    """A cheap check for long work: True once the call was cancelled or its deadline passed."""
+
+    def gone() -> bool:
+        return context.time_remaining() <= 0 or not context.is_active()
+
+    return gone
+
+
 def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
     """Register the servicer on a grpc server."""
     service_pb2_grpc.add_TienLenEngineServicer_to_server(servicer, server)
@@ -121,6 +148,29 @@ def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
 # Error mapping: the one place a domain error becomes a status.
 
 
+#: Bounds of what an error may carry, in UTF-8 bytes. An error often echoes the caller's input
+#: (an unknown variant, bot or option name) and travels in the trailers, which a client caps
+#: (grpc's default soft limit is 8 KiB; past it calls fail at random with RESOURCE_EXHAUSTED and
+#: no ErrorInfo, which clients then retry as transient). The message is sent twice (in
+#: grpc-message, percent-encoded: up to 3 bytes per byte, and in the details) and the details
+#: are base64: with these bounds the whole error stays under 4 KiB (tests/service/
+#: test_bounded_errors.py measures the worst case).
+MAX_MESSAGE_BYTES: Final = 400
+MAX_TEXT_BYTES: Final = 200
+MAX_METADATA_ENTRIES: Final = 4
+MAX_VIOLATIONS: Final = 4
+_ELLIPSIS: Final = "…"
+
+
+def bounded(text: str, limit: int = MAX_TEXT_BYTES) -> str:
+    """`text` cut to at most `limit` UTF-8 bytes (on a character boundary, "…" marking the cut)."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return text
+    cut = data[: limit - len(_ELLIPSIS.encode())].decode("utf-8", "ignore")
+    return cut + _ELLIPSIS
+
+
 def _status(
     code: grpc.StatusCode,
     reason: str,
@@ -128,22 +178,31 @@ def _status(
     metadata: dict[str, str] | None = None,
     violations: Sequence[tuple[str, str]] = (),
 ) -> status_pb2.Status:
+    """The rich status of an error; every text in it bounded (`bounded`), whatever the caller
+    sent: this is the one place every refusal passes through."""
     details = []
     info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {}))
+    meta = {
+        bounded(k): bounded(v) for k, v in list((metadata or {}).items())[:MAX_METADATA_ENTRIES]
+    }
+    info.Pack(error_details_pb2.ErrorInfo(reason=bounded(reason), domain=DOMAIN, metadata=meta))
     details.append(info)
     if violations:
         bad = any_pb2.Any()
         bad.Pack(
             error_details_pb2.BadRequest(
                 field_violations=[
-                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
-                    for f, d in violations
+                    error_details_pb2.BadRequest.FieldViolation(
+                        field=bounded(f), description=bounded(d, MAX_MESSAGE_BYTES)
+                    )
+                    for f, d in violations[:MAX_VIOLATIONS]
                 ]
             )
         )
         details.append(bad)
-    return status_pb2.Status(code=_CODES[code], message=message, details=details)
+    return status_pb2.Status(
+        code=_CODES[code], message=bounded(message, MAX_MESSAGE_BYTES), details=details
+    )
 
 
 _CODES: Final = {
@@ -151,6 +210,8 @@ _CODES: Final = {
     grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
     grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
     grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.CANCELLED: code_pb2.CANCELLED,
+    grpc.StatusCode.DEADLINE_EXCEEDED: code_pb2.DEADLINE_EXCEEDED,
 }
 
 
@@ -266,7 +327,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
     events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
-    `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`).
+    `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`);
+    `max_searches` how many bot searches may run at once (see `search_slots`).
     """
 
     def __init__(
@@ -276,13 +338,21 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         metrics: Metrics,
         require_seat_tokens: bool = False,
         max_streams: int = 1,
+        max_searches: int = 1,
     ) -> None:
         self._tokens = tokens
         self._metrics = metrics
         self._require_seat_tokens = require_seat_tokens
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
+        self._max_searches = max_searches
+        self._searches = threading.BoundedSemaphore(max_searches)
         self._states = codec.StateCache()
+        # One zero-valued series per configured key from the start: a rotation's last step
+        # (removing the old key) is safe once its series stops growing.
+        self._verified = {
+            kid: metrics.tokens_verified.labels(kid=kid) for kid in tokens.keyring.kids
+        }
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -490,8 +560,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     def SuggestMove(  # noqa: N802
         self, request: service_pb2.SuggestMoveRequest, context: grpc.ServicerContext
     ) -> service_pb2.SuggestMoveResponse:
-        """A bot's suggestion for a seat (not applied)."""
-        del context
+        """A bot's suggestion for a seat (not applied). A search (`SEARCH_BOTS`) watches its
+        call and stops when nobody waits for it; at most `max_searches` run at once."""
         state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
         name = request.bot or DEFAULT_BOT
         if name not in engine.BOTS:
@@ -501,7 +571,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             )
         if state.over:  # nothing to do: no suggestion, as ListLegalMoves lists no move
             return service_pb2.SuggestMoveResponse(bot=name)
-        move = engine.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
+        if name in SEARCH_BOTS:
+            move = self._search(state, request, name, context)
+        else:
+            move = engine.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
         if move is None:
             return service_pb2.SuggestMoveResponse(bot=name)
         combo = engine.validate(state, move)
@@ -528,9 +601,57 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     # --- helpers ------------------------------------------------------------------------------
 
+    def _search(
+        self,
+        state: GameState,
+        request: service_pb2.SuggestMoveRequest,
+        name: str,
+        context: grpc.ServicerContext,
+    ) -> engine.Move | None:
+        """A searching bot's suggestion, in one of the search slots, stopped when the call is."""
+        if not self._searches.acquire(blocking=False):
+            _abort(
+                context,
+                _status(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    TOO_MANY_SEARCHES,
+                    f"this replica runs at most {self._max_searches} {name} searches at once;"
+                    " retry with backoff, or ask a cheaper bot",
+                    {"bot": name},
+                ),
+            )
+        try:
+            return engine.suggest_move(
+                state,
+                request.seat,
+                name,
+                seed=_suggestion_seed(request),
+                should_stop=call_gone(context),
+            )
+        except engine.Abandoned:
+            expired = context.time_remaining() <= 0
+            _abort(
+                context,
+                _status(
+                    grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED,
+                    CALL_ABANDONED,
+                    "the search stopped: the call's deadline passed"
+                    if expired
+                    else "the search stopped: the call was cancelled",
+                    {"bot": name},
+                ),
+            )
+        finally:
+            self._searches.release()
+
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
-        """Verify a state token and rebuild its state; TokenError / StateDecodeError if not."""
-        return self._states.decode(token, self._tokens.decode)
+        """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
+        (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
+        decoded = self._states.decode(token, self._tokens.decode)
+        verified = self._verified.get(self._tokens.admit(token))
+        if verified is not None:
+            verified.inc()
+        return decoded
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat`: the seat must be at the table and, when
@@ -562,6 +683,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         update apart and assigning it would copy every message in it."""
         self._count_events(state.rules, events, applied=applied)
         update.state_token = self._states.encode(state, game_id, self._tokens.encode)
+        # Which state this is, for hosts that refuse stale tokens (docs/SECURITY.md).
+        update.game_id = game_id
+        update.game_number = state.match.game_number
+        update.move_number = state.move_count
         update.MergeFromString(codec.events_to_wire(events))  # appends the events
         if with_view:
             update.view.MergeFromString(codec.view_to_wire(view(state, SPECTATOR), state))

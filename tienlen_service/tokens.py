@@ -8,14 +8,22 @@ unreadable (AES-GCM), so a player holding it can't read the other hands.
 Wire layout of a state token (all lengths in bytes)::
 
     offset  size  field
-    0       1     version (1)
+    0       1     version: 2 with an issue time (when a maximum age is set), else 1 (none)
     1       1     flags: bit 0 = sealed; the other bits must be 0
     2       1     n = length of the key id (1..32)
     3       n     key id, ASCII [A-Za-z0-9._-] — in the clear, so the verifier picks the key
     3+n     1     m = length of the deployment id (1..64)
     4+n     m     deployment id, ASCII — in the clear, and covered by the tag
+    4+n+m   8     (version 2 only) issue time: Unix seconds, big-endian — in the clear, under the tag
     ...           body: the payload, or (sealed) a 12-byte random nonce + AES-GCM(payload)
     end-32  32    HMAC-SHA256 over everything before it
+
+Why an issue time: a stateless service can't tell a replayed old token from the latest one
+(docs/SECURITY.md); the host must keep the latest itself. The issue time lets a deployment cap
+how long any token lives (`max_age`, refused as TOKEN_EXPIRED), which bounds what a leaked or
+hoarded token can do. Tokens are stamped only where a maximum age is set: without one, a token
+stays a pure function of the state (any replica, at any time, mints the same bytes). A token
+without an issue time is refused where a maximum age is set, as its age is unknown.
 
 Why the deployment id is in the clear *and* under the MAC: two deployments may (wrongly) share
 key material; a token of one must not be accepted by the other. Because the tag covers the
@@ -39,6 +47,8 @@ import hmac
 import os
 import re
 import secrets
+import struct
+import time
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
@@ -51,10 +61,15 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from tienlen_service.entropy import random_bytes
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
-VERSION: Final = 1
+VERSION: Final = 2
+"""The format with an issue time (made where a maximum age is set)."""
+VERSION_NO_TIME: Final = 1
+"""The format without (made where no maximum age is set, and before the issue time existed)."""
+ISSUED_BYTES: Final = 8
+_ISSUED: Final = struct.Struct(">Q")
 FLAG_SEALED: Final = 0x01
 _KNOWN_FLAGS: Final = FLAG_SEALED
 TAG_BYTES: Final = 32
@@ -74,6 +89,13 @@ _INFO_MAC: Final = b"tienlen mac"
 _INFO_SEAL: Final = b"tienlen seal"
 _INFO_SEAT: Final = b"tienlen seat"
 
+#: SHA-256 of the key material published as an example in this repository (the deploy
+#: manifests shipped it before their dev overlay generated its own key): anyone can read it, so tokens signed with it can be forged. A server
+#: refuses to start with it unless told it is a development run (`--dev`).
+PUBLISHED_EXAMPLE_KEYS: Final = frozenset(
+    {"1dc4e8424347ab7d61485ed809ed71fb63ec632ba1db87a429a39e0f0ae8f7b4"}
+)
+
 
 class TokenReason(StrEnum):
     """Why a state token was refused; stable codes, returned in `ErrorInfo.reason`."""
@@ -88,6 +110,8 @@ class TokenReason(StrEnum):
     """A genuine token, but made by another deployment (which shares key material with us)."""
     TOKEN_UNSEALED_REQUIRED = "TOKEN_UNSEALED_REQUIRED"  # noqa: S105 - a reason code, not a secret
     """An unsealed token where this server requires sealed ones."""
+    TOKEN_EXPIRED = "TOKEN_EXPIRED"  # noqa: S105 - a reason code, not a secret
+    """Older than the deployment's maximum token age (or of the first format, with no time)."""
 
 
 class TokenError(Exception):
@@ -164,11 +188,12 @@ class KeyRing:
     ``#`` starts a comment in a file). Key ids are 1–32 characters of ``[A-Za-z0-9._-]``.
     """
 
-    __slots__ = ("_by_kid", "_keys", "generated")
+    __slots__ = ("_by_kid", "_keys", "generated", "published_kids")
 
     def __init__(self, keys: Iterable[tuple[str, bytes]], *, generated: bool = False) -> None:
         derived: list[_Key] = []
         seen: set[str] = set()
+        published: list[str] = []
         for kid, material in keys:
             if not _KID_RE.fullmatch(kid):
                 raise KeyConfigError(
@@ -182,8 +207,12 @@ class KeyRing:
                 )
             seen.add(kid)
             derived.append(_Key.derive(kid, material))
+            if hashlib.sha256(material).hexdigest() in PUBLISHED_EXAMPLE_KEYS:
+                published.append(kid)
         if not derived:
             raise KeyConfigError("no keys: give at least one kid:base64url key")
+        self.published_kids: tuple[str, ...] = tuple(published)
+        """The key ids whose material is a published example key (see PUBLISHED_EXAMPLE_KEYS)."""
         self._keys: tuple[_Key, ...] = tuple(derived)
         self._by_kid: dict[bytes, _Key] = {k.kid_bytes: k for k in derived}
         self.generated = generated
@@ -280,12 +309,17 @@ class TokenCodec:
     refused (TOKEN_UNSEALED_REQUIRED); off by default, so that turning sealing on doesn't break
     the games in progress — turn it on once the unsealed tokens have aged out.
     `deployment`: the id bound into every tag; a token of another deployment is refused.
+    `max_age`: seconds a token lives after its issue time (0: no limit, and tokens carry no
+    issue time); `admit` refuses older ones, and unstamped ones. `clock`: the time (Unix
+    seconds) tokens are stamped and checked with.
     """
 
     __slots__ = (
+        "_clock",
         "_dep_header",
         "_deployment",
         "_keyring",
+        "_max_age",
         "_require_sealed",
         "_seal",
         "_seat_prefix",
@@ -298,10 +332,14 @@ class TokenCodec:
         seal: bool,
         deployment: str = "tienlen",
         require_sealed: bool = False,
+        max_age: float = 0.0,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         problem = deployment_problem(deployment)
         if problem is not None:
             raise KeyConfigError(problem)
+        self._max_age = max_age
+        self._clock = clock
         self._keyring = keyring
         self._seal = seal
         self._require_sealed = require_sealed
@@ -334,7 +372,16 @@ class TokenCodec:
         """Sign (and, when sealing, encrypt) `payload` under the signing key."""
         key = self._keyring._signing()  # noqa: SLF001 - the ring and the codec are one unit
         flags = FLAG_SEALED if self._seal else 0
-        header = bytes((VERSION, flags, len(key.kid_bytes))) + key.kid_bytes + self._dep_header
+        if self._max_age > 0:
+            header = (
+                bytes((VERSION, flags, len(key.kid_bytes)))
+                + key.kid_bytes
+                + self._dep_header
+                + _ISSUED.pack(max(0, int(self._clock())))
+            )
+        else:
+            header = bytes((VERSION_NO_TIME, flags, len(key.kid_bytes))) + key.kid_bytes
+            header += self._dep_header
         if self._seal:
             nonce = random_bytes(NONCE_BYTES)
             # The header (version, flags, key id, deployment) is the associated data: the
@@ -354,7 +401,8 @@ class TokenCodec:
         size = len(data)
         if size == 0:
             raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is empty")
-        if data[0] != VERSION:
+        version = data[0]
+        if version not in (VERSION, VERSION_NO_TIME):
             raise TokenError(
                 TokenReason.TOKEN_MALFORMED, "the state token has an unknown format version"
             )
@@ -370,7 +418,7 @@ class TokenCodec:
         if kid_len == 0 or dep_at >= size - TAG_BYTES:
             raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is truncated")
         dep_len = data[dep_at]
-        body_at = dep_at + 1 + dep_len
+        body_at = dep_at + 1 + dep_len + (ISSUED_BYTES if version == VERSION else 0)
         tag_at = size - TAG_BYTES
         if dep_len == 0 or body_at > tag_at:
             raise TokenError(TokenReason.TOKEN_MALFORMED, "the state token is truncated")
@@ -391,7 +439,7 @@ class TokenCodec:
                 TokenReason.TOKEN_BAD_SIGNATURE,
                 "the state token's signature does not verify (altered or forged)",
             )
-        if data[dep_at:body_at] != self._dep_header:
+        if data[dep_at : dep_at + 1 + dep_len] != self._dep_header:
             raise TokenError(
                 TokenReason.TOKEN_WRONG_DEPLOYMENT,
                 "the state token was made by another deployment",
@@ -412,6 +460,31 @@ class TokenCodec:
             raise TokenError(
                 TokenReason.TOKEN_BAD_SIGNATURE, "the sealed state token does not decrypt"
             ) from None
+
+    def admit(self, token: bytes) -> str:
+        """The key id of a token already known good (`decode` accepted it, or this codec made
+        it), after checking its age against `max_age`: TokenError(TOKEN_EXPIRED) when older.
+
+        Apart from `decode` because a replica remembers the states of tokens it made or
+        checked (codec.StateCache) and skips `decode` for them; their age still counts."""
+        kid_end = 3 + token[2]
+        if self._max_age > 0:
+            if token[0] == VERSION_NO_TIME:
+                raise TokenError(
+                    TokenReason.TOKEN_EXPIRED,
+                    "the state token carries no issue time (an older format) and this server "
+                    "limits token age",
+                )
+            time_at = kid_end + 1 + token[kid_end]
+            (issued,) = _ISSUED.unpack_from(token, time_at)
+            age = self._clock() - issued
+            if age > self._max_age:
+                raise TokenError(
+                    TokenReason.TOKEN_EXPIRED,
+                    f"the state token is {int(age)} s old; this server accepts tokens up to "
+                    f"{self._max_age:g} s old (play on from the latest token)",
+                )
+        return token[3:kid_end].decode("ascii")
 
     def _seat_tag(self, key: _Key, game_id: bytes, seat: int) -> bytes:
         message = self._seat_prefix + seat.to_bytes(2, "big") + game_id

@@ -12,12 +12,21 @@ import grpc
 import pytest
 from tienlen_client import (
     CardTextError,
+    Combination,
     Game,
+    GameOver,
+    GameStarted,
+    InstantWin,
     InvalidRequest,
     InvalidToken,
     MoveRejected,
     PermissionDenied,
+    Played,
+    PlayerFinished,
+    PlayersFrozen,
     TienLenClient,
+    TienLenError,
+    TurnPassed,
     Unavailable,
     channel_target,
     service_config,
@@ -118,7 +127,10 @@ def test_play_and_pass(client: TienLenClient) -> None:
     assert game.view.table is not None
     assert game.view.table.cards == ("3S",)
     assert game.view.table.type == "SINGLE"
-    assert [e.WhichOneof("kind") for e in game.events] == ["played", "turn_passed"]
+    assert game.events == (
+        Played(0, Combination("SINGLE", 1, ("3S",)), False, False, False, 1),
+        TurnPassed(1),
+    )
     game = client.pass_turn(game, 1)
     assert game.view.seats[1].passed
     game = client.play(game, 2, "5S")
@@ -185,6 +197,21 @@ def test_next_game(client: TienLenClient) -> None:
 def test_suggest_and_describe_rules(client: TienLenClient) -> None:
     rules = client.describe_rules()
     assert len(rules.variants) == 6
+    assert [v.name for v in rules.variants][:2] == ["southern", "northern"]
+    assert rules.variant("hue").overrides["starting_card"] == "3C"
+    assert rules.variant("southern").values["starting_card"] == "3S"
+    assert "starting_card" not in rules.variant("southern").overrides
+    stake = rules.option("stake")
+    assert (stake.default, stake.description != "") == ("100", True)
+    assert rules.option("starting_card").choices == ("3S", "3C")
+    assert rules.option("cards_per_hand").type == "INT"
+    assert rules.option("cards_per_hand").maximum == 13
+    assert set(rules.bots) == {"greedy", "montecarlo", "random"}
+    with pytest.raises(InvalidRequest, match="unknown preset 'martian'; the presets are southern"):
+        rules.variant("martian")
+    with pytest.raises(InvalidRequest) as info:
+        rules.option("colour")
+    assert info.value.reason == "UNKNOWN_OPTION"
     game = client.new_game(hands=HANDS)
     suggestion = client.suggest(game, 0, "greedy")
     assert suggestion is not None
@@ -254,10 +281,71 @@ def test_bad_requests_raise_invalid_request(client: TienLenClient) -> None:
 
 def test_card_text_is_checked_before_calling(client: TienLenClient) -> None:
     game = client.new_game(hands=HANDS)
-    with pytest.raises(CardTextError):
+    with pytest.raises(CardTextError) as info:
         client.play(game, 0, ["3X"])
+    # The client's own error type, with the reason the service gives a card it can't read.
+    assert isinstance(info.value, InvalidRequest)
+    assert isinstance(info.value, TienLenError)
+    assert (info.value.reason, info.value.text) == ("INVALID_CARD", "3X")
+    assert info.value.message == "bad card '3X': unknown suit 'X'"
+    with pytest.raises(CardTextError, match="unknown rank '1'"):
+        client.validate(game, 0, "1S")
     with pytest.raises(ValueError, match="seed or explicit hands"):
         client.new_game(seed=1, hands=HANDS)
+
+
+def test_a_seat_not_at_the_table_is_refused_before_the_call(client: TienLenClient) -> None:
+    game = client.new_game(hands=HANDS)
+    for call in (
+        lambda: client.play(game, 4, ["3S"]),
+        lambda: client.pass_turn(game, -1),
+        lambda: client.legal_moves(game, 7),
+        lambda: client.suggest(game, 4),
+        lambda: client.view(game, 4),
+    ):
+        with pytest.raises(MoveRejected) as info:
+            call()
+        assert info.value.reason == "INVALID_SEAT"
+        assert "its seats are 0 to 3" in info.value.message
+
+
+def test_a_move_on_a_finished_game_is_refused_as_game_over(client: TienLenClient) -> None:
+    game = client.new_game(hands=["3S", "4S 5S", "6S 7S", "8S 9S"])
+    game = client.play(game, 0, "3S")  # out at once: the others are frozen, the game is over
+    assert game.finished
+    with pytest.raises(MoveRejected) as info:
+        client.pass_turn(game, 1)
+    assert info.value.reason == "GAME_OVER"
+    assert "next_game" in info.value.message
+    with client.play_stream() as stream, pytest.raises(MoveRejected, match="GAME_OVER"):
+        stream.play(game, 1, ["4S"])
+
+
+def test_game_events_are_records_of_what_happened(client: TienLenClient) -> None:
+    game = client.new_game(hands=["3S", "4S 5S 2H", "6S 7S", "8S 9S"])
+    assert game.events == (GameStarted(1, 0, "3S", True, 0, (1, 3, 2, 2)),)
+    game = client.play(game, 0, "3S")
+    assert game.events == (
+        Played(0, Combination("SINGLE", 1, ("3S",)), False, False, False, 0),
+        PlayerFinished(0, 1, False),
+        PlayersFrozen((1, 2, 3), (2, 3, 4)),
+        GameOver((1, 2, 3, 4)),
+    )
+    assert game.settlement is not None
+    assert [(r.seat, r.cards) for r in game.settlement.rotten] == [(1, ("2H",))]
+    dealt = client.new_game(hands=["3S 4S", "2S 2C 2D 2H", "6S 7S", "8S 9S"])
+    assert InstantWin(1, "four_twos") in dealt.events
+
+
+def test_a_game_repr_is_short_and_shows_no_token(client: TienLenClient) -> None:
+    game = client.new_game(hands=HANDS)
+    assert repr(game) == "Game(game 1, 4 players, to_act=0, cards_left=(2, 2, 2, 2))"
+    game = client.play(game, 0, ["3S"])
+    assert (
+        repr(game)
+        == "Game(game 1, 4 players, to_act=1, table='3S (single)', cards_left=(1, 2, 2, 2))"
+    )
+    assert game.seat_tokens[0] not in repr(game)
 
 
 # --- channel: targets, load balancing, retries, deadlines --------------------------------------
@@ -363,7 +451,7 @@ def test_unavailable_is_retried(server_factory: Callable[..., Any]) -> None:
     flaky = FlakyEngine(grpc.StatusCode.UNAVAILABLE, failures=2)
     running = server_factory(register=flaky.register)
     with TienLenClient(running.address) as client:
-        assert list(client.describe_rules().bots) == ["ok"]
+        assert client.describe_rules().bots == ("ok",)
     assert flaky.calls == 3
 
 
@@ -373,6 +461,22 @@ def test_other_codes_are_not_retried(server_factory: Callable[..., Any]) -> None
     with TienLenClient(running.address) as client, pytest.raises(InvalidRequest):
         client.describe_rules()
     assert flaky.calls == 1
+
+
+def test_one_attempt_means_no_retry_policy_and_calls_work(
+    server_factory: Callable[..., Any],
+) -> None:
+    config = json.loads(service_config(1))
+    assert "retryPolicy" not in config["methodConfig"][0]  # gRPC refuses maxAttempts below 2
+    flaky = FlakyEngine(grpc.StatusCode.UNAVAILABLE, failures=1)
+    running = server_factory(register=flaky.register)
+    with TienLenClient(running.address, max_attempts=1) as client:
+        with pytest.raises(Unavailable):
+            client.describe_rules()
+        assert flaky.calls == 1  # not retried
+        assert client.describe_rules().bots == ("ok",)
+    with pytest.raises(ValueError, match="at least 1"):
+        TienLenClient(running.address, max_attempts=0)
 
 
 def test_retries_give_up_after_max_attempts(server_factory: Callable[..., Any]) -> None:

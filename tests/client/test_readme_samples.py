@@ -1,8 +1,9 @@
 """The READMEs' Python samples run as written and print what their comments say.
 
-Each ```python block of the README and of the Python client's README is run against a real
-server (its address in place of the READMEs' 127.0.0.1:50051); every `print(...)  # value`
-line's value (the comment, up to an explanation after " — ") must come out, in order.
+Each ```python block of the README and of the Python client's README is run on its own (a
+fresh namespace: its imports are its own) against a real server (its address in place of the
+READMEs' 127.0.0.1:50051); every `print(...)  # value` line's value (the comment, up to an
+explanation after " — ") must come out, in order.
 A README that drifted from the client or the rules would send its readers astray first.
 """
 
@@ -39,15 +40,29 @@ def test_the_readme_has_python_samples_with_expected_output() -> None:
     assert expected_lines(samples[0])  # the full game says what it prints
 
 
-def test_the_readme_python_samples_run_in_order_and_print_what_they_say(
+def assert_printed_in_order(printed: list[str], sample: str, where: str = "the sample") -> None:
+    """Every value the sample's comments promise was printed, in that order."""
+    wanted_lines = expected_lines(sample)
+    assert wanted_lines, f"{where} says what it prints"
+    position = 0
+    for wanted in wanted_lines:
+        while position < len(printed) and printed[position] != wanted:
+            position += 1
+        assert position < len(printed), (
+            f"{where} should print {wanted!r} (in order); it printed {printed}"
+        )
+        position += 1
+
+
+def test_each_readme_python_sample_runs_on_its_own_and_prints_what_it_says(
     server_factory: Callable[..., Any],
 ) -> None:
-    # One namespace for all, as a reader running them in one session (the later samples use
-    # the first one's import).
+    # Each in a namespace of its own, as a reader pasting one sample alone would run it: a
+    # sample that leans on an earlier one's import or variables fails here.
     running = server_factory()
-    namespace: dict[str, Any] = {"__name__": "readme_samples"}
     for index, sample in enumerate(_samples()):
         assert README_ADDRESS in sample
+        namespace: dict[str, Any] = {"__name__": f"readme_sample_{index}"}
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(  # the README's own sample, run as a reader would
@@ -57,11 +72,5 @@ def test_the_readme_python_samples_run_in_order_and_print_what_they_say(
                 namespace,
             )
         printed = out.getvalue().splitlines()
-        position = 0
-        for wanted in expected_lines(sample):
-            while position < len(printed) and printed[position] != wanted:
-                position += 1
-            assert position < len(printed), (
-                f"README sample {index} should print {wanted!r} (in order); it printed {printed}"
-            )
-            position += 1
+        if expected_lines(sample):
+            assert_printed_in_order(printed, sample, f"README sample {index}")

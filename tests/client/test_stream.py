@@ -150,11 +150,39 @@ def test_moves_waiting_while_the_replica_is_down_are_answered_when_one_is_back(
     assert answered.view.seats[1].cards_left == 1
 
 
+def test_a_move_sent_while_no_replica_listens_waits_for_one_instead_of_failing(
+    server_factory: Callable[..., Any],
+) -> None:
+    # Two attempts only: the refused connections while no replica listens must not use them up
+    # (a rolling restart once failed a move 2 s after it was sent, well within its deadline).
+    keys = KeyRing.generate()
+    first = server_factory(keyring=keys)
+    port = int(first.address.rsplit(":", 1)[1])
+    with TienLenClient(first.address, max_attempts=2, timeout=60) as client:
+        game = client.new_game(hands=HANDS, leader=0)
+        refused = threading.Event()
+        client._channel.subscribe(  # the test watches the client's own channel
+            lambda state: (
+                refused.set() if state is grpc.ChannelConnectivity.TRANSIENT_FAILURE else None
+            )
+        )
+        with client.play_stream() as stream:
+            after = stream.play(game, 0, ["3S"])
+            first.handle.stop(0, 0)
+            waiting = stream.submit(after, 1, ["4S"])
+            assert refused.wait(30), "the client never saw the port refuse it"
+            assert not waiting.done()
+            server_factory(keyring=keys, port=port)
+            answered = waiting.result(timeout=30)
+    assert answered.to_act == 2
+
+
 def test_moves_fail_with_unavailable_when_no_replica_comes_back(
     server_factory: Callable[..., Any],
 ) -> None:
     running = server_factory()
-    with TienLenClient(running.address, max_attempts=2) as client:
+    # The moves wait for a replica up to their deadline (the client's 1 s timeout), then fail.
+    with TienLenClient(running.address, max_attempts=2, timeout=1.0) as client:
         game = client.new_game(hands=HANDS, leader=0)
         stream = client.play_stream()
         stream.play(game, 0, ["3S"])

@@ -102,7 +102,7 @@ class Lockstep:
         assert self.ref.raw.HasField("view")
         assert not self.unary.raw.HasField("view"), "the basic call got the full view"
         assert not self.streamed.raw.HasField("view"), "the basic stream got the full view"
-        self.seen.update(kinds(self.unary.events))
+        self.seen.update(kinds(self.unary.raw.events))
         self.check()
 
     def next_game(self, seed: int | None = None, hands: Sequence[str] | None = None) -> None:
@@ -208,7 +208,7 @@ def random_move(
 def presets(full: TienLenClient) -> dict[str, dict[str, str]]:
     """Every preset's option values, as DescribeRules lists them."""
     described = full.describe_rules()
-    return {v.name: {o.name: o.value for o in v.option_values} for v in described.variants}
+    return {v.name: dict(v.values) for v in described.variants}
 
 
 @pytest.fixture

@@ -131,6 +131,10 @@ def project_update(game: dict[str, Any], *, full_view: bool) -> dict[str, Any]:
         "finished": game["finished"],
         "settlement": game.get("settlement"),
         "view": view,
+        # Which state this is (the game id is random: recorded as present).
+        "gameId": {"$present": True} if game.get("gameId") else None,
+        "gameNumber": game.get("gameNumber"),
+        "moveNumber": game.get("moveNumber"),
     }
 
 

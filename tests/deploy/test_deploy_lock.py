@@ -4,7 +4,7 @@ deploy/requirements.lock (the runtime) and deploy/requirements-build.lock (the b
 are made by pip-compile --generate-hashes (`make lock`). This is the offline check that they
 still fit the project (`make lock-check`; part of `make test`): every requirement of
 pyproject.toml is pinned to a version it accepts, every pin carries its hashes, the locked
-set is closed under its packages' own requirements, and the generator pins are the dev extra's.
+set is closed under its packages' own requirements, and the generator pins are the gen extra's.
 """
 
 from __future__ import annotations
@@ -66,10 +66,11 @@ def runtime_requirements() -> list[Requirement]:
     return [Requirement(r) for r in project["dependencies"]]
 
 
-def dev_requirements() -> list[Requirement]:
+def generator_requirements() -> list[Requirement]:
+    """The `gen` extra: the protobuf code generator that `make gen` installs."""
     project = pyproject()["project"]
     assert isinstance(project, dict)
-    return [Requirement(r) for r in project["optional-dependencies"]["dev"]]
+    return [Requirement(r) for r in project["optional-dependencies"]["gen"]]
 
 
 @pytest.mark.parametrize("lock", [RUNTIME_LOCK, BUILD_LOCK], ids=lambda p: p.name)
@@ -139,10 +140,10 @@ def test_build_lock_pins_the_generator_of_the_dev_extra_and_the_build_backend() 
         name = canonicalize_name(requirement.name)
         assert name in declared_names, f"{BUILD_IN.name} lacks the build backend {requirement}"
         assert requirement.specifier.contains(pins[name].version)
-    dev = {canonicalize_name(r.name): r for r in dev_requirements()}
+    gen = {canonicalize_name(r.name): r for r in generator_requirements()}
     for generator in GENERATORS:
-        (exact,) = dev[canonicalize_name(generator)].specifier
-        assert exact.operator == "==", f"the dev extra pins {generator} exactly"
+        (exact,) = gen[canonicalize_name(generator)].specifier
+        assert exact.operator == "==", f"the gen extra pins {generator} exactly"
         assert pins[canonicalize_name(generator)].version == Version(exact.version), (
             f"the image would generate code with another {generator} than `make gen`"
         )

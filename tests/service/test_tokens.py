@@ -20,6 +20,7 @@ from tienlen_service.observability import Metrics
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import (
     FLAG_SEALED,
+    ISSUED_BYTES,
     TAG_BYTES,
     KeyConfigError,
     KeyRing,
@@ -81,6 +82,14 @@ def test_a_signed_token_is_deterministic() -> None:
         PAYLOAD
     )
 
+    # Stamped ones (where a maximum age is set), of the payload and the second of issue.
+    def at_noon() -> float:
+        return 1_780_000_000.5
+
+    one = TokenCodec(RING_A, seal=False, max_age=60, clock=at_noon)
+    other = TokenCodec(KeyRing.from_spec(SPEC_A), seal=False, max_age=60, clock=at_noon)
+    assert one.encode(PAYLOAD) == other.encode(PAYLOAD)
+
 
 def test_any_codec_reads_sealed_and_unsealed_tokens_alike() -> None:
     # Turning sealing on (or off) must not break the games in progress.
@@ -132,7 +141,7 @@ def test_an_empty_token_is_malformed() -> None:
 
 def test_an_unknown_version_or_flag_is_malformed() -> None:
     token = bytearray(CODEC.encode(PAYLOAD))
-    token[0] = 2
+    token[0] = 3
     assert reason_of(CODEC, bytes(token)) is TokenReason.TOKEN_MALFORMED
     token = bytearray(CODEC.encode(PAYLOAD))
     token[1] |= 0x40
@@ -382,6 +391,8 @@ def test_out_of_range_seats() -> None:
 
 def test_a_token_tag_is_hmac_sha256_sized() -> None:
     assert len(CODEC.encode(b"")) == 3 + 1 + 1 + len("tienlen") + TAG_BYTES
+    stamped = TokenCodec(RING_A, seal=False, max_age=60)
+    assert len(stamped.encode(b"")) == 3 + 1 + 1 + len("tienlen") + ISSUED_BYTES + TAG_BYTES
 
 
 def _hkdf(material: bytes, info: bytes) -> bytes:

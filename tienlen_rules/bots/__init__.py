@@ -6,6 +6,7 @@ name; `suggest_move` asks a bot for a seat's move in a state (the `SuggestMove` 
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 
@@ -55,11 +56,23 @@ def make_bot(spec: str) -> Bot:
 
 
 def suggest_move(
-    state: GameState, seat: int, bot: str = "greedy", *, seed: int | None = None
+    state: GameState,
+    seat: int,
+    bot: str = "greedy",
+    *,
+    seed: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Move | None:
-    """The move `bot` would make for `seat` now, or None when the seat has nothing to do."""
+    """The move `bot` would make for `seat` now, or None when the seat has nothing to do.
+
+    `should_stop`: a cheap check the bot's search calls between samples; once it answers True
+    the search gives up with `Abandoned` (the caller no longer wants the answer). Only the
+    Monte-Carlo bot searches; the others answer in a few legal-move generations."""
     obs = observe(state, seat)
     if not obs.plays and not (obs.in_turn and obs.can_pass):
         return None
-    move = make_bot(bot).choose(obs, random.Random(seed))  # noqa: S311 - a game move, not a secret
+    chosen = make_bot(bot)
+    if should_stop is not None and isinstance(chosen, MonteCarloBot):
+        chosen = dataclasses.replace(chosen, should_stop=should_stop)
+    move = chosen.choose(obs, random.Random(seed))  # noqa: S311 - a game move, not a secret
     return None if move.is_pass and not obs.in_turn else move

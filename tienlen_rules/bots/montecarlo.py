@@ -12,7 +12,8 @@ This is a rollout improvement of the greedy bot: the candidates are its best few
 (`max_candidates`) plus the pass, and a candidate is only chosen over the greedy choice when
 it does better against greedy play. Budget: about `samples` deals per decision (every deal is
 played out once per surviving candidate), or `seconds` of wall time if given (whichever ends
-first; a time budget makes the choice depend on the machine's speed).
+first; a time budget makes the choice depend on the machine's speed). `should_stop`, asked before
+every playout, ends the search early with `Abandoned` (its caller no longer wants the move).
 """
 
 from __future__ import annotations
@@ -20,19 +21,25 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from tienlen_rules.bots.base import Observation, decline, to_move, unseen_cards
 from tienlen_rules.bots.greedy import greedy_play, lead_order, situation, situation_in
 from tienlen_rules.bots.plan import is_precious
 from tienlen_rules.cards import CardSet, cards_of
 from tienlen_rules.combinations import Combination
+from tienlen_rules.errors import Abandoned
 from tienlen_rules.game import apply, legal_plays
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import GameState, Move, pass_turn
 
 MAX_PLAYOUT_MOVES = 1000
 """A safety stop for one playout (a real game takes far fewer moves)."""
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,7 @@ class MonteCarloBot:
     samples: int = 12
     max_candidates: int = 4
     seconds: float = 0.0
+    should_stop: Callable[[], bool] = field(default=_never, compare=False, repr=False)
 
     def choose(self, obs: Observation, rng: random.Random) -> Move:
         """The candidate with the best mean net over the sampled deals (successive halving)."""
@@ -58,6 +66,8 @@ class MonteCarloBot:
             for _ in range(per_phase):
                 deal = determinise(obs, rng)
                 for i in alive:
+                    if self.should_stop():
+                        raise Abandoned("the search was abandoned by its caller")
                     totals[i] += rollout_value(deal, obs, candidates[i])
             # Every survivor was played on the same deals, so totals compare directly.
             alive.sort(key=lambda i: (-totals[i], i))

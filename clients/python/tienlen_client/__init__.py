@@ -1,14 +1,20 @@
-"""Thin Python client of the Tiến Lên engine service (gRPC `tienlen.v1.TienLenEngine`).
+"""Python client of the Tiến Lên engine service (gRPC `tienlen.v1.TienLenEngine`).
 
-from tienlen_client import TienLenClient, MoveRejected
+    from tienlen_client import TienLenClient
 
-with TienLenClient("127.0.0.1:50051") as client:
-game = client.new_game(variant="southern", players=4, seed=7)
-game = client.play(game, game.to_act, ["3S"])
+    with TienLenClient("127.0.0.1:50051") as client:
+        game = client.new_game(variant="southern", players=4, seed=7)
+        move = client.suggest(game, game.to_act, bot="greedy")
+        game = client.play(game, game.to_act, move.cards)
+
+The `tienlen` command-line tool (`tienlen_client.cli`) comes with it.
 """
+
+from importlib import metadata
 
 from tienlen_client.cards import CardTextError
 from tienlen_client.client import TienLenClient, channel_target, service_config
+from tienlen_client.combination import Combination
 from tienlen_client.errors import (
     InvalidRequest,
     InvalidToken,
@@ -17,9 +23,22 @@ from tienlen_client.errors import (
     TienLenError,
     Unavailable,
 )
+from tienlen_client.events import (
+    ChopSettled,
+    Event,
+    GameOver,
+    GameStarted,
+    InstantWin,
+    Passed,
+    Played,
+    PlayerFinished,
+    PlayersFrozen,
+    RoundWon,
+    TurnPassed,
+    UnknownEvent,
+)
 from tienlen_client.follow import CannotFollow, UpdateView
 from tienlen_client.models import (
-    Combination,
     Game,
     LegalMove,
     RottenPart,
@@ -38,36 +57,58 @@ from tienlen_client.record import (
     RecordResult,
     RecordUnavailable,
 )
+from tienlen_client.rules import RuleOption, Rules, Variant
 from tienlen_client.stream import MoveStream
+
+try:
+    __version__ = metadata.version("tienlen-client")
+except metadata.PackageNotFoundError:  # imported from a checkout without installing it
+    __version__ = "0+unknown"
 
 __all__ = [
     "CannotFollow",
     "CardTextError",
+    "ChopSettled",
     "Combination",
+    "Event",
     "Game",
+    "GameOver",
     "GameRecord",
+    "GameStarted",
+    "InstantWin",
     "InvalidRequest",
     "InvalidToken",
     "LegalMove",
     "MatchRecord",
     "MoveRejected",
     "MoveStream",
+    "Passed",
     "PermissionDenied",
+    "Played",
+    "PlayerFinished",
+    "PlayersFrozen",
     "RecordMoveRejected",
     "RecordParseError",
     "RecordResult",
     "RecordUnavailable",
     "RecordedMove",
     "RottenPart",
+    "RoundWon",
+    "RuleOption",
+    "Rules",
     "SeatInfo",
     "Settlement",
     "TienLenClient",
     "TienLenError",
     "Transfer",
+    "TurnPassed",
     "Unavailable",
+    "UnknownEvent",
     "UpdateView",
     "Validation",
+    "Variant",
     "View",
+    "__version__",
     "channel_target",
     "service_config",
 ]

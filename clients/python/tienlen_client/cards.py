@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+import grpc
+
 from tienlen.v1 import cards_pb2, moves_pb2
+from tienlen_client.errors import InvalidRequest
 
 RANKS: Final = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
 SUITS: Final = ("S", "C", "D", "H")
@@ -20,11 +23,18 @@ CardsLike = str | Iterable[str]
 """Cards as text: ``"3S 4S 5S"`` (spaces or commas) or a sequence ``["3S", "4S"]``."""
 
 
-class CardTextError(ValueError):
-    """Text that is not a card; `text` is the offending token."""
+class CardTextError(InvalidRequest, ValueError):
+    """Text that is not a card; `text` is the offending token. Raised before any call, with
+    the reason the service gives a card it can't read (``INVALID_CARD``); an `InvalidRequest`
+    like the service's refusals (and a ValueError, as a bad argument)."""
 
     def __init__(self, text: str, detail: str) -> None:
-        super().__init__(f"bad card {text!r}: {detail}")
+        super().__init__(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "INVALID_CARD",
+            f"bad card {text!r}: {detail}",
+            field_violations=(("cards", detail),),
+        )
         self.text = text
 
 

@@ -30,6 +30,8 @@ import grpc
 
 from tienlen.v1 import cards_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from tienlen_client.cards import CardsLike, cards, move, texts
+from tienlen_client.checks import check_move, check_seat, combination_type_value
+from tienlen_client.combination import Combination
 from tienlen_client.errors import TienLenError, from_rpc_error
 from tienlen_client.follow import (
     CannotFollow,
@@ -38,9 +40,10 @@ from tienlen_client.follow import (
     check_update_view,
     follow_game,
 )
-from tienlen_client.models import Combination, Game, LegalMove, Validation, View
+from tienlen_client.models import Game, LegalMove, Validation, View
 from tienlen_client.record import GameLog, GameRecord, replay_error
 from tienlen_client.request_ids import request_metadata
+from tienlen_client.rules import Rules
 from tienlen_client.stream import MoveStream
 
 SERVICE: Final = "tienlen.v1.TienLenEngine"
@@ -57,21 +60,22 @@ def service_config(max_attempts: int = DEFAULT_ATTEMPTS, *, health_check: bool =
     transient codes for every method (safe: every RPC is pure). CANCELLED is retried too: a
     replica that gets SIGTERM cancels the calls grpcio had queued but not started. With
     `health_check`, round_robin skips replicas whose health service says NOT_SERVING, so a
-    draining replica gets no new calls."""
+    draining replica gets no new calls. `max_attempts` 1 means no retries: no retryPolicy at
+    all (gRPC refuses a policy of fewer than 2 attempts, and would fail every call)."""
+    if max_attempts < 1:
+        raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
+    method: dict[str, object] = {"name": [{"service": SERVICE}]}
+    if max_attempts > 1:
+        method["retryPolicy"] = {
+            "maxAttempts": max_attempts,
+            "initialBackoff": "0.05s",
+            "maxBackoff": "1s",
+            "backoffMultiplier": 2,
+            "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "CANCELLED"],
+        }
     config: dict[str, object] = {
         "loadBalancingConfig": [{"round_robin": {}}],
-        "methodConfig": [
-            {
-                "name": [{"service": SERVICE}],
-                "retryPolicy": {
-                    "maxAttempts": max_attempts,
-                    "initialBackoff": "0.05s",
-                    "maxBackoff": "1s",
-                    "backoffMultiplier": 2,
-                    "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "CANCELLED"],
-                },
-            }
-        ],
+        "methodConfig": [method],
     }
     if health_check:
         config["healthCheckConfig"] = {"serviceName": SERVICE}
@@ -117,7 +121,7 @@ class TienLenClient:
     `address`: ``"host:port"``, a target URI (``"dns:///tienlen:50051"``) or a list of IP
     ``host:port`` addresses. `credentials`: TLS channel credentials (default: plaintext).
     `timeout`: the default deadline of each call, in seconds. `max_attempts`: attempts per
-    call for the transient codes. `health_check`: watch each replica's gRPC health and send
+    call for the transient codes (1: no retries). `health_check`: watch each replica's gRPC health and send
     nothing to one that is draining (default: on for a list of several addresses; off for one
     address, where the health watch would follow whichever replica a proxy picks).
     `update_view`: how moves (`play`, `pass_turn`, `play_stream`) are answered by default:
@@ -253,6 +257,7 @@ class TienLenClient:
         moves are answered by default (default: the client's)."""
         return MoveStream(
             self._stub,
+            channel=self._channel,
             timeout=self.timeout,
             max_attempts=self.max_attempts,
             update_view=self.update_view if update_view is None else update_view,
@@ -264,6 +269,7 @@ class TienLenClient:
         self, game: Game, seat: int, cards_: CardsLike | None, *, timeout: float | None = None
     ) -> Validation:
         """Dry run: would playing `cards_` (or passing, when None) be legal for `seat`?"""
+        check_seat(game, seat)
         request = service_pb2.ValidateMoveRequest(
             state_token=game.state,
             seat=seat,
@@ -293,11 +299,10 @@ class TienLenClient:
     ) -> list[LegalMove]:
         """Every legal move of `seat` now (all pages), optionally one group: a combination type
         (``"PAIR"``, ``"STRAIGHT"``, ...) and length."""
+        check_seat(game, seat)
         type_value = moves_pb2.COMBINATION_TYPE_UNSPECIFIED
         if combination_type is not None:
-            type_value = moves_pb2.CombinationType.Value(
-                "COMBINATION_TYPE_" + combination_type.upper()
-            )
+            type_value = combination_type_value(combination_type)
         moves: list[LegalMove] = []
         token = ""
         while True:
@@ -319,6 +324,8 @@ class TienLenClient:
 
     def view(self, game: Game, seat: int | None = None, *, timeout: float | None = None) -> View:
         """What `seat` sees (its own hand), or a spectator (`seat` None: no hands)."""
+        if seat is not None:
+            check_seat(game, seat)
         request = service_pb2.GetViewRequest(
             state_token=game.state,
             seat=seat,
@@ -331,6 +338,7 @@ class TienLenClient:
     ) -> LegalMove | None:
         """A bot's suggested move for `seat` (not applied); None when the seat has nothing to
         do now (not its turn and no out-of-turn play, or the game is over)."""
+        check_seat(game, seat)
         request = service_pb2.SuggestMoveRequest(
             state_token=game.state, seat=seat, seat_token=game.seat_token(seat), bot=bot
         )
@@ -341,9 +349,10 @@ class TienLenClient:
             service_pb2.LegalMove(move=response.move, combination=response.combination)
         )
 
-    def describe_rules(self, *, timeout: float | None = None) -> service_pb2.DescribeRulesResponse:
-        """Every variant and rule option (for a settings screen)."""
-        return self._call(self._stub.DescribeRules, service_pb2.DescribeRulesRequest(), timeout)
+    def describe_rules(self, *, timeout: float | None = None) -> Rules:
+        """Every preset (variant), rule option and bot (for a settings screen)."""
+        request = service_pb2.DescribeRulesRequest()
+        return Rules.from_pb(self._call(self._stub.DescribeRules, request, timeout))
 
     # --- records (tienlen_client.record, docs/RECORDS.md) ---------------------------------------
 
@@ -410,6 +419,7 @@ class TienLenClient:
         timeout: float | None,
         update_view: UpdateView | None,
     ) -> Game:
+        check_move(game, seat)
         wanted = self.update_view if update_view is None else check_update_view(update_view)
         request = apply_request(game, seat, wire_move, wanted)
         update = self._call(self._stub.ApplyMove, request, timeout).game

@@ -1,5 +1,7 @@
 """Plain Python records of what the service returns, with cards as text (``"3S"``).
 
+(`tienlen_client.events`: the records of `game.events`; `tienlen_client.rules`: DescribeRules.)
+
 Each record keeps the protobuf message it came from in `raw`, for anything not copied here.
 """
 
@@ -8,8 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tienlen.v1 import events_pb2, game_pb2, moves_pb2, settlement_pb2
+from tienlen.v1 import game_pb2, settlement_pb2
 from tienlen_client.cards import texts
+from tienlen_client.combination import Combination
+from tienlen_client.events import Event, event_from_pb
+
+__all__ = [  # Combination is re-exported: it was defined here before it had its own module
+    "Combination",
+    "Game",
+    "LegalMove",
+    "RottenPart",
+    "SeatInfo",
+    "Settlement",
+    "Transfer",
+    "Validation",
+    "View",
+]
 
 if TYPE_CHECKING:
     from tienlen_client.record import GameLog, GameRecord, MatchRecord
@@ -17,22 +33,6 @@ if TYPE_CHECKING:
 
 def _enum_name(prefix: str, name: str) -> str:
     return name.removeprefix(prefix)
-
-
-@dataclass(frozen=True, slots=True)
-class Combination:
-    """A classified play: `type` (``"SINGLE"``, ``"PAIR"``, ..., ``"CONSECUTIVE_PAIRS"``), its
-    `length`, its `cards` weakest first."""
-
-    type: str
-    length: int
-    cards: tuple[str, ...]
-
-    @classmethod
-    def from_pb(cls, msg: moves_pb2.Combination) -> Combination:
-        """From the wire message."""
-        name = moves_pb2.CombinationType.Name(msg.type)
-        return cls(_enum_name("COMBINATION_TYPE_", name), msg.length, texts(msg.cards))
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +147,9 @@ class View:
 class Game:
     """A game as the client holds it: the opaque `state` token, the `seat_tokens` (passed
     automatically with every call made for a seat), who is `to_act` (None once over),
-    whether it is `finished`, its `settlement` once over, the last step's `events` (wire
-    `tienlen.v1.Event` messages) and the spectator `view`.
+    whether it is `finished`, its `settlement` once over, the last step's `events`
+    (`tienlen_client.events` records) and the spectator `view`. Its repr is a short summary
+    (no token bytes).
 
     `raw` is the GameUpdate as it came: after a move made with ``update_view="basic"`` its
     `view` is unset and `view` here is the one the client followed from the events
@@ -159,7 +160,7 @@ class Game:
     to_act: int | None
     finished: bool
     settlement: Settlement | None
-    events: tuple[events_pb2.Event, ...]
+    events: tuple[Event, ...]
     view: View
     raw: game_pb2.GameUpdate = field(repr=False, compare=False)
     #: What the client followed of this game, for `record()` (tienlen_client.record).
@@ -194,7 +195,7 @@ class Game:
             to_act=msg.to_act if msg.HasField("to_act") else None,
             finished=msg.finished,
             settlement=Settlement.from_pb(msg.settlement) if msg.HasField("settlement") else None,
-            events=tuple(msg.events),
+            events=tuple(event_from_pb(e) for e in msg.events),
             view=view,
             raw=msg,
             log=None if previous is None or previous.log is None else previous.log.followed(msg),
@@ -217,6 +218,17 @@ class Game:
         from tienlen_client.record import match_record_of
 
         return match_record_of(self)
+
+    def __repr__(self) -> str:
+        """``Game(game 1, 4 players, to_act=2, table='7S 7H (pair)', cards_left=(13, 11, 13,
+        13))``: what a reader needs, never the tokens."""
+        state = "finished" if self.finished else f"to_act={self.to_act}"
+        table = f"table={str(self.view.table)!r}, " if self.view.table is not None else ""
+        left = tuple(s.cards_left for s in self.view.seats)
+        return (
+            f"Game(game {self.view.game_number}, {self.players} players, {state}, "
+            f"{table}cards_left={left})"
+        )
 
 
 @dataclass(frozen=True, slots=True)

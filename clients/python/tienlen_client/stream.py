@@ -15,7 +15,10 @@ answer is matched by that tag. Every move is a pure function of its request, so 
 stream breaks (the replica drains, restarts, or has no stream slot free:
 UNAVAILABLE, CANCELLED, RESOURCE_EXHAUSTED) the moves still waiting are sent again on a new
 stream, with backoff, up to `max_attempts` times in a row; after that they fail with
-`Unavailable`. Nothing sent is lost: every `submit` gets an answer or an exception.
+`Unavailable`. A stream that broke with UNAVAILABLE (the replica went away, or no replica
+answers: a rolling restart) does not count: the moves wait for a ready replica, up to their
+deadline (the stream's `timeout` from their submission), and fail with `Unavailable` only
+then. Nothing sent is lost: every `submit` gets an answer or an exception.
 
 With ``update_view="basic"`` the answers carry no spectator view and the stream follows it from
 the events (`tienlen_client.follow`), on its reader thread; an answer that can't be followed
@@ -39,6 +42,7 @@ import grpc
 
 from tienlen.v1 import game_pb2, service_pb2
 from tienlen_client.cards import CardsLike, move
+from tienlen_client.checks import check_move
 from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
 from tienlen_client.follow import (
     CannotFollow,
@@ -75,14 +79,19 @@ _log = logging.getLogger("tienlen_client")
 class _Pending:
     """A move sent and not yet answered."""
 
-    __slots__ = ("future", "game", "request")
+    __slots__ = ("deadline", "future", "game", "request")
 
     def __init__(
-        self, request: service_pb2.PlayStreamRequest, game: Game, future: Future[Game]
+        self,
+        request: service_pb2.PlayStreamRequest,
+        game: Game,
+        future: Future[Game],
+        deadline: float,
     ) -> None:
         self.request = request
         self.game = game  # the game the move was made on: a basic answer is followed from it
         self.future = future
+        self.deadline = deadline  # time.monotonic() after which it no longer waits for a replica
 
 
 class MoveStream:
@@ -90,13 +99,15 @@ class MoveStream:
 
     Made by `TienLenClient.play_stream()`. `timeout` is the default wait for one move's
     answer; `max_attempts` how many streams in a row may break before the waiting moves fail;
-    `update_view` how moves are answered by default.
+    `update_view` how moves are answered by default; `channel` the stub's channel (to wait for
+    a ready replica after a break; without it a break counts as an attempt whatever its code).
     """
 
     def __init__(
         self,
         stub: service_pb2_grpc.TienLenEngineStub,
         *,
+        channel: grpc.Channel | None = None,
         timeout: float,
         max_attempts: int,
         update_view: UpdateView = "full",
@@ -105,6 +116,7 @@ class MoveStream:
             raise ValueError("max_attempts must be at least 1")
         self.update_view = check_update_view(update_view)
         self._stub = stub
+        self._channel = channel
         self.timeout = timeout
         self._max_attempts = max_attempts
         self._fetching: set[Future[Game]] = set()  # answers waiting for GetView
@@ -133,6 +145,7 @@ class MoveStream:
         """Send a move (cards to play, or None to pass) without waiting: a future of the game
         after it. The future raises what ApplyMove would raise (`MoveRejected`, ...).
         `update_view`: ``"full"`` or ``"basic"`` (default: the stream's)."""
+        check_move(game, seat)
         wanted = self.update_view if update_view is None else check_update_view(update_view)
         apply = apply_request(game, seat, move(cards_), wanted)
         future: Future[Game] = Future()
@@ -143,7 +156,8 @@ class MoveStream:
                 raise RuntimeError("the move stream is closed")
             tag = str(next(self._tags))
             request = service_pb2.PlayStreamRequest(tag=tag, move=apply)
-            self._pending[tag] = _Pending(request, game, future)
+            deadline = time.monotonic() + self.timeout
+            self._pending[tag] = _Pending(request, game, future, deadline)
             self._requests.put(request)
             self._work.set()
         return future
@@ -244,7 +258,14 @@ class MoveStream:
                     and retryable
                     and (not self._pending or (error is None and not lost))
                 )
-                failures = 0 if idle else failures + 1
+                # UNAVAILABLE: the replica went away or none answers. Not an attempt: wait for a
+                # ready one (below), within the waiting moves' deadline.
+                waits_for_replica = (
+                    self._channel is not None
+                    and code == grpc.StatusCode.UNAVAILABLE
+                    and not self._closing
+                )
+                failures = 0 if idle else failures + (0 if waits_for_replica else 1)
                 if not idle and (
                     not retryable
                     or failures >= self._max_attempts
@@ -270,8 +291,36 @@ class MoveStream:
             if idle:
                 if not self._pending:
                     self._work.wait()  # no move waits: reconnect when the next one comes
-            else:
-                time.sleep(min(BACKOFF_MAX, BACKOFF_INITIAL * 2 ** (failures - 1)))
+                continue
+            time.sleep(min(BACKOFF_MAX, BACKOFF_INITIAL * 2 ** (max(failures, 1) - 1)))
+            if waits_for_replica and not self._replica_ready_in_time():
+                with self._lock:
+                    self._fail_all(
+                        Unavailable(
+                            grpc.StatusCode.UNAVAILABLE,
+                            "",
+                            "no replica was ready within the deadline of the moves waiting",
+                        )
+                    )
+                return
+
+    def _replica_ready_in_time(self) -> bool:
+        """Wait until the channel is ready (a replica accepts connections), at most until the
+        earliest deadline of the moves waiting; whether it became ready in time."""
+        with self._lock:
+            deadlines = [pending.deadline for pending in self._pending.values()]
+        if not deadlines or self._channel is None:
+            return True
+        remaining = min(deadlines) - time.monotonic()
+        if remaining <= 0:
+            return False
+        ready = grpc.channel_ready_future(self._channel)
+        try:
+            ready.result(timeout=remaining)
+        except grpc.FutureTimeoutError:
+            ready.cancel()
+            return False
+        return True
 
     def _answer(self, response: service_pb2.PlayStreamResponse) -> None:
         with self._lock:
