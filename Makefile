@@ -81,7 +81,7 @@ gen-check: $(GENERATED) ## fail if the generated code is not what protos/ genera
 
 # --- running ------------------------------------------------------------------------------
 
-run: $(GENERATED) $(WEB_BUILT) ## run the service on :50051 and the web port :8080 (metrics :9464) as a dev run (--dev: reflection on); Ctrl-C drains and stops
+run: $(GENERATED) $(WEB_BUILT) ## run the service as a dev run (--dev: reflection on): gRPC on :50051, browsers on :8080, metrics on :9464; Ctrl-C drains
 	$(PY) -m tienlen_service --dev $(ARGS)
 
 demo: $(GENERATED) $(CLIENT) ## bots play a full game against a running service (make run first)

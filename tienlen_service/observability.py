@@ -346,6 +346,12 @@ def _request_id(metadata: Any) -> str:
     return random_bytes(16).hex()  # not uuid4(): os.urandom gives the GIL away (entropy.py)
 
 
+def request_id_of(metadata: Any) -> str:
+    """A call's request id: the caller's ``x-request-id`` (from gRPC metadata, or the web
+    port's HTTP headers as pairs) when it is 1-128 printable ASCII characters, else a new one."""
+    return _request_id(metadata)
+
+
 class _Malformed:
     """Marks a request whose bytes didn't parse (see `ObservabilityInterceptor`)."""
 

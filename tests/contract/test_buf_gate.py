@@ -83,7 +83,8 @@ def test_removing_a_field_fails_the_gate(scratch: Path) -> None:
 
 
 def test_renumbering_a_field_fails_the_gate(scratch: Path) -> None:
-    edit(scratch / "protos/tienlen/v1/cards.proto", r"^(\s*Suit suit = )2;", r"\g<1>3;")
+    # 4: a number no other field of Card uses (3 is Card.text).
+    edit(scratch / "protos/tienlen/v1/cards.proto", r"^(\s*Suit suit = )2;", r"\g<1>4;")
     result = gate(scratch)
     assert result.returncode == 1
     assert "suit" in (result.stdout + result.stderr).lower()
@@ -102,7 +103,7 @@ def test_adding_a_field_passes_the_gate(scratch: Path) -> None:
     edit(
         scratch / "protos/tienlen/v1/cards.proto",
         r"^(\s*Suit suit = 2;)",
-        "\\g<1>\n  // A note for the test.\n  string note = 3;",
+        "\\g<1>\n  // A note for the test.\n  string note = 4;",
     )
     result = gate(scratch)
     assert result.returncode == 0, result.stdout + result.stderr

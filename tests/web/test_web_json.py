@@ -85,13 +85,14 @@ def test_a_card_may_be_written_as_text_or_as_rank_and_suit(web) -> None:
     as_enums = apply(
         web, token, seat, {"play": {"cards": [{"rank": "RANK_THREE", "suit": "SUIT_SPADES"}]}}
     )
+    bare = apply(web, token, seat, {"play": {"cards": ["3S"]}})
     both = apply(
         web,
         token,
         seat,
         {"play": {"cards": [{"rank": "RANK_THREE", "suit": "SUIT_SPADES", "text": "3s"}]}},
     )
-    assert as_text.status == as_enums.status == both.status == 200
+    assert as_text.status == as_enums.status == bare.status == both.status == 200
     assert as_text.json()["game"]["events"] == as_enums.json()["game"]["events"]
 
 
@@ -99,6 +100,7 @@ def test_a_card_may_be_written_as_text_or_as_rank_and_suit(web) -> None:
     ("card", "why"),
     [
         ({"text": "3X"}, "is not a card"),
+        ("3X", "is not a card"),
         ({"text": "11S"}, "is not a card"),
         ({"text": "4S", "rank": "RANK_THREE", "suit": "SUIT_SPADES"}, "different cards"),
     ],

@@ -362,8 +362,9 @@ def test_an_unknown_method_is_unimplemented(start_web, path) -> None:
     still_serves_both_ports(running, web)
 
 
-def test_a_wrong_http_method_on_an_rpc_is_refused(web) -> None:
-    answer = web.request("PUT", f"/{SERVICE}/NewGame", b"{}", {"content-type": "application/json"})
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+def test_a_wrong_http_method_on_an_rpc_is_refused(web, method) -> None:
+    answer = web.request(method, f"/{SERVICE}/NewGame", b"{}", {"content-type": "application/json"})
     assert answer.status == 405
     assert answer.json()["code"] == "unimplemented"
 
@@ -454,3 +455,67 @@ def test_error_details_decode_as_error_info(web) -> None:
     )
     assert info.domain == "tienlen.v1"
     assert detail["debug"]["reason"] == info.reason
+
+
+# --- limits and faults, with an engine whose DescribeRules can be held or made to fail ---------
+
+
+class _HeldEngine:
+    """Registers the engine servicer with DescribeRules replaced: held until released, or
+    raising a bug's exception when `crash` is set."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.crash = False
+
+    def register(self, server: Any, tokens: Any, metrics: Any, config: Any) -> Any:
+        from tienlen_service import servicer
+
+        held = self
+
+        class Engine(servicer.TienLenServicer):
+            def DescribeRules(self, request: Any, context: Any) -> Any:
+                if held.crash:
+                    raise ValueError("a bug")
+                held.entered.set()
+                held.release.wait(TIMEOUT)
+                return super().DescribeRules(request, context)
+
+        servicer.add_to_server(Engine(tokens=tokens, metrics=metrics), server)
+        return (servicer.SERVICE_NAME,)
+
+
+def test_calls_beyond_max_concurrent_rpcs_are_resource_exhausted(start_web) -> None:
+    import threading
+
+    engine = _HeldEngine()
+    _, web = start_web(max_concurrent_rpcs=1, register=engine.register)
+    first: list[Any] = []
+    holder = threading.Thread(target=lambda: first.append(web.connect_json("DescribeRules", {})))
+    holder.start()
+    try:
+        assert engine.entered.wait(TIMEOUT)
+        refused = web.connect_json("DescribeRules", {})
+        assert refused.status == 429
+        assert refused.json()["code"] == "resource_exhausted"
+        assert "at most 1" in refused.json()["message"]
+    finally:
+        engine.release.set()
+        holder.join(TIMEOUT)
+    assert first[0].status == 200
+    assert web.connect_json("DescribeRules", {}).status == 200  # the slot is free again
+
+
+def test_a_bug_in_a_handler_answers_unknown_never_a_traceback(start_web) -> None:
+    engine = _HeldEngine()
+    engine.crash = True
+    running, web = start_web(register=engine.register)
+    answer = web.connect_json("DescribeRules", {})
+    assert answer.status == 500
+    assert answer.json() == {"code": "unknown", "message": "unexpected error in the server"}
+    grpc_web = web.grpc_web("DescribeRules", service_pb2.DescribeRulesRequest())
+    assert grpc_web.status == grpc.StatusCode.UNKNOWN.value[0]
+    still_serves_both_ports(running, web)

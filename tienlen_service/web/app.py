@@ -169,7 +169,7 @@ def cors(app: ASGIApp, origins: Iterable[str]) -> ASGIApp:
     return CORSMiddleware(
         app,
         allow_origins=list(origins),
-        allow_methods=("GET", "POST"),
+        allow_methods=("POST",),
         allow_headers=ALLOW_HEADERS,
         expose_headers=EXPOSE_HEADERS,
         max_age=7200,
@@ -266,39 +266,36 @@ class WebRouter:
             )
         if path not in self._unary:
             raise Refusal("unimplemented", f"no such RPC: {path.lstrip('/')}", "UNKNOWN_METHOD")
-        if scope["method"] not in {"POST", "GET"}:
+        if scope["method"] != "POST":
             raise Refusal(
                 "unimplemented",
-                f"{scope['method']} is not served: RPCs are POST (or GET for Connect)",
+                f"{scope['method']} is not served: every RPC is a POST",
                 "BAD_HTTP_METHOD",
                 http_status=405,
             )
         content_type = _header(scope, b"content-type")
-        if scope["method"] == "POST":
-            if content_type.startswith("application/grpc") and not content_type.startswith(
-                _GRPC_WEB
-            ):
-                raise Refusal(
-                    "unimplemented",
-                    "native gRPC needs HTTP/2 and trailers: use the gRPC port (--port), or "
-                    "gRPC-Web / Connect here",
-                    "BAD_CONTENT_TYPE",
-                    http_status=415,
-                )
-            media = content_type.split(";", 1)[0].strip()
-            if not (media.startswith(_GRPC_WEB) or media in _CONNECT_TYPES):
-                raise Refusal(
-                    "unimplemented",
-                    f"content type {content_type or '(none)'!r} is not served; use {_ACCEPTED}",
-                    "BAD_CONTENT_TYPE",
-                    http_status=415,
-                )
-            if content_type.startswith(_GRPC_WEB_TEXT):
-                await _grpc_web_text(self._rpc, scope, receive, send, self._max_body_bytes)
-                return
-            if content_type.startswith(_GRPC_WEB):
-                await self._rpc(scope, receive, send)
-                return
+        if content_type.startswith("application/grpc") and not content_type.startswith(_GRPC_WEB):
+            raise Refusal(
+                "unimplemented",
+                "native gRPC needs HTTP/2 and trailers: use the gRPC port (--port), or "
+                "gRPC-Web / Connect here",
+                "BAD_CONTENT_TYPE",
+                http_status=415,
+            )
+        media = content_type.split(";", 1)[0].strip()
+        if not (media.startswith(_GRPC_WEB) or media in _CONNECT_TYPES):
+            raise Refusal(
+                "unimplemented",
+                f"content type {content_type or '(none)'!r} is not served; use {_ACCEPTED}",
+                "BAD_CONTENT_TYPE",
+                http_status=415,
+            )
+        if content_type.startswith(_GRPC_WEB_TEXT):
+            await _grpc_web_text(self._rpc, scope, receive, send, self._max_body_bytes)
+            return
+        if content_type.startswith(_GRPC_WEB):
+            await self._rpc(scope, receive, send)
+            return
         await self._rpc(scope, receive, _readable_error_details(send))
 
 

@@ -16,7 +16,6 @@ transport (``connect`` or ``grpc_web``).
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -29,7 +28,12 @@ from connectrpc.server import Endpoint
 from google.protobuf import descriptor_pool, message_factory
 from prometheus_client import Counter, Histogram
 
-from tienlen_service.observability import HANDLING_BUCKETS, REQUEST_ID_HEADER, get_logger
+from tienlen_service.observability import (
+    HANDLING_BUCKETS,
+    REQUEST_ID_HEADER,
+    get_logger,
+    request_id_of,
+)
 from tienlen_service.web.context import WebAbort, WebContext, connect_error
 
 if TYPE_CHECKING:
@@ -47,7 +51,6 @@ CONNECT: Final = "connect"
 GRPC_WEB: Final = "grpc_web"
 TRANSPORTS: Final = (CONNECT, GRPC_WEB)
 
-_REQUEST_ID_RE: Final = re.compile(r"[\x21-\x7e]{1,128}")
 _SERVER_FAULTS: Final = frozenset(
     {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
 )
@@ -320,11 +323,5 @@ def _abort(code: grpc.StatusCode, message: str) -> WebAbort:
 
 
 def _request_id(ctx: RequestContext[Any, Any]) -> str:
-    """The caller's ``x-request-id`` if it is 1-128 printable ASCII characters, else a new one
-    (the same rule as the gRPC port's)."""
-    given = ctx.request_headers.get(REQUEST_ID_HEADER)
-    if given is not None and _REQUEST_ID_RE.fullmatch(given):
-        return given
-    from tienlen_service.entropy import random_bytes
-
-    return random_bytes(16).hex()
+    """The request id of a web call (the gRPC port's rule, applied to the HTTP headers)."""
+    return request_id_of(ctx.request_headers.allitems())

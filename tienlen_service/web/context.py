@@ -84,7 +84,10 @@ class WebContext(grpc.ServicerContext):
     def peer(self) -> str:
         """The client's address, in gRPC's ``ipv4:host:port`` spelling."""
         address = self._ctx.client_address
-        return f"ipv4:{address}" if address else "unknown"
+        if not address:
+            return "unknown"
+        host, _, port = address.rpartition(":")
+        return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{address}"
 
     def peer_identities(self) -> None:
         """No TLS client identities on the web port."""

@@ -13,12 +13,14 @@ parser, protobuf-es included, and every standard request is still accepted):
   strings, as the standard writes them. Standard parsers read both.
 - **Cards are text too.** Every ``Card`` answered carries ``"text": "3S"`` next to its rank and
   suit (the contract's ``Card.text``, filled only here: binary answers stay as they were). A
-  request may give ``{"text": "10D"}`` for a card; it is read into rank and suit before the
-  servicer sees the request, so the engine's checks run on it as on any card.
+  request may give a card as ``{"text": "10D"}`` (standard proto3 JSON of ``Card.text``) or,
+  shorter, as the bare string ``"10D"`` (read as that); either is read into rank and suit
+  before the servicer sees the request, so the engine's checks run on it as on any card.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any, Final
 
@@ -57,37 +59,74 @@ _OURS: Final = "tienlen."
 def to_json(message: Message) -> bytes:
     """The JSON of an answer (see the module's docstring)."""
     data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
-    _friendly(message, data)
+    if message.DESCRIPTOR.full_name == CARD:
+        data["text"] = _TEXTS.get((str(data.get("rank")), str(data.get("suit"))), "")
+    _friendly(message.DESCRIPTOR, data)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _friendly(message: Message, data: dict[str, Any]) -> None:
-    """Numbers for safe 64-bit integers and text for cards, in place, down the whole tree."""
-    desc = message.DESCRIPTOR
-    if desc.full_name == CARD:
-        try:
-            data["text"] = codec.card_to_text(message)  # type: ignore[arg-type]
-        except CardParseError:
-            data["text"] = ""  # not a card (never in an answer); the rank and suit say so
-        return
-    # Fields in the contract's order (the standard printer puts the zeros it adds last).
-    ordered = {f.json_name: data.pop(f.json_name) for f in desc.fields if f.json_name in data}
-    data.update(ordered)
+#: What `_friendly` does to a field: 64-bit integers, a card, a message to walk into.
+_INT, _CARD, _MESSAGE = 0, 1, 2
+
+
+@functools.cache
+def _plan(desc: Any) -> tuple[tuple[str, ...], tuple[tuple[str, int, bool, Any], ...]]:
+    """A message type's field names in the contract's order, and its fields `_friendly` must
+    visit: (JSON name, what, repeated, message type). Built once per message type."""
+    order = tuple(f.json_name for f in desc.fields)
+    visits = []
     for field in desc.fields:
-        key = field.json_name
-        if key not in data:
-            continue
-        value = getattr(message, field.name)
+        target = field.message_type
         if field.type in _INT64:
-            data[key] = _numbers(data[key])
-        elif field.message_type is not None and field.message_type.full_name.startswith(_OURS):
-            if field.message_type.GetOptions().map_entry:
-                continue  # our maps are string -> string
-            if field.is_repeated:
-                for item, item_data in zip(value, data[key], strict=True):
-                    _friendly(item, item_data)
-            else:
-                _friendly(value, data[key])
+            visits.append((field.json_name, _INT, field.is_repeated, None))
+        elif target is None or not target.full_name.startswith(_OURS):
+            continue
+        elif target.GetOptions().map_entry:
+            continue  # our maps are string -> string
+        elif target.full_name == CARD:
+            visits.append((field.json_name, _CARD, field.is_repeated, None))
+        else:
+            visits.append((field.json_name, _MESSAGE, field.is_repeated, target))
+    return order, tuple(visits)
+
+
+def _card_texts() -> dict[tuple[str, str], str]:
+    """(rank name, suit name) as proto3 JSON writes them -> card text, for every card."""
+    from tienlen.v1 import cards_pb2
+
+    out = {}
+    for rank in range(1, 14):
+        for suit in range(1, 5):
+            card = cards_pb2.Card(rank=rank, suit=suit)  # type: ignore[arg-type]
+            key = (cards_pb2.Rank.Name(rank), cards_pb2.Suit.Name(suit))  # type: ignore[arg-type]
+            out[key] = codec.card_to_text(card)
+    return out
+
+
+_TEXTS: Final = _card_texts()
+
+
+def _friendly(desc: Any, data: dict[str, Any]) -> None:
+    """Numbers for safe 64-bit integers and text for cards, in place, down the whole tree; the
+    fields in the contract's order (the standard printer puts the zeros it adds last)."""
+    order, visits = _plan(desc)
+    if list(data) != [k for k in order if k in data]:
+        ordered = {k: data.pop(k) for k in order if k in data}
+        data.update(ordered)
+    for key, what, repeated, target in visits:
+        value = data.get(key)
+        if value is None:
+            continue
+        if what == _INT:
+            data[key] = _numbers(value)
+        elif what == _CARD:
+            for card in value if repeated else (value,):
+                card["text"] = _TEXTS.get((card.get("rank"), card.get("suit")), "")
+        elif repeated:
+            for item in value:
+                _friendly(target, item)
+        else:
+            _friendly(target, value)
 
 
 def _numbers(value: Any) -> Any:
@@ -106,14 +145,39 @@ def _numbers(value: Any) -> Any:
 
 
 def from_json(data: bytes | bytearray, message_class: type[Message]) -> Message:
-    """A request from its JSON (proto3 JSON; cards may be ``{"text": "3S"}``). Unknown fields
+    """A request from its JSON (proto3 JSON; cards may be ``{"text": "3S"}`` or ``"3S"``). Unknown fields
     are refused, so that a misspelt field is an error rather than a silent default.
     Raises ParseError for JSON that is not this message, a Connect error (INVALID_ARGUMENT,
     INVALID_CARD) for a card text that is not a card."""
     message = message_class()
-    json_format.Parse(bytes(data), message, ignore_unknown_fields=False)
+    tree = json.loads(bytes(data))
+    _card_strings(message.DESCRIPTOR, tree)
+    json_format.ParseDict(tree, message, ignore_unknown_fields=False)
     _read_card_texts(message, "")
     return message
+
+
+def _card_strings(desc: Any, tree: Any) -> None:
+    """A card written as a bare string (``"cards": ["3S", "4S"]``) becomes ``{"text": "3S"}``,
+    in place, so that the standard parser reads it into `Card.text`."""
+    if not isinstance(tree, dict):
+        return
+    for field in desc.fields:
+        key = field.json_name if field.json_name in tree else field.name
+        value = tree.get(key)
+        target = field.message_type
+        if value is None or target is None or not target.full_name.startswith(_OURS):
+            continue
+        if target.full_name == CARD:
+            if isinstance(value, str):
+                tree[key] = {"text": value}
+            elif isinstance(value, list):
+                tree[key] = [{"text": v} if isinstance(v, str) else v for v in value]
+        elif isinstance(value, list):
+            for item in value:
+                _card_strings(target, item)
+        else:
+            _card_strings(target, value)
 
 
 def _read_card_texts(message: Message, path: str) -> None:

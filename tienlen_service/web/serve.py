@@ -8,6 +8,7 @@ stops accepting, the calls in flight get `grace` seconds, idle keep-alive connec
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import threading
 from typing import TYPE_CHECKING, Final
@@ -66,6 +67,9 @@ class WebServer:
             timeout_graceful_shutdown=max(1, round(grace)),
         )
         self._server = _Uvicorn(config)
+        # uvicorn's own start/stop lines ("Started server process", "Shutting down") repeat
+        # what the service's `serving`, `draining` and `stopped` lines say; its errors stay.
+        logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
         self._thread = threading.Thread(target=self._run, name="tienlen-web", daemon=True)
 
     @property
@@ -87,7 +91,9 @@ class WebServer:
         """Stop accepting, let calls in flight finish (`grace` seconds at most, default the
         configured one), close the port."""
         if grace is not None:
-            self._server.config.timeout_graceful_shutdown = grace  # type: ignore[assignment]
+            # At least a moment: uvicorn gives up at once on 0 and logs an error about it, even
+            # with nothing in flight (closing idle keep-alive connections takes one loop turn).
+            self._server.config.timeout_graceful_shutdown = max(grace, 0.2)  # type: ignore[assignment]
         self._server.should_exit = True
         if self._thread.is_alive():
             self._thread.join()
