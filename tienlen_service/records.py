@@ -115,6 +115,13 @@ def deal(record: record_pb2.GameRecord, field: str) -> tuple[GameState, tuple[Ev
         for i, hand in enumerate(record.hands)
     )
     players = record.players or len(hands)
+    if not engine.MIN_PLAYERS <= players <= engine.MAX_PLAYERS:
+        # Checked before anything is sized by it (the totals, the names).
+        raise SetupError(
+            "INVALID_PLAYER_COUNT",
+            f"{players} players: {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} play",
+            f"{field}.players",
+        )
     _check_names(record, players, field)
     totals = tuple(record.match_totals) or (0,) * players
     if len(totals) != players:

@@ -196,6 +196,12 @@ def test_the_first_lead_without_the_three_of_spades_is_refused_at_move_one(stub:
             id="a first game led by the wrong seat",
         ),
         pytest.param(
+            short_game(players=2**31 - 1),
+            "INVALID_PLAYER_COUNT",
+            "record.players",
+            id="a table of two billion seats",
+        ),
+        pytest.param(
             short_game(match_totals=[1, 2, 3]),
             codec.INVALID_ARGUMENT,
             "record.match_totals",

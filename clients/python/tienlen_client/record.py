@@ -262,7 +262,7 @@ class GameRecord:
             first_game=msg.first_game,
             game_number=msg.game_number
             or 1,  # unset: a match's first game, as the service reads it
-            match_totals=tuple(msg.match_totals) or (0,) * msg.players,
+            match_totals=tuple(msg.match_totals) or (0,) * min(max(msg.players, 0), MAX_PLAYERS),
             hands=tuple(texts(h.cards) for h in msg.hands),
             moves=tuple(RecordedMove(m.seat, texts(m.cards)) for m in msg.moves),
             result=result,
