@@ -351,12 +351,12 @@ class Server:
             self._drain_delay_over.wait(drain_delay)
         self.log.info("draining", grace_s=grace)
         stopped = self._grpc.stop(grace)
-        if self._bound is not None and self._bound.web is not None:
-            self._bound.web.stop(grace)  # drains its calls in flight alongside gRPC's
         # The port is closed: end the streams that would hold the replica for its whole grace.
         watches = self.health.close_watches()
         streams = self._streams.close_streams()
         self.log.info("streams_closed", health_watches=watches, play_streams=streams)
+        if self._bound is not None and self._bound.web is not None:
+            self._bound.web.stop(grace)  # drains its calls in flight alongside gRPC's
         stopped.wait()
         if self._bound is not None and self._bound.metrics is not None:
             self._bound.metrics.stop()

@@ -531,7 +531,7 @@ def test_mutual_tls_refuses_a_client_without_a_certificate(
 PROBE_MAIN = """
 import sys
 sys.path.insert(0, "tests")
-from helpers.moves import ProbeService
+from conftest import ProbeService
 from tienlen_service.__main__ import main
 sys.exit(main(sys.argv[1:], register=ProbeService().register))
 """

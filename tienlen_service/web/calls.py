@@ -51,6 +51,7 @@ CONNECT: Final = "connect"
 GRPC_WEB: Final = "grpc_web"
 TRANSPORTS: Final = (CONNECT, GRPC_WEB)
 
+_HEALTH: Final = "grpc.health.v1.Health"
 _SERVER_FAULTS: Final = frozenset(
     {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
 )
@@ -298,6 +299,8 @@ class WebCalls:
             fields = {"code": code.name, "duration_ms": round(elapsed * 1000.0, 3)}
             if code in _SERVER_FAULTS:
                 self._log.error("rpc", **fields)
+            elif method.service == _HEALTH:  # probes: debug only, as on the gRPC port
+                self._log.debug("rpc", **fields)
             else:
                 self._log.info("rpc", **fields)
         return response
