@@ -39,6 +39,7 @@ from tienlen.v1 import game_pb2, service_pb2
 from tienlen_rules import SPECTATOR, GameState, Move, build_rules, classify, parse_set, settle, view
 from tienlen_service import codec
 from tienlen_service.observability import Metrics, ObservabilityInterceptor, configure_logging
+from tienlen_service.state_cache import StateCache
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 Row = tuple[str, float, float, int, str]
@@ -164,7 +165,7 @@ def codec_rows(args: argparse.Namespace, pairs: list[tuple[GameState, Move]]) ->
     gid = os.urandom(16)
     payloads = [(codec.encode_state(s, gid),) for s, _ in pairs]
     decode = codec.decode_state  # uncached: a token made by another replica
-    cache = codec.StateCache()
+    cache = StateCache()
 
     def hit(token: bytes) -> tuple[GameState, bytes]:
         return cache.decode(token, bytes)  # a stand-in verify: only the first call runs it

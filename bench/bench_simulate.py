@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/bench_simulate.py [--games 500]
 CPU time (time.process_time) is reported beside wall time because these machines are shared:
 CPU seconds say what one core does, wall seconds what this run got. Rows:
   engine only      random moves straight from engine.legal_plays/apply, no checks, no bots
-  simulator        tienlen_service.simulate's game loop: bots, observations, out-of-turn
+  simulator        tools/simulate.py's game loop: bots, observations, out-of-turn
                    offers and every invariant check at every step
 and the per-decision cost of each bot.
 """
@@ -15,12 +15,27 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import tienlen_rules as engine
-from tienlen_rules import GameState, build_rules, make_bot, observe, pass_turn, play, settle
-from tienlen_service.simulate import GameRecord, LocalTable, check_settlement, play_game
+from tienlen_rules import (
+    GameState,
+    build_rules,
+    check_settlement,
+    make_bot,
+    observe,
+    pass_turn,
+    play,
+    settle,
+)
+
+# The simulator is a tool of the repository (tools/), not of the installed packages: run as a
+# script, this file sees bench/ first on the path, so the repository root goes there too.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools.simulate import GameRecord, LocalTable, play_game
 
 
 def engine_only(variant: str, players: int, games: int) -> int:

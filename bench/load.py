@@ -84,7 +84,7 @@ STARTUP_TIMEOUT: Final = 30.0
 CALL_TIMEOUT: Final = 10.0
 
 KINDS: Final[dict[str, list[str]]] = {
-    "ours": ["-m", "tienlen_service", "--web-port", "0"],
+    "ours": ["-m", "tienlen_service"],
     "echo": ["bench/echo_server.py"],
     "echo-bare": ["bench/echo_server.py", "--bare"],
     "echo-busy": ["bench/echo_server.py", "--busy-us", "100"],
@@ -247,6 +247,8 @@ def start_target(
         "127.0.0.1",
         "--metrics-port",
         "0",  # the exporter off: it costs nothing per call, only per scrape
+        "--web-port",
+        "0",  # no web port: the targets compare gRPC, and none may take :8080
         "--log-format",
         "json",
         "--log-level",

@@ -36,7 +36,7 @@ COMPONENTS: Final = (
     ("state encode", "encode_state ("),
     ("engine", "tienlen_rules/"),
     ("tokens", "tienlen_service/tokens.py"),
-    ("codec (other)", "tienlen_service/codec.py"),
+    ("codec (other)", "tienlen_service/codec/"),
     ("servicer", "tienlen_service/servicer.py"),
     ("logging (structlog)", "structlog/"),
     ("metrics (prometheus_client)", "prometheus_client/"),

@@ -1,5 +1,5 @@
-"""The self-play simulator: a quick run reports, broken invariants stop the run with a
-replayable dump, and the invariant checks catch what they claim to."""
+"""The self-play simulator (tools/simulate.py): a quick run reports, broken invariants stop the
+run with a replayable dump. The invariant checks themselves: tests/engine/properties/test_invariants.py."""
 
 from __future__ import annotations
 
@@ -9,15 +9,9 @@ from typing import Any
 
 import pytest
 
-from tienlen_rules import game
-from tienlen_rules.cards import parse_set
 from tienlen_rules.combinations import Combination
-from tienlen_rules.ruleset import build_rules
-from tienlen_rules.settlement import Settlement, Transfer, TransferReason
 from tienlen_rules.state import GameState
-from tienlen_service import simulate
-
-SOUTHERN = build_rules("southern")
+from tools import simulate
 
 
 def test_a_quick_run_reports_win_rates_lengths_and_special_cases(
@@ -157,63 +151,6 @@ def test_replaying_an_illegal_move_reports_it(tmp_path: Path) -> None:
     lines: list[str] = []
     assert not simulate.replay(dump, lines.append)
     assert "MUST_INCLUDE_STARTING_CARD" in lines[-1]
-
-
-def two_hands() -> GameState:
-    state, _ = game.new_game(
-        SOUTHERN,
-        2,
-        hands=[parse_set("3S 4S 9H"), parse_set("5D 6D 9C")],
-        first_game=False,
-        leader=0,
-    )
-    return state
-
-
-def test_the_card_check_catches_a_card_in_two_hands() -> None:
-    state = two_hands()
-    bad = state._replace(
-        hands=(state.hands[0] | parse_set("5D"), state.hands[1]),
-        dealt=(state.dealt[0] | parse_set("5D"), state.dealt[1]),
-    )
-    with pytest.raises(simulate.InvariantError, match="two hands"):
-        simulate.check_cards(bad, None, ())
-
-
-def test_the_card_check_catches_a_card_that_vanished() -> None:
-    state = two_hands()
-    after = state._replace(hands=(state.hands[0] & ~parse_set("9H"), state.hands[1]))
-    with pytest.raises(simulate.InvariantError, match="9H moved without being played"):
-        simulate.check_cards(after, state, ())
-
-
-def test_the_turn_check_needs_exactly_one_seat_to_act() -> None:
-    state = two_hands()
-    simulate.check_turn(state)
-    with pytest.raises(simulate.InvariantError, match="to act but cannot"):
-        simulate.check_turn(state._replace(to_act=5))
-    with pytest.raises(simulate.InvariantError, match="game over"):
-        simulate.check_turn(state._replace(to_act=-1))
-    simulate.check_turn(state._replace(to_act=-1, places=(2, 1)))
-    simulate.check_turn(state._replace(to_act=-1, places=(2, 1), instant_winner=1))  # tới trắng
-    simulate.check_turn(state._replace(to_act=-1, places=(1, 2), instant_winner=0))
-
-
-def test_the_settlement_check_needs_zero_sum_and_nets_from_transfers() -> None:
-    state = two_hands()
-    fine = Settlement(
-        (Transfer(1, 0, 200, TransferReason.PLACE, 0),), (200, -200), (1, 2), (), True, -1
-    )
-    simulate.check_settlement(state, fine)
-    wrong_net = fine._replace(net=(200, -100))
-    with pytest.raises(simulate.InvariantError, match="transfers' sums"):
-        simulate.check_settlement(state, wrong_net)
-    unpaid = Settlement(
-        (Transfer(-1, 0, 50, TransferReason.CHOP, 0),), (50, 0), (1, 2), (), False, -1
-    )
-    with pytest.raises(simulate.InvariantError, match="zero-sum rules"):
-        simulate.check_settlement(state, unpaid)
-    simulate.check_settlement(state._replace(rules=build_rules("hue")), unpaid)  # Huế: chopper_only
 
 
 def test_the_wilson_interval_brackets_the_rate() -> None:

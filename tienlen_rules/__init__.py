@@ -4,8 +4,8 @@ Everything a caller needs is importable from here; the modules behind it hold on
 each: cards and sets of cards (`cards`), combinations (`combinations`), beating and chopping
 (`beating`, `chop_tables`), rule options and presets (`options`, `ruleset`, `revisions`), the
 game (`state`, `game`, `rounds`, `finishing`, `deal`, `instant_wins`), legal moves
-(`movegen`), settlement (`settlement`, `rotten`), views (`view`), the events a move produces
-(`events`), the engine's invariants (`invariants`) and the bots (`bots`).
+(`movegen`), settlement (`settlement`, `rotten`), what a seat sees (`seat_view`), the events a
+move produces (`events`), the engine's invariants (`invariants`) and the bots (`bots`).
 
     >>> from tienlen_rules import build_rules, new_game, apply, play, parse_cards
     >>> state, events = new_game(build_rules("southern"), 4, seed=7)
@@ -66,6 +66,12 @@ from tienlen_rules.game import (
     validate,
 )
 from tienlen_rules.instant_wins import INSTANT_WIN_LISTS as INSTANT_WIN_PATTERNS
+from tienlen_rules.invariants import (
+    InvariantError,
+    check_cards,
+    check_settlement,
+    check_turn,
+)
 from tienlen_rules.movegen import (
     combination_list,
     count_combinations,
@@ -84,6 +90,7 @@ from tienlen_rules.options import (
 )
 from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
 from tienlen_rules.ruleset import RuleSet, build_rules
+from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.settlement import (
     RottenEntry,
     Settlement,
@@ -92,7 +99,6 @@ from tienlen_rules.settlement import (
     settle,
 )
 from tienlen_rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
-from tienlen_rules.view import SPECTATOR, SeatView, view
 
 __all__ = [
     "BOTS",
@@ -127,6 +133,7 @@ __all__ = [
     "GameState",
     "IllegalMove",
     "InstantWin",
+    "InvariantError",
     "Kind",
     "Match",
     "Move",
@@ -152,6 +159,9 @@ __all__ = [
     "can_apply",
     "card_name",
     "cards_of",
+    "check_cards",
+    "check_settlement",
+    "check_turn",
     "chop_class",
     "classify",
     "combination_list",

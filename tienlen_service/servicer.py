@@ -65,6 +65,7 @@ from tienlen_rules import (
 )
 from tienlen_service import codec, records
 from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.state_cache import StateCache
 from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
@@ -322,7 +323,7 @@ def _abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn
 
 class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     """`tienlen.v1.TienLenEngine`: decode, call the engine, encode. Holds no game state: its
-    `codec.StateCache` of recent states only saves verifies and decodes (every answer is the
+    `StateCache` of recent states only saves verifies and decodes (every answer is the
     same without it).
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
@@ -347,7 +348,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._streams = threading.BoundedSemaphore(max_streams)
         self._max_searches = max_searches
         self._searches = threading.BoundedSemaphore(max_searches)
-        self._states = codec.StateCache()
+        self._states = StateCache()
         # One zero-valued series per configured key from the start: a rotation's last step
         # (removing the old key) is safe once its series stops growing.
         self._verified = {

@@ -466,7 +466,7 @@ class TokenCodec:
         it), after checking its age against `max_age`: TokenError(TOKEN_EXPIRED) when older.
 
         Apart from `decode` because a replica remembers the states of tokens it made or
-        checked (codec.StateCache) and skips `decode` for them; their age still counts."""
+        checked (state_cache.StateCache) and skips `decode` for them; their age still counts."""
         kid_end = 3 + token[2]
         if self._max_age > 0:
             if token[0] == VERSION_NO_TIME:

@@ -239,3 +239,12 @@ def test_image_environment_is_settings_the_server_reads() -> None:
     tienlen = {name for name in names if name.startswith("TIENLEN_")}
     assert tienlen, "the image sets the ports it EXPOSEs"
     assert tienlen <= known, f"the server ignores {sorted(tienlen - known)}"
+
+
+def test_the_image_ships_no_developer_tools() -> None:
+    # The self-play simulator and the benchmarks are tools of the repository, not the service.
+    patterns = dockerignore_patterns()
+    for path in ("tools/simulate.py", "bench/load.py"):
+        assert ignored(path, patterns), f"{path} would be sent to the build"
+    sources = [s for i in instructions() if i.keyword in {"COPY", "ADD"} for s in copy_sources(i)]
+    assert not [s for s in sources if s.strip("/").split("/")[0] in {"tools", "bench", "."}]

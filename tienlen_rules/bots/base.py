@@ -19,8 +19,8 @@ from tienlen_rules.cards import CardSet, cards_of
 from tienlen_rules.combinations import Combination
 from tienlen_rules.game import legal_plays
 from tienlen_rules.ruleset import RuleSet
+from tienlen_rules.seat_view import SeatView, view
 from tienlen_rules.state import GameState, Move, pass_turn, play
-from tienlen_rules.view import SeatView, view
 
 _new = tuple.__new__
 _HANDS = GameState._fields.index("hands")

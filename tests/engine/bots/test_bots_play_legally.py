@@ -18,9 +18,9 @@ from tienlen_rules.bots.montecarlo import MonteCarloBot, determinise
 from tienlen_rules.bots.plan import plan_cost
 from tienlen_rules.cards import format_cards, parse_cards, parse_set
 from tienlen_rules.ruleset import build_rules
+from tienlen_rules.seat_view import view as game_view
 from tienlen_rules.state import GameState, pass_turn, play
-from tienlen_rules.view import view as game_view
-from tienlen_service.simulate import GameRecord, LocalTable, play_game
+from tools.simulate import GameRecord, LocalTable, play_game
 
 PRESETS = ("southern", "northern", "hue", "da_nang", "dau", "dem_la")
 SOUTHERN = build_rules("southern")

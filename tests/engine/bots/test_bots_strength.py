@@ -20,7 +20,7 @@ from tienlen_rules import game
 from tienlen_rules.bots import make_bot
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.settlement import settle
-from tienlen_service.simulate import GameRecord, LocalTable, play_game
+from tools.simulate import GameRecord, LocalTable, play_game
 
 SOUTHERN = build_rules("southern")
 Z95 = 1.959963984540054

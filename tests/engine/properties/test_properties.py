@@ -2,7 +2,8 @@
 
 Random games: a seeded (or random explicit) deal, then at every step a move drawn uniformly from
 `game.legal_moves` of *every* seat — so out-of-turn chops happen too — until the game ends.
-Along the way, and at the end:
+Along the way, and at the end, the engine's own invariants (`tienlen_rules.invariants`, which
+the self-play simulator checks too) and these:
 
 * the game ends within a bound (each play spends a card; between two plays each other seat can
   pass at most once, so moves <= players × (cards dealt + 1));
@@ -24,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tienlen_rules import invariants
 from tienlen_rules.cards import cards_of
 from tienlen_rules.errors import IllegalMove, Reason
 from tienlen_rules.events import Played
@@ -173,20 +175,25 @@ def play_out(state: GameState, events: tuple, rnd: random.Random) -> GameState:
     ledger = CardLedger(state)
     ledger.record(events)
     ledger.check(state)
+    invariants.check_cards(state, None, events)
     total = sum(h.bit_count() for h in state.dealt)
     bound = state.players * (total + 1)
     steps = 0
     while not state.over:
+        invariants.check_turn(state)
         moves = [m for seat in range(state.players) for m in legal_moves(state, seat)]
         assert any(m.seat == state.to_act for m in moves), "the seat to act has no legal move"
         legal = {move_key(m) for m in moves}
         assert len(legal) == len(moves), "legal_moves lists a move twice"
         move = choose(state, moves, rnd, style)
+        before = state
         state, events = check_step(state, move, rnd, legal)
         ledger.record(events)
         ledger.check(state)
+        invariants.check_cards(state, before, events)
         steps += 1
         assert steps <= bound, f"the game did not end within {bound} moves"
+    invariants.check_turn(state)  # over: the places are 1..n (or an instant win's)
     for seat in range(state.players):
         assert legal_moves(state, seat) == []
     return state
@@ -195,6 +202,7 @@ def play_out(state: GameState, events: tuple, rnd: random.Random) -> GameState:
 def check_settlement(state: GameState) -> None:
     rules: RuleSet = state.rules
     result = settle(state)
+    invariants.check_settlement(state, result)
     net = [0] * state.players
     for t in result.transfers:
         assert isinstance(t.amount, int)

@@ -1,7 +1,7 @@
 r"""Self-play simulator (*đánh thử*): bots play many games, the engine's invariants are checked at
 every step, and the results are summed up.
 
-    python -m tienlen_service.simulate --games 10000 --bots greedy,random,random,random \\
+    python -m tools.simulate --games 10000 --bots greedy,random,random,random \\
         --variant southern --seed 1 [--option stake=50] [--via-service 127.0.0.1:50051]
 
 Games are chained into matches (`--match-length`, RULES §9: the previous winner leads, a game
@@ -10,12 +10,12 @@ Everything is reproducible from `--seed`. Out of turn, every seat holding a chop
 out of turn (*chặt không cần vòng*) or a steal (*cướp cái*) is asked after each play, in turn
 order from the player who made it.
 
-Invariants checked at every step: every card is in exactly one place (hands are disjoint and
-hands ∪ played = dealt, each play came from its player's hand); exactly one seat is to act,
-holding cards and a legal move, unless the game is over (then places are 1..n); the
-settlement's nets are its transfers' sums and are zero-sum unless a non-zero-sum option is on.
-A broken invariant (or an engine error) stops the run and writes a JSON file with the seed,
-the deal and the move list; `--replay FILE` plays it again.
+The engine's invariants (`tienlen_rules.invariants`) are checked at every step: every card is in
+exactly one place (hands are disjoint and hands ∪ played = dealt, each play came from its
+player's hand); exactly one seat is to act, holding cards and a legal move, unless the game is
+over (then places are 1..n); the settlement's nets are its transfers' sums and are zero-sum
+unless a non-zero-sum option is on. A broken invariant (or an engine error) stops the run and
+writes a JSON file with the seed, the deal and the move list; `--replay FILE` plays it again.
 
 With `--records DIR` every game is also written to DIR as a game record (docs/RECORDS.md), one
 file per match (`match-<seed>-<index>.tlr`, its games one after the other), which
@@ -44,12 +44,12 @@ import tienlen_rules as engine
 from tienlen_rules import (
     Bot,
     ChopSettled,
-    Combination,
     Event,
     GameStarted,
     GameState,
     IllegalMove,
     InstantWin,
+    InvariantError,
     Match,
     Move,
     Played,
@@ -59,6 +59,9 @@ from tienlen_rules import (
     Settlement,
     SetupError,
     build_rules,
+    check_cards,
+    check_settlement,
+    check_turn,
     chop_class,
     format_cards,
     make_bot,
@@ -71,86 +74,6 @@ from tienlen_rules import (
 )
 
 Z95 = 1.959963984540054
-
-
-class InvariantError(AssertionError):
-    """The engine broke one of its invariants."""
-
-
-# --------------------------------------------------------------------------- invariants
-
-
-def check_cards(state: GameState, before: GameState | None, events: Sequence[Event]) -> None:
-    """Every card in exactly one place; every play came from its player's hand."""
-    union = 0
-    total = 0
-    for seat, (hand, dealt) in enumerate(zip(state.hands, state.dealt, strict=True)):
-        if hand & ~dealt:
-            raise InvariantError(
-                f"seat {seat} holds {format_cards(hand & ~dealt)} it was not dealt"
-            )
-        union |= hand
-        total += hand.bit_count()
-    if total != union.bit_count():
-        raise InvariantError("a card is in two hands")
-    if before is None:
-        if state.hands != state.dealt:
-            raise InvariantError("a new game's hands are not its deal")
-        return
-    if before.dealt != state.dealt:
-        raise InvariantError("the deal changed during the game")
-    played = 0
-    for event in events:
-        if isinstance(event, Played):
-            if before.hands[event.seat] & event.cards != event.cards:
-                raise InvariantError(
-                    f"seat {event.seat} played {format_cards(event.cards)} it did not hold"
-                )
-            played |= event.cards
-    removed = 0
-    for old, new in zip(before.hands, state.hands, strict=True):
-        if new & ~old:
-            raise InvariantError(f"{format_cards(new & ~old)} came back into a hand")
-        removed |= old & ~new
-    if removed != played:
-        raise InvariantError(f"{format_cards(removed ^ played)} moved without being played")
-
-
-def check_turn(state: GameState) -> tuple[list[Combination], bool]:
-    """Exactly one seat to act, holding cards and a legal move, unless the game is over;
-    returns the seat's legal plays and whether it may pass."""
-    n = state.players
-    if state.over:
-        # Places are 1..n, except after an instant win: every other seat is last (RULES §7).
-        expected = [1, *[n] * (n - 1)] if state.instant_winner >= 0 else list(range(1, n + 1))
-        if sorted(state.places) != expected:
-            raise InvariantError(f"game over with places {state.places}")
-        return [], False
-    seat = state.to_act
-    if not 0 <= seat < n or state.places[seat] or not state.hands[seat]:
-        raise InvariantError(f"seat {seat} is to act but cannot (places {state.places})")
-    plays, can_pass = engine.legal_plays(state, seat)
-    if not plays and not can_pass:
-        raise InvariantError(f"seat {seat} is to act and has no legal move")
-    return plays, can_pass
-
-
-def check_settlement(state: GameState, settlement: Settlement) -> None:
-    """Nets are the transfers' sums; zero-sum unless an option says otherwise."""
-    net = [0] * state.players
-    for t in settlement.transfers:
-        if t.payer >= 0:
-            net[t.payer] -= t.amount
-        net[t.payee] += t.amount
-    if tuple(net) != settlement.net:
-        raise InvariantError(f"nets {settlement.net} are not the transfers' sums {tuple(net)}")
-    balanced = sum(net) == 0
-    if settlement.zero_sum != balanced:
-        raise InvariantError(
-            f"settlement says zero_sum={settlement.zero_sum} but nets sum to {sum(net)}"
-        )
-    if not balanced and state.rules.chop_on_last_card != "chopper_only":
-        raise InvariantError(f"nets sum to {sum(net)} under zero-sum rules")
 
 
 # --------------------------------------------------------------------------- tables
@@ -649,7 +572,7 @@ def _by_bot(config: Config, tally: Tally) -> list[str]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
-        prog="python -m tienlen_service.simulate", description=__doc__.split("\n\n")[0]
+        prog="python -m tools.simulate", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
     parser.add_argument(

@@ -1,23 +1,23 @@
-"""The protobuf wire format, written by hand for the answers on every move's hot path.
+"""The protobuf wire format, written by hand for the two answers on every move's hot path.
 
 Building a protobuf message field by field and serialising it costs a loaded replica far more
 than the bytes are worth (bench/README.md §5: every µs of servicer work in process is 3–4 µs
-of a loaded server's CPU, and a message per seat and per card was most of a view). The codec
-writes the view, the events and the state payload as wire bytes with these primitives instead,
-and tests/test_codec.py proves, for every state and event of random matches of every preset
-and edge values of every field, that the bytes are exactly what
-`SerializeToString(deterministic=True)` of the message gives.
+of a loaded server's CPU, and a message per seat and per card was most of a view). The view
+(`codec.view`) and the events (`codec.events`) are therefore written as wire bytes with these
+primitives; each module keeps its readable, message-built mapping beside the fast path, and
+tests/test_codec.py proves, for every state and event of random matches of every preset and
+edge values of every field, that the bytes are exactly the mapping's
+`SerializeToString(deterministic=True)`. Nothing else writes wire bytes by hand: the state
+payload, where it saved about a µs, is serialised by protobuf.
 
 Field numbers and wire types come from the generated descriptors, never from literals here, so
 a renumbered field (which buf's breaking check refuses anyway) can't silently drift.
-Only the encodings the contract uses are here: varints (int32, int64, uint32, uint64, bool,
-enum), zigzag varints (sint32, sint64), fixed64, and length-delimited (bytes, string,
-messages, packed repeated scalars).
+Only the encodings those answers use are here: varints (int32, int64, uint32, uint64, bool,
+enum) and length-delimited records (strings, messages, packed repeated scalars).
 """
 
 from __future__ import annotations
 
-import struct
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -29,13 +29,11 @@ if TYPE_CHECKING:
     from google.protobuf.message import Message
 
 VARINT: Final = 0
-FIXED64: Final = 1
 LENGTH_DELIMITED: Final = 2
 
 _UINT64: Final = 1 << 64
-# One byte per small varint: most fields of a view or a state are below 128.
+# One byte per small varint: most fields of a view or an event are below 128.
 _SMALL: Final = tuple(bytes((i,)) for i in range(128))
-_FIXED64: Final = struct.Struct("<Q")
 
 
 def varint(value: int) -> bytes:
@@ -60,16 +58,6 @@ def _long_varint(value: int) -> bytes:
     return bytes(out)
 
 
-def zigzag(value: int) -> bytes:
-    """The varint of a sint32/sint64 value (0, -1, 1, -2 … → 0, 1, 2, 3 …)."""
-    return varint(value << 1 if value >= 0 else (-value << 1) - 1)
-
-
-def fixed64(value: int) -> bytes:
-    """Eight little-endian bytes (fixed64)."""
-    return _FIXED64.pack(value)
-
-
 def int_field(key: bytes, value: int) -> bytes:
     """The record of an integer field without presence (proto3 writes no 0)."""
     return key + varint(value) if value else b""
@@ -86,6 +74,19 @@ def length_delimited(tag: bytes, body: bytes) -> bytes:
     return tag + varint(len(body)) + body
 
 
+# The scalar types written as plain varints (sint32/sint64 need zigzag: none is written here).
+_VARINT_TYPES: Final = frozenset(
+    {
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_BOOL,
+        FieldDescriptor.TYPE_ENUM,
+    }
+)
+
+
 def tag(message: type[Message], field: str) -> bytes:
     """The key of `message.field` on the wire (field number and wire type), from its
     descriptor; raises KeyError for an unknown field."""
@@ -94,29 +95,16 @@ def tag(message: type[Message], field: str) -> bytes:
         FieldDescriptor.TYPE_MESSAGE,
         FieldDescriptor.TYPE_BYTES,
         FieldDescriptor.TYPE_STRING,
-    ) or (desc.is_repeated and desc.is_packed):  # a packed repeated scalar is one record
+    ):
         wire = LENGTH_DELIMITED
-    elif desc.type in (FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64):
-        wire = FIXED64
-    elif desc.type in _VARINT_TYPES:
-        wire = VARINT
-    else:  # pragma: no cover - a type the contract does not use in hand-written answers
+    elif desc.type not in _VARINT_TYPES:
+        # sint (zigzag), fixed and floating types: the hand-written answers have none.
         raise ValueError(f"{message.DESCRIPTOR.name}.{field}: no hand encoding for its type")
+    elif desc.is_repeated and desc.is_packed:  # a packed repeated scalar is one record
+        wire = LENGTH_DELIMITED
+    else:
+        wire = VARINT
     return varint(desc.number << 3 | wire)
-
-
-_VARINT_TYPES: Final = frozenset(
-    {
-        FieldDescriptor.TYPE_INT32,
-        FieldDescriptor.TYPE_INT64,
-        FieldDescriptor.TYPE_UINT32,
-        FieldDescriptor.TYPE_UINT64,
-        FieldDescriptor.TYPE_SINT32,
-        FieldDescriptor.TYPE_SINT64,
-        FieldDescriptor.TYPE_BOOL,
-        FieldDescriptor.TYPE_ENUM,
-    }
-)
 
 
 def records(message: type[Message], field: str, count: int) -> tuple[bytes, ...]:
@@ -126,3 +114,8 @@ def records(message: type[Message], field: str, count: int) -> tuple[bytes, ...]
     key = tag(message, field)
     present = message.DESCRIPTOR.fields_by_name[field].has_presence
     return tuple(key + varint(v) if v or present else b"" for v in range(count))
+
+
+def bool_record(message: type[Message], field: str) -> bytes:
+    """The record of a `bool` field set to true (false is not written)."""
+    return tag(message, field) + varint(1)

@@ -1,0 +1,70 @@
+"""The layers hold at run time too, and where import-linter can't look.
+
+The static side (who may import whom among the packages) is `make lint-imports`
+(.importlinter). Here: what a bare `import tienlen_rules` pulls in, in a fresh interpreter (so
+that nothing loaded by the test session itself can hide an import), and the engine imports of
+the bench and the scripts, which are not packages.
+"""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _modules_loaded_by(statement: str) -> set[str]:
+    probe = f"import sys\n{statement}\nprint('\\n'.join(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return set(done.stdout.split())
+
+
+def _loaded(loaded: set[str], top: str) -> bool:
+    return any(m == top or m.startswith(top + ".") for m in loaded)
+
+
+def test_the_engine_loads_without_grpc_protobuf_or_the_service() -> None:
+    loaded = _modules_loaded_by("import tienlen_rules")
+    assert "tienlen_rules.game" in loaded  # the probe saw the engine load
+    for top in ("grpc", "google.protobuf", "tienlen.v1", "tienlen_service", "tienlen_client"):
+        assert not _loaded(loaded, top), top
+
+
+def test_the_probe_sees_protobuf_when_the_codec_loads_it() -> None:
+    # The counter-check: the same probe does see protobuf come in with the service's codec.
+    loaded = _modules_loaded_by("import tienlen_service.codec")
+    assert _loaded(loaded, "google.protobuf")
+    assert _loaded(loaded, "tienlen_rules")
+
+
+def _engine_submodule_imports(path: Path) -> list[str]:
+    """The imports in `path` that reach behind the engine's public face: `tienlen_rules.x`,
+    or a submodule taken from the package (`from tienlen_rules import game`)."""
+    submodules = {m.name for m in pkgutil.iter_modules([str(ROOT / "tienlen_rules")])}
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("tienlen_rules.")]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.startswith("tienlen_rules."):
+                found.append(node.module)
+            elif node.module == "tienlen_rules":
+                found += [f"tienlen_rules.{a.name}" for a in node.names if a.name in submodules]
+    return [f"{path.relative_to(ROOT)}: {name}" for name in found]
+
+
+def test_the_bench_and_the_scripts_use_only_the_engines_public_face() -> None:
+    # They are not packages, so import-linter's facade contract can't see them; the tests may
+    # look behind the face (and do: the counter-check that this finder finds such imports).
+    scripts = [*(ROOT / "bench").glob("*.py"), *(ROOT / "scripts").glob("*.py")]
+    assert scripts
+    assert [hit for path in scripts for hit in _engine_submodule_imports(path)] == []
+    assert _engine_submodule_imports(
+        ROOT / "tests" / "engine" / "properties" / "test_invariants.py"
+    )

@@ -1,0 +1,100 @@
+"""Engine values <-> the protobuf messages of the contract (`tienlen.v1`), one module per concept.
+
+The engine (`tienlen_rules`) never sees protobuf; this package is the one place that translates:
+
+    cards       cards (ints 0..51 <-> Card enums), moves, combinations
+    rules       RuleSetSpec <-> RuleSet; DescribeRules' options and presets
+    state       GameState <-> the payload of a state token (protobuf's deterministic bytes)
+    events      the engine's events -> Event (the events of a move's answer)
+    settlement  a finished game's Settlement
+    view        what one seat sees -> TableView (the view of every answer)
+    errors      FieldError (a request field that can't be read) and StateDecodeError
+    _wire       hand-written wire bytes, private to the fast paths of `view` and `events`
+
+Each module states its mapping with messages (`event_to_pb`, `view_to_pb`, …): that is the
+specification. The view and the events, sent with every move, are also written straight as
+wire bytes (`view_to_wire`, `events_to_wire`), tested byte for byte against the mapping; the
+reason and the measurements are in bench/README.md. Callers use the names re-exported here
+(`from tienlen_service import codec`, then `codec.view_to_wire(...)`).
+
+A new field of a message goes into its concept's module: into the mapping, and for a
+`TableView` or an `Event` into the fast path too (a tag beside the others, a record in the
+encoder, in field-number order); tests/test_codec.py fails until the two agree byte for byte.
+A new message gets a module of its own when it is a concept of its own (a game record, say).
+"""
+
+from __future__ import annotations
+
+from tienlen_service.codec.cards import (
+    card_from_pb,
+    card_from_text,
+    card_to_pb,
+    card_to_text,
+    cards_from_pb,
+    cards_to_pb,
+    combination_to_pb,
+    hand_from_pb,
+    kind_from_pb,
+    move_from_pb,
+    move_to_pb,
+)
+from tienlen_service.codec.errors import (
+    INVALID_ARGUMENT,
+    INVALID_CARD,
+    FieldError,
+    StateDecodeError,
+)
+from tienlen_service.codec.events import event_to_pb, events_to_pb, events_to_wire
+from tienlen_service.codec.rules import (
+    MAX_OPTION_CHIPS,
+    check_amounts,
+    option_to_pb,
+    rules_from_pb,
+    rules_to_pb,
+    variants_to_pb,
+)
+from tienlen_service.codec.settlement import settlement_to_pb
+from tienlen_service.codec.state import (
+    GAME_ID_BYTES,
+    decode_state,
+    encode_state,
+    new_game_id,
+    state_to_pb,
+)
+from tienlen_service.codec.view import follow_rules_to_pb, view_to_pb, view_to_wire
+
+__all__ = [
+    "GAME_ID_BYTES",
+    "INVALID_ARGUMENT",
+    "INVALID_CARD",
+    "MAX_OPTION_CHIPS",
+    "FieldError",
+    "StateDecodeError",
+    "card_from_pb",
+    "card_from_text",
+    "card_to_pb",
+    "card_to_text",
+    "cards_from_pb",
+    "cards_to_pb",
+    "check_amounts",
+    "combination_to_pb",
+    "decode_state",
+    "encode_state",
+    "event_to_pb",
+    "events_to_pb",
+    "events_to_wire",
+    "follow_rules_to_pb",
+    "hand_from_pb",
+    "kind_from_pb",
+    "move_from_pb",
+    "move_to_pb",
+    "new_game_id",
+    "option_to_pb",
+    "rules_from_pb",
+    "rules_to_pb",
+    "settlement_to_pb",
+    "state_to_pb",
+    "variants_to_pb",
+    "view_to_pb",
+    "view_to_wire",
+]

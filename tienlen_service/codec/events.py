@@ -1,0 +1,234 @@
+"""The engine's events -> `tienlen.v1.Event`: what happened, in order, public facts only.
+
+Every engine event maps to one `Event` of the same name (events.proto), field for field, with
+two rules: cards go out as `Card`s weakest first (a Played event's cards as the `Combination`
+they form, its top the strongest card), and nothing that would tell the table about a hand
+leaves the engine (`Passed.held_beat`, which the engine keeps for *đền bài*, is not sent). A -1
+"no card" (`GameStarted.must_include`) is an unset field.
+
+`event_to_pb` is that mapping, written with messages: it is the specification. The service
+sends the events of every move, so it writes them with `events_to_wire`, as the bytes of the
+`events` records of a `GameUpdate` (merged into the answer, they append to its events); tests
+prove those bytes equal the mapping's deterministic serialisation for every kind of event of
+random matches of every preset and edge values of every field.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+import tienlen_rules as engine
+from tienlen.v1 import events_pb2, game_pb2
+from tienlen_service.codec._wire import bool_record, int_field, packed_varints, tag, varint
+from tienlen_service.codec.cards import (
+    RepeatedCards,
+    card_records,
+    card_to_pb,
+    cards_to_pb,
+    combination_to_pb,
+    combination_wire,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+# --------------------------------------------------------------------------------------------
+# The mapping
+
+
+def event_to_pb(event: engine.Event) -> events_pb2.Event:
+    """The wire event of an engine event (public information only)."""
+    match event:
+        case engine.GameStarted():
+            return events_pb2.Event(
+                game_started=events_pb2.GameStarted(
+                    game_number=event.game_number,
+                    leader=event.leader,
+                    must_include=card_to_pb(event.must_include)
+                    if event.must_include >= 0
+                    else None,
+                    first_game=event.first_game,
+                    dealer=event.dealer,
+                    hand_sizes=event.hand_sizes,
+                )
+            )
+        case engine.Played():
+            top = event.cards.bit_length() - 1  # the strongest card
+            combination = engine.Combination(event.kind, event.length, top, event.cards)
+            return events_pb2.Event(
+                played=events_pb2.Played(
+                    seat=event.seat,
+                    combination=combination_to_pb(combination),
+                    chop=event.chop,
+                    out_of_turn=event.out_of_turn,
+                    steal=event.steal,
+                    cards_left=event.cards_left,
+                )
+            )
+        case engine.Passed():
+            # `held_beat` stays inside the engine: it would tell the table about a hand.
+            return events_pb2.Event(passed=events_pb2.Passed(seat=event.seat))
+        case engine.ChopSettled():
+            return events_pb2.Event(
+                chop_settled=events_pb2.ChopSettled(
+                    payer=event.payer,
+                    payee=event.payee,
+                    amount=event.amount,
+                    cards=cards_to_pb(event.cards),
+                    links=event.links,
+                )
+            )
+        case engine.RoundWon():
+            return events_pb2.Event(
+                round_won=events_pb2.RoundWon(seat=event.seat, leader=event.leader)
+            )
+        case engine.PlayerFinished():
+            return events_pb2.Event(
+                player_finished=events_pb2.PlayerFinished(
+                    seat=event.seat, place=event.place, ranked_last=event.ranked_last
+                )
+            )
+        case engine.PlayersFrozen():
+            return events_pb2.Event(
+                players_frozen=events_pb2.PlayersFrozen(seats=event.seats, places=event.places)
+            )
+        case engine.InstantWin():
+            return events_pb2.Event(
+                instant_win=events_pb2.InstantWin(seat=event.seat, pattern=event.pattern)
+            )
+        case engine.TurnPassed():
+            return events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=event.seat))
+        case engine.GameOver():
+            return events_pb2.Event(game_over=events_pb2.GameOver(places=event.places))
+    raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
+
+
+def events_to_pb(events: Iterable[engine.Event]) -> list[events_pb2.Event]:
+    """The wire events of engine events, in order."""
+    return [event_to_pb(event) for event in events]
+
+
+# --------------------------------------------------------------------------------------------
+# The fast path: the same events as wire bytes
+
+_GU_EVENTS: Final = tag(game_pb2.GameUpdate, "events")
+_EV: Final = events_pb2.Event
+_EV_GAME_STARTED: Final = tag(_EV, "game_started")
+_EV_PLAYED: Final = tag(_EV, "played")
+_EV_PASSED: Final = tag(_EV, "passed")
+_EV_CHOP_SETTLED: Final = tag(_EV, "chop_settled")
+_EV_ROUND_WON: Final = tag(_EV, "round_won")
+_EV_PLAYER_FINISHED: Final = tag(_EV, "player_finished")
+_EV_PLAYERS_FROZEN: Final = tag(_EV, "players_frozen")
+_EV_INSTANT_WIN: Final = tag(_EV, "instant_win")
+_EV_TURN_PASSED: Final = tag(_EV, "turn_passed")
+_EV_GAME_OVER: Final = tag(_EV, "game_over")
+_GST_GAME_NUMBER: Final = tag(events_pb2.GameStarted, "game_number")
+_GST_LEADER: Final = tag(events_pb2.GameStarted, "leader")
+_GST_MUST_INCLUDE: Final = card_records(events_pb2.GameStarted, "must_include")
+_GST_FIRST_GAME: Final = bool_record(events_pb2.GameStarted, "first_game")
+_GST_DEALER: Final = tag(events_pb2.GameStarted, "dealer")
+_GST_HAND_SIZES: Final = tag(events_pb2.GameStarted, "hand_sizes")
+_PL_SEAT: Final = tag(events_pb2.Played, "seat")
+_PL_COMBINATION: Final = tag(events_pb2.Played, "combination")
+_PL_CHOP: Final = bool_record(events_pb2.Played, "chop")
+_PL_OUT_OF_TURN: Final = bool_record(events_pb2.Played, "out_of_turn")
+_PL_STEAL: Final = bool_record(events_pb2.Played, "steal")
+_PL_CARDS_LEFT: Final = tag(events_pb2.Played, "cards_left")
+_PA_SEAT: Final = tag(events_pb2.Passed, "seat")
+_CS_PAYER: Final = tag(events_pb2.ChopSettled, "payer")
+_CS_PAYEE: Final = tag(events_pb2.ChopSettled, "payee")
+_CS_AMOUNT: Final = tag(events_pb2.ChopSettled, "amount")
+_CS_CARDS: Final = RepeatedCards(events_pb2.ChopSettled, "cards")
+_CS_LINKS: Final = tag(events_pb2.ChopSettled, "links")
+_RW_SEAT: Final = tag(events_pb2.RoundWon, "seat")
+_RW_LEADER: Final = tag(events_pb2.RoundWon, "leader")
+_PF_SEAT: Final = tag(events_pb2.PlayerFinished, "seat")
+_PF_PLACE: Final = tag(events_pb2.PlayerFinished, "place")
+_PF_RANKED_LAST: Final = bool_record(events_pb2.PlayerFinished, "ranked_last")
+_FR_SEATS: Final = tag(events_pb2.PlayersFrozen, "seats")
+_FR_PLACES: Final = tag(events_pb2.PlayersFrozen, "places")
+_IW_SEAT: Final = tag(events_pb2.InstantWin, "seat")
+_IW_PATTERN: Final = tag(events_pb2.InstantWin, "pattern")
+_TP_SEAT: Final = tag(events_pb2.TurnPassed, "seat")
+_GO_PLACES: Final = tag(events_pb2.GameOver, "places")
+
+
+def events_to_wire(events: Iterable[engine.Event]) -> bytes:
+    """Wire events of engine events, in order, as the `events` records of a `GameUpdate`:
+    the bytes of `GameUpdate(events=events_to_pb(events))`."""
+    out: list[bytes] = []
+    for event in events:
+        kind, body = _event_wire(event)
+        record = kind + varint(len(body)) + body
+        out += (_GU_EVENTS, varint(len(record)), record)
+    return b"".join(out)
+
+
+def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
+    """The `Event` oneof key of an engine event and the bytes of its message."""
+    match event:
+        case engine.Played():
+            cards = event.cards
+            combination = combination_wire(event.kind, event.length, cards.bit_length() - 1, cards)
+            return _EV_PLAYED, b"".join(
+                (
+                    int_field(_PL_SEAT, event.seat),
+                    _PL_COMBINATION,
+                    varint(len(combination)),
+                    combination,
+                    _PL_CHOP if event.chop else b"",
+                    _PL_OUT_OF_TURN if event.out_of_turn else b"",
+                    _PL_STEAL if event.steal else b"",
+                    int_field(_PL_CARDS_LEFT, event.cards_left),
+                )
+            )
+        case engine.Passed():
+            return _EV_PASSED, int_field(_PA_SEAT, event.seat)  # never `held_beat`
+        case engine.TurnPassed():
+            return _EV_TURN_PASSED, int_field(_TP_SEAT, event.seat)
+        case engine.RoundWon():
+            return _EV_ROUND_WON, int_field(_RW_SEAT, event.seat) + int_field(
+                _RW_LEADER, event.leader
+            )
+        case engine.GameStarted():
+            return _EV_GAME_STARTED, b"".join(
+                (
+                    int_field(_GST_GAME_NUMBER, event.game_number),
+                    int_field(_GST_LEADER, event.leader),
+                    _GST_MUST_INCLUDE[event.must_include] if event.must_include >= 0 else b"",
+                    _GST_FIRST_GAME if event.first_game else b"",
+                    int_field(_GST_DEALER, event.dealer),
+                    packed_varints(_GST_HAND_SIZES, event.hand_sizes),
+                )
+            )
+        case engine.ChopSettled():
+            return _EV_CHOP_SETTLED, b"".join(
+                (
+                    int_field(_CS_PAYER, event.payer),
+                    int_field(_CS_PAYEE, event.payee),
+                    int_field(_CS_AMOUNT, event.amount),
+                    _CS_CARDS.encode(event.cards),
+                    int_field(_CS_LINKS, event.links),
+                )
+            )
+        case engine.PlayerFinished():
+            return _EV_PLAYER_FINISHED, b"".join(
+                (
+                    int_field(_PF_SEAT, event.seat),
+                    int_field(_PF_PLACE, event.place),
+                    _PF_RANKED_LAST if event.ranked_last else b"",
+                )
+            )
+        case engine.PlayersFrozen():
+            return _EV_PLAYERS_FROZEN, packed_varints(_FR_SEATS, event.seats) + packed_varints(
+                _FR_PLACES, event.places
+            )
+        case engine.InstantWin():
+            pattern = event.pattern.encode()
+            return _EV_INSTANT_WIN, int_field(_IW_SEAT, event.seat) + (
+                _IW_PATTERN + varint(len(pattern)) + pattern if pattern else b""
+            )
+        case engine.GameOver():
+            return _EV_GAME_OVER, packed_varints(_GO_PLACES, event.places)
+    raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above

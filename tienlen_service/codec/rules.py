@@ -1,0 +1,131 @@
+"""Rules: `tienlen.v1` RuleSetSpec <-> the engine's RuleSet, and DescribeRules' descriptions.
+
+A rule set travels as a variant (a preset name; empty means Southern) and option overrides,
+name -> value text, read and checked by the engine (`build_rules`). Whatever the engine refuses
+comes back as its `SetupError`, with the field path put under the request's field. The codec
+adds one check of its own: no option may produce chip amounts that could overflow the wire's
+int64 (AMOUNT_TOO_LARGE).
+
+Out, a game's spec carries its overrides plus, for a game dealt before a default changed, the
+value it keeps (`pinned_defaults`), so that read against today's defaults it plays the same
+rules. DescribeRules lists every option (`option_to_pb`) and every preset with its values and
+its overrides of the Southern defaults (`variants_to_pb`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Final
+
+from tienlen.v1 import rules_pb2
+from tienlen_rules import (
+    FOLLOWS_LAST_PLACE,
+    OPTIONS,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    OptionSpec,
+    OptionType,
+    RuleSet,
+    SetupError,
+    build_rules,
+    format_option_value,
+    pinned_defaults,
+)
+
+INT64_MAX: Final = (1 << 63) - 1
+#: Largest chip amount any one option may produce; leaves room (x1000) for multiplied,
+#: per-card and summed payments and match totals to stay inside int64 on the wire.
+MAX_OPTION_CHIPS: Final = INT64_MAX // 1_000_000
+
+#: The stakes options, those that follow L last (a huge L is blamed on place_last_to_first).
+_AMOUNT_OPTIONS: Final = tuple(
+    sorted(
+        (o for o in OPTIONS if o.type is OptionType.STAKES),
+        key=lambda o: o.name in FOLLOWS_LAST_PLACE,
+    )
+)
+_OPTION_TYPES: Final = {
+    OptionType.BOOL: rules_pb2.OPTION_TYPE_BOOL,
+    OptionType.INT: rules_pb2.OPTION_TYPE_INT,
+    OptionType.STAKES: rules_pb2.OPTION_TYPE_STAKES,
+    OptionType.CHOICE: rules_pb2.OPTION_TYPE_CHOICE,
+}
+_SOUTHERN_VALUES: Final = build_rules("southern").option_values()
+
+
+def rules_from_pb(spec: rules_pb2.RuleSetSpec, field: str = "rules") -> RuleSet:
+    """The rule set of a RuleSetSpec; SetupError (field paths under `field`) if it can't exist."""
+    variant = spec.variant or "southern"
+    try:
+        rules = build_rules(variant, dict(spec.options))
+    except SetupError as exc:
+        raise SetupError(
+            exc.code, exc.message, f"{field}.{exc.field}" if exc.field else field
+        ) from None
+    check_amounts(rules, field)
+    return rules
+
+
+def check_amounts(rules: RuleSet, field: str = "rules") -> None:
+    """Refuse rules whose chip amounts could overflow the wire's int64 (AMOUNT_TOO_LARGE)."""
+    for spec in _AMOUNT_OPTIONS:
+        if getattr(rules, spec.name) * rules.stake > MAX_OPTION_CHIPS:
+            raise SetupError(
+                "AMOUNT_TOO_LARGE",
+                f"option {spec.name!r} times the stake exceeds {MAX_OPTION_CHIPS} chips",
+                f"{field}.options.{spec.name}",
+            )
+
+
+def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSetSpec:
+    """The RuleSetSpec of `rules` as a client reads it: the game's overrides plus, for a game
+    dealt before a default changed, the value it keeps (`revisions.pinned_defaults`). Read
+    against today's defaults (DescribeRules), or sent to NewGame, it gives the rules the game
+    is played by."""
+    return rules_pb2.RuleSetSpec(
+        variant=rules.variant,
+        options=pinned_defaults(rules.variant, rules.revision) | dict(rules.overrides),
+    )
+
+
+@lru_cache(maxsize=512)
+def cached_rules(variant: str, overrides: tuple[tuple[str, str], ...], revision: int) -> RuleSet:
+    """Rules of a decoded state, memoised: a state names the same few rule sets again and again."""
+    return build_rules(variant, dict(overrides), revision)
+
+
+def option_to_pb(spec: OptionSpec) -> rules_pb2.RuleOption:
+    """DescribeRules' description of one option."""
+    return rules_pb2.RuleOption(
+        name=spec.name,
+        type=_OPTION_TYPES[spec.type],
+        default_value=format_option_value(spec.default),
+        choices=list(spec.choices),
+        minimum=spec.minimum,
+        maximum=spec.maximum,
+        description=spec.description,
+    )
+
+
+def variants_to_pb() -> list[rules_pb2.Variant]:
+    """Every preset with every option's value and its overrides of the Southern defaults."""
+    variants = []
+    for name in PRESETS:
+        rules = build_rules(name)
+        values = rules.option_values()
+        variants.append(
+            rules_pb2.Variant(
+                name=name,
+                description=PRESET_DESCRIPTIONS.get(name, ""),
+                option_values=[
+                    rules_pb2.OptionValue(name=k, value=format_option_value(v))
+                    for k, v in values.items()
+                ],
+                overrides=[
+                    rules_pb2.OptionValue(name=k, value=format_option_value(v))
+                    for k, v in values.items()
+                    if v != _SOUTHERN_VALUES[k]
+                ],
+            )
+        )
+    return variants

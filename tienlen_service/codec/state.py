@@ -1,0 +1,166 @@
+"""The engine's GameState <-> the payload of a state token (`tienlen.v1.GameState`, state.proto).
+
+The service keeps no state: every answer carries the whole game, signed (and maybe sealed) by
+`tokens`, and the next request hands it back. The payload is the engine state nearly field for
+field: hands and deals as 52-bit masks, seats as ints with -1 for "none" (zigzag `sint32`), the
+rules as the variant and the canonical overrides plus the rules revision the game was dealt
+under, and the table as a mask that is classified again on decode. A seeded deal keeps its
+seed (`MatchState.seed`, absent for a random deal).
+
+Encoding is protobuf's deterministic serialisation, so equal states give equal bytes (and
+equal tokens). A state of a game dealt before rules revisions were recorded (revision 0) is
+written as that release wrote it, without the field, so its replicas still read it during a
+rolling update. Decoding never trusts the bytes: anything that does not rebuild a game the
+engine can index safely is a `StateDecodeError`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from google.protobuf.message import DecodeError
+
+from tienlen.v1 import rules_pb2, state_pb2
+from tienlen_rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ChopPayment,
+    Combination,
+    GameState,
+    Match,
+    SetupError,
+    classify,
+)
+from tienlen_service.codec.cards import CARD_COUNT
+from tienlen_service.codec.errors import StateDecodeError
+from tienlen_service.codec.rules import cached_rules
+from tienlen_service.entropy import random_bytes
+
+FULL_MASK: Final = (1 << CARD_COUNT) - 1
+GAME_ID_BYTES: Final = 16
+
+
+def new_game_id() -> bytes:
+    """A fresh random game id (seat tokens are bound to it)."""
+    return random_bytes(GAME_ID_BYTES)
+
+
+def state_to_pb(state: GameState, game_id: bytes) -> state_pb2.GameState:
+    """The token payload of an engine state, as a message."""
+    rules, match = state.rules, state.match
+    return state_pb2.GameState(
+        game_id=game_id,
+        variant=rules.variant,
+        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in rules.overrides],
+        hands=state.hands,
+        dealt=state.dealt,
+        to_act=state.to_act,
+        must_include=state.must_include,
+        table=0 if state.table is None else state.table.cards,
+        table_seat=state.table_seat,
+        passed=state.passed,
+        chain=[state_pb2.ChainLinkState(seat=s, cards=c) for s, c in state.chain],
+        chain_victim_out=state.chain_victim_out,
+        places=state.places,
+        frozen=state.frozen,
+        unplayed=state.unplayed,
+        chop_payments=[
+            state_pb2.ChopPaymentState(payer=p.payer, payee=p.payee, amount=p.amount, cards=p.cards)
+            for p in state.chop_payments
+        ],
+        first_game=state.first_game,
+        steal_open=state.steal_open,
+        instant_winner=state.instant_winner,
+        instant_pattern=state.instant_pattern,
+        compensation_seat=state.compensation_seat,
+        winning_play=state.winning_play,
+        move_count=state.move_count,
+        match=state_pb2.MatchState(
+            game_number=match.game_number,
+            totals=match.totals,
+            seed=None if match.seed < 0 else match.seed,  # absent: a random deal
+            dealer=match.dealer,
+        ),
+        rules_revision=rules.revision,  # 0 (before revisions): not written, as then
+    )
+
+
+def encode_state(state: GameState, game_id: bytes) -> bytes:
+    """The payload of a state token: the deterministic serialisation of `state_to_pb`."""
+    return state_to_pb(state, game_id).SerializeToString(deterministic=True)
+
+
+def decode_state(payload: bytes) -> tuple[GameState, bytes]:
+    """The engine state and game id of a token payload; StateDecodeError if it is not one."""
+    msg = state_pb2.GameState()
+    try:
+        msg.ParseFromString(payload)
+    except DecodeError:
+        raise StateDecodeError("the state does not parse") from None
+    if msg.rules_revision < 0:
+        raise StateDecodeError("the state's rules revision is negative")
+    try:
+        overrides = tuple((o.name, o.value) for o in msg.overrides)
+        rules = cached_rules(msg.variant, overrides, msg.rules_revision)
+    except SetupError as exc:
+        raise StateDecodeError(f"the state's rules can't be built: {exc.message}") from None
+    hands = tuple(msg.hands[:])
+    dealt = tuple(msg.dealt[:])
+    places = tuple(msg.places[:])
+    match = msg.match
+    totals = tuple(match.totals[:])
+    chain = tuple((link.seat, link.cards) for link in msg.chain)
+    to_act, table_seat, dealer = msg.to_act, msg.table_seat, match.dealer
+    instant_winner, compensation_seat = msg.instant_winner, msg.compensation_seat
+    # Cheap consistency checks, so the engine never indexes out of range on a state.
+    players = len(hands)
+    if (
+        not MIN_PLAYERS <= players <= MAX_PLAYERS
+        or not len(dealt) == len(places) == len(totals) == players
+    ):
+        raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
+    if max(hands) > FULL_MASK or max(dealt) > FULL_MASK or msg.table > FULL_MASK:
+        raise StateDecodeError("the state holds a card that does not exist")
+    if (
+        min(to_act, table_seat, dealer, instant_winner, compensation_seat) < -1
+        or max(to_act, table_seat, dealer, instant_winner, compensation_seat) >= players
+        or (chain and not all(0 <= seat < players for seat, _ in chain))
+        or len(chain) == 1  # a chain is the chopped play and at least one chop
+        or not -1 <= msg.must_include < CARD_COUNT
+        or not all(0 <= place <= players for place in places)  # 0: still playing
+    ):
+        raise StateDecodeError("the state names a seat or card that is not at the table")
+    table: Combination | None = None
+    if msg.table:
+        table = classify(msg.table, rules)
+        if table is None:
+            raise StateDecodeError("the state's table is not a combination")
+    state = GameState(
+        rules=rules,
+        hands=hands,
+        dealt=dealt,
+        to_act=to_act,
+        must_include=msg.must_include,
+        table=table,
+        table_seat=table_seat,
+        passed=msg.passed,
+        chain=chain,
+        chain_victim_out=msg.chain_victim_out,
+        places=places,
+        frozen=msg.frozen,
+        unplayed=msg.unplayed,
+        chop_payments=tuple(
+            ChopPayment(p.payer, p.payee, p.amount, p.cards) for p in msg.chop_payments
+        ),
+        first_game=msg.first_game,
+        steal_open=msg.steal_open,
+        instant_winner=instant_winner,
+        instant_pattern=msg.instant_pattern,
+        compensation_seat=compensation_seat,
+        winning_play=msg.winning_play,
+        move_count=msg.move_count,
+        match=Match(
+            match.game_number, totals, match.seed if match.HasField("seed") else -1, dealer
+        ),
+    )
+    return state, msg.game_id
