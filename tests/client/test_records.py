@@ -30,7 +30,7 @@ from tienlen_client.cards import RANKS, SUITS
 from tienlen_client.record import MAX_TEXT_BYTES
 
 from tienlen_rules import PRESETS
-from tienlen_service import simulate
+from tools import simulate
 
 GAMES_PER_PRESET = 3
 MAX_MOVES_PER_GAME = 500
