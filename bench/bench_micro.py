@@ -38,7 +38,13 @@ import tienlen_rules as engine
 from tienlen.v1 import game_pb2, service_pb2
 from tienlen_rules import SPECTATOR, GameState, Move, build_rules, classify, parse_set, settle, view
 from tienlen_service import codec
-from tienlen_service.observability import Metrics, ObservabilityInterceptor, configure_logging
+from tienlen_service.observability import (
+    DEFAULT_LOG_SAMPLE,
+    AccessLog,
+    Metrics,
+    ObservabilityInterceptor,
+    configure_logging,
+)
 from tienlen_service.state_cache import StateCache
 from tienlen_service.tokens import KeyRing, TokenCodec
 
@@ -371,7 +377,8 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
 
 
 def interceptor_rows(args: argparse.Namespace) -> list[Row]:
-    """Our interceptor around an empty handler: metrics only, and metrics + a JSON log line."""
+    """Our interceptor around an empty handler: metrics only, metrics + a JSON log line per call
+    (`--log-sample 1`), and the default (one successful call in 100 logged)."""
     ctx: Any = _Ctx()
     details: Any = type("D", (), {"method": "/tienlen.v1.TienLenEngine/ApplyMove"})()
     bare = grpc.unary_unary_rpc_method_handler(lambda req, _ctx: req)
@@ -381,14 +388,16 @@ def interceptor_rows(args: argparse.Namespace) -> list[Row]:
     payload = [(b"x" * 200,)] * n
     rows.append(("empty handler", *timed(bare.unary_unary, [(p, ctx) for (p,) in payload], n), "-"))
     sink = io.StringIO()
-    for name, log_calls in (
-        ("interceptor, metrics only", False),
-        ("interceptor, metrics + log line", True),
+    for name, log_calls, sample in (
+        ("interceptor, metrics only", False, 1),
+        ("interceptor, metrics + log line", True, 1),
+        ("interceptor, default (log 1 in 100)", True, DEFAULT_LOG_SAMPLE),
     ):
         configure_logging("info", "json", stream=sink)
-        wrapped = ObservabilityInterceptor(Metrics(), log_calls=log_calls).intercept_service(
-            lambda _d: bare, details
+        interceptor = ObservabilityInterceptor(
+            Metrics(), access_log=AccessLog(sample=sample), log_calls=log_calls
         )
+        wrapped = interceptor.intercept_service(lambda _d: bare, details)
         assert wrapped is not None
         assert wrapped.unary_unary is not None
         rows.append((name, *timed(wrapped.unary_unary, [(p, ctx) for (p,) in payload], n), "-"))

@@ -16,8 +16,11 @@ bytes (it must be identical: `mismatch` counts those that are not).
 
 Targets, `KIND[@wN][xP]` (N worker threads, default --workers; P processes sharing the port
 with SO_REUSEPORT, default 1):
-  ours              python -m tienlen_service (the real service, JSON log line per call)
-  echo              bench/echo_server.py: recorded answers, our Server and interceptor
+  ours              python -m tienlen_service (the real service, default settings: one
+                    successful call in --log-sample 100 logged)
+  ours-logall       the same with --log-sample 1: one JSON log line per call
+  echo              bench/echo_server.py: recorded answers, our Server and interceptor;
+                    echo-logall: with --log-sample 1
   echo-bare         bench/echo_server.py --bare: recorded answers, plain grpc.server
   echo-busy         echo + 100 µs of pure-Python busy work per call (about our servicer's
                     in-process cost): what any handler of that weight costs in this model;
@@ -85,6 +88,8 @@ CALL_TIMEOUT: Final = 10.0
 
 KINDS: Final[dict[str, list[str]]] = {
     "ours": ["-m", "tienlen_service"],
+    "ours-logall": ["-m", "tienlen_service", "--log-sample", "1"],
+    "echo-logall": ["bench/echo_server.py", "--log-sample", "1"],
     "echo": ["bench/echo_server.py"],
     "echo-bare": ["bench/echo_server.py", "--bare"],
     "echo-busy": ["bench/echo_server.py", "--busy-us", "100"],

@@ -1,11 +1,12 @@
 """The Tiến Lên rules engine: pure Python, no grpc or protobuf, one public face.
 
 Everything a caller needs is importable from here; the modules behind it hold one concept
-each: cards and sets of cards (`cards`), combinations (`combinations`), beating and chopping
-(`beating`, `chop_tables`), rule options and presets (`options`, `ruleset`, `revisions`), the
-game (`state`, `game`, `rounds`, `finishing`, `deal`, `instant_wins`), legal moves
-(`movegen`), settlement (`settlement`, `rotten`), what a seat sees (`seat_view`), the events a
-move produces (`events`), the engine's invariants (`invariants`) and the bots (`bots`).
+each: cards and sets of cards (`cards`), combinations and chop classes (`combinations`),
+beating and chopping (`beating`, `chop_tables`), rule options, their choices and presets
+(`options`, `choices`, `ruleset`, `revisions`), the game (`state`, `game`, `rounds`,
+`finishing`, `deal`, `instant_wins`), legal moves (`movegen`), settlement (`settlement`,
+`rotten`), what a seat sees (`seat_view`), the events a move produces (`events`), the engine's
+invariants (`invariants`) and the bots (`bots`).
 
     >>> from tienlen_rules import build_rules, new_game, apply, play, parse_cards
     >>> state, events = new_game(build_rules("southern"), 4, seed=7)
@@ -39,7 +40,27 @@ from tienlen_rules.cards import (
     suit_of,
     to_set,
 )
-from tienlen_rules.combinations import Combination, Kind, chop_class, classify
+from tienlen_rules.choices import (
+    CardCountRotten,
+    ChopChainOutLink,
+    ChopOnLastCard,
+    ChopTableName,
+    DealerRotation,
+    FinishOnFourOfAKind,
+    FinishOnTwo,
+    FirstGameLeader,
+    FourTwos,
+    FreezeAt,
+    FrozenPays,
+    InstantWinList,
+    InstantWinTie,
+    LongPairsChop,
+    MissingStartingCard,
+    RottenPayee,
+    Scoring,
+    StartingCard,
+)
+from tienlen_rules.combinations import ChopClass, Combination, Kind, chop_class, classify
 from tienlen_rules.errors import Abandoned, CardParseError, IllegalMove, Reason, SetupError
 from tienlen_rules.events import (
     ChopSettled,
@@ -121,21 +142,37 @@ __all__ = [
     "Beat",
     "Bot",
     "Card",
+    "CardCountRotten",
     "CardParseError",
     "CardSet",
+    "ChopChainOutLink",
+    "ChopClass",
+    "ChopOnLastCard",
     "ChopPayment",
     "ChopSettled",
+    "ChopTableName",
     "Combination",
+    "DealerRotation",
     "DefaultChange",
     "Event",
+    "FinishOnFourOfAKind",
+    "FinishOnTwo",
+    "FirstGameLeader",
+    "FourTwos",
+    "FreezeAt",
+    "FrozenPays",
     "GameOver",
     "GameStarted",
     "GameState",
     "IllegalMove",
     "InstantWin",
+    "InstantWinList",
+    "InstantWinTie",
     "InvariantError",
     "Kind",
+    "LongPairsChop",
     "Match",
+    "MissingStartingCard",
     "Move",
     "OptionSpec",
     "OptionType",
@@ -145,11 +182,14 @@ __all__ = [
     "PlayersFrozen",
     "Reason",
     "RottenEntry",
+    "RottenPayee",
     "RoundWon",
     "RuleSet",
+    "Scoring",
     "SeatView",
     "Settlement",
     "SetupError",
+    "StartingCard",
     "Transfer",
     "TransferReason",
     "TurnPassed",

@@ -1,56 +1,75 @@
 """Chop tables (*chặt*), RULES §5: which bomb (*hàng*) chops which play, as data.
 
-A play's *chop class* names what it is for chopping: ``"2"`` a single 2, ``"22"`` a pair of 2s,
-``"222"`` a triple of 2s, ``"3pairs"``..``"6pairs"`` consecutive pairs, ``"four"`` a four of a
-kind, ``"3triples"`` consecutive triples, ``"straight5"``.. a same-suit straight (Northern option).
-A table maps a bomb class to the classes it chops; a bomb chops a play of its *own* class only
-when higher. A bomb in ``out_of_turn`` may chop when it is not its player's turn. Runs of
-consecutive pairs longer than a table lists chop by `with_longer_pairs` (option
-`long_pairs_chop`), or not at all.
+A play's *chop class* (`combinations.ChopClass`) names what it is for chopping: a single 2, a
+pair of 2s, a triple of 2s, 3..N consecutive pairs, a four of a kind, consecutive triples, a
+same-suit straight (Northern option). A table maps a bomb class to the classes it chops; a bomb
+chops a play of its *own* class only when higher. A bomb in ``out_of_turn`` may chop when it is
+not its player's turn. Runs of consecutive pairs longer than a table lists chop by
+`with_longer_pairs` (option `long_pairs_chop`), or not at all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tienlen_rules.choices import ChopTableName
+from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, STRAIGHT, ChopClass
+
+# The classes the tables below name, short.
+_TWO = ChopClass.TWO
+_TWOS_2 = ChopClass.PAIR_OF_TWOS
+_TWOS_3 = ChopClass.TRIPLE_OF_TWOS
+_FOUR = ChopClass.FOUR_OF_A_KIND
+_PAIRS_3 = ChopClass.THREE_PAIRS
+_PAIRS_4 = ChopClass.FOUR_PAIRS
+_PAIRS_5 = ChopClass.FIVE_PAIRS
+_PAIRS_6 = ChopClass.SIX_PAIRS
+_TRIPLES_3 = ChopClass.THREE_TRIPLES
+
 
 @dataclass(frozen=True, slots=True)
 class ChopTable:
     """Which bomb classes chop which play classes, and which may do it out of turn."""
 
-    targets: dict[str, frozenset[str]]
-    out_of_turn: frozenset[str]
+    targets: dict[ChopClass, frozenset[ChopClass]]
+    out_of_turn: frozenset[ChopClass]
 
 
-def _table(rows: dict[str, str], out_of_turn: str = "") -> ChopTable:
+def _table(
+    rows: dict[ChopClass, tuple[ChopClass, ...]], out_of_turn: tuple[ChopClass, ...] = ()
+) -> ChopTable:
     return ChopTable(
-        targets={bomb: frozenset(t.split()) for bomb, t in rows.items()},
-        out_of_turn=frozenset(out_of_turn.split()),
+        targets={bomb: frozenset(targets) for bomb, targets in rows.items()},
+        out_of_turn=frozenset(out_of_turn),
     )
 
 
-CHOP_TABLES: dict[str, ChopTable] = {
-    "southern": _table(
+CHOP_TABLES: dict[ChopTableName, ChopTable] = {
+    ChopTableName.SOUTHERN: _table(
         {
-            "3pairs": "2 3pairs",
-            "four": "2 22 3pairs four",
-            "4pairs": "2 22 3pairs four 4pairs",
+            _PAIRS_3: (_TWO, _PAIRS_3),
+            _FOUR: (_TWO, _TWOS_2, _PAIRS_3, _FOUR),
+            _PAIRS_4: (_TWO, _TWOS_2, _PAIRS_3, _FOUR, _PAIRS_4),
         },
-        out_of_turn="4pairs",
+        out_of_turn=(_PAIRS_4,),
     ),
-    "hue": _table({"four": "2 four", "4pairs": "2 22 4pairs"}, out_of_turn="4pairs"),
-    "da_nang": _table({"four": "2 four", "4pairs": "22 four 4pairs"}, out_of_turn="4pairs"),
-    "northern": _table({"four": "2 22 four"}),
-    "dau": _table(
+    ChopTableName.HUE: _table(
+        {_FOUR: (_TWO, _FOUR), _PAIRS_4: (_TWO, _TWOS_2, _PAIRS_4)}, out_of_turn=(_PAIRS_4,)
+    ),
+    ChopTableName.DA_NANG: _table(
+        {_FOUR: (_TWO, _FOUR), _PAIRS_4: (_TWOS_2, _FOUR, _PAIRS_4)}, out_of_turn=(_PAIRS_4,)
+    ),
+    ChopTableName.NORTHERN: _table({_FOUR: (_TWO, _TWOS_2, _FOUR)}),
+    ChopTableName.DAU: _table(
         {
-            "4pairs": "2 4pairs",
-            "5pairs": "2 22 4pairs 5pairs",
-            "3triples": "2 22 4pairs 5pairs 3triples",
-            "6pairs": "2 22 222 4pairs 5pairs 3triples 6pairs",
+            _PAIRS_4: (_TWO, _PAIRS_4),
+            _PAIRS_5: (_TWO, _TWOS_2, _PAIRS_4, _PAIRS_5),
+            _TRIPLES_3: (_TWO, _TWOS_2, _PAIRS_4, _PAIRS_5, _TRIPLES_3),
+            _PAIRS_6: (_TWO, _TWOS_2, _TWOS_3, _PAIRS_4, _PAIRS_5, _TRIPLES_3, _PAIRS_6),
         },
-        out_of_turn="3triples 6pairs",
+        out_of_turn=(_TRIPLES_3, _PAIRS_6),
     ),
-    "none": _table({}),
+    ChopTableName.NONE: _table({}),
 }
 
 #: The most consecutive pairs one hand can hold: 18 cards (Đấu's dealer) make 9 pairs.
@@ -63,13 +82,13 @@ def with_longer_pairs(table: ChopTable) -> ChopTable:
     run of N pairs, out of turn when N-1 pairs may. RULES §3 makes every run of 3+ pairs a bomb
     while the §5 tables stop at 4 pairs (Đấu: 6); the longer runs grow the way Đấu's table
     does. A table without consecutive pairs among its bombs (Northern, none) is unchanged."""
-    runs = [n for n in range(3, MOST_PAIRS + 1) if f"{n}pairs" in table.targets]
+    runs = [n for n in range(3, MOST_PAIRS + 1) if CONSECUTIVE_PAIRS_CLASSES[n] in table.targets]
     if not runs:
         return table
     targets = dict(table.targets)
     out_of_turn = set(table.out_of_turn)
     for n in range(max(runs) + 1, MOST_PAIRS + 1):
-        shorter, bomb = f"{n - 1}pairs", f"{n}pairs"
+        shorter, bomb = CONSECUTIVE_PAIRS_CLASSES[n - 1], CONSECUTIVE_PAIRS_CLASSES[n]
         targets[bomb] = targets[shorter] | {shorter, bomb}
         if shorter in out_of_turn:
             out_of_turn.add(bomb)
@@ -77,6 +96,8 @@ def with_longer_pairs(table: ChopTable) -> ChopTable:
 
 
 #: Northern option: same-suit straights of 5+ cards chop a single 2, of 6+ a pair of 2s.
-SUITED_STRAIGHT_CHOPS: dict[str, frozenset[str]] = {
-    f"straight{n}": frozenset({"2"} if n == 5 else {"2", "22"}) for n in range(5, 13)
+SUITED_STRAIGHT_CHOPS: dict[ChopClass, frozenset[ChopClass]] = {
+    bomb: frozenset({_TWO} if bomb.length == 5 else {_TWO, _TWOS_2})
+    for bomb in ChopClass
+    if bomb.kind == STRAIGHT
 }

@@ -11,8 +11,8 @@ and "the ranks are consecutive" is a lookup of the present-rank pattern in `_RUN
 
 from __future__ import annotations
 
-from enum import IntEnum
-from typing import NamedTuple
+from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING, Final, NamedTuple, Self
 
 from tienlen_rules.cards import (
     BLACK,
@@ -24,7 +24,9 @@ from tienlen_rules.cards import (
     rank_counts,
     ranks_present,
 )
-from tienlen_rules.ruleset import RuleSet
+
+if TYPE_CHECKING:  # the rule set's chop tables are built from `ChopClass`, so it comes later
+    from tienlen_rules.ruleset import RuleSet
 
 
 class Kind(IntEnum):
@@ -111,33 +113,93 @@ def _same_rank(cards: CardSet, n: int, top: int, rules: RuleSet) -> Combination 
     return Combination(FOUR_OF_A_KIND, 4, top, cards)
 
 
-_TWO_CLASS = {SINGLE: "2", PAIR: "22", TRIPLE: "222"}
-# Chop classes of runs, by (kind, length), and of same-suit straights, by length: built once so
-# that classifying a bomb on the move path formats no string.
+class ChopClass(StrEnum):
+    """What a play is for chopping (RULES §5): a 2, a pair or a triple of 2s, or a bomb (*hàng*):
+    a four of a kind, a run of consecutive pairs or triples, a same-suit straight of 5+ cards
+    (Northern option). The chop tables (`chop_tables`) are written in these classes.
+
+    Each member carries its combination type and length, so legal-move generation, penalty
+    values and the rotten split read them instead of decoding a name. Its text ("2", "22",
+    "222", "four", "4pairs", "3triples", "straight5") is the name the docs and a settlement's
+    rotten parts use; being a `StrEnum`, a member hashes as fast as a string on the hot path.
+    """
+
+    kind: Kind
+    length: int
+
+    def __new__(cls, label: str, kind: Kind, length: int) -> Self:
+        """A member: its text, and the type and length of the plays it names."""
+        member = str.__new__(cls, label)
+        member._value_ = label
+        member.kind = kind
+        member.length = length
+        return member
+
+    TWO = "2", SINGLE, 1
+    PAIR_OF_TWOS = "22", PAIR, 2
+    TRIPLE_OF_TWOS = "222", TRIPLE, 3
+    FOUR_OF_A_KIND = "four", FOUR_OF_A_KIND, 4
+    THREE_PAIRS = "3pairs", CONSECUTIVE_PAIRS, 3
+    FOUR_PAIRS = "4pairs", CONSECUTIVE_PAIRS, 4
+    FIVE_PAIRS = "5pairs", CONSECUTIVE_PAIRS, 5
+    SIX_PAIRS = "6pairs", CONSECUTIVE_PAIRS, 6
+    SEVEN_PAIRS = "7pairs", CONSECUTIVE_PAIRS, 7
+    EIGHT_PAIRS = "8pairs", CONSECUTIVE_PAIRS, 8
+    NINE_PAIRS = "9pairs", CONSECUTIVE_PAIRS, 9
+    TEN_PAIRS = "10pairs", CONSECUTIVE_PAIRS, 10
+    ELEVEN_PAIRS = "11pairs", CONSECUTIVE_PAIRS, 11
+    TWELVE_PAIRS = "12pairs", CONSECUTIVE_PAIRS, 12
+    THREE_TRIPLES = "3triples", CONSECUTIVE_TRIPLES, 3
+    FOUR_TRIPLES = "4triples", CONSECUTIVE_TRIPLES, 4
+    FIVE_TRIPLES = "5triples", CONSECUTIVE_TRIPLES, 5
+    SIX_TRIPLES = "6triples", CONSECUTIVE_TRIPLES, 6
+    SEVEN_TRIPLES = "7triples", CONSECUTIVE_TRIPLES, 7
+    EIGHT_TRIPLES = "8triples", CONSECUTIVE_TRIPLES, 8
+    NINE_TRIPLES = "9triples", CONSECUTIVE_TRIPLES, 9
+    TEN_TRIPLES = "10triples", CONSECUTIVE_TRIPLES, 10
+    ELEVEN_TRIPLES = "11triples", CONSECUTIVE_TRIPLES, 11
+    TWELVE_TRIPLES = "12triples", CONSECUTIVE_TRIPLES, 12
+    SUITED_STRAIGHT_5 = "straight5", STRAIGHT, 5
+    SUITED_STRAIGHT_6 = "straight6", STRAIGHT, 6
+    SUITED_STRAIGHT_7 = "straight7", STRAIGHT, 7
+    SUITED_STRAIGHT_8 = "straight8", STRAIGHT, 8
+    SUITED_STRAIGHT_9 = "straight9", STRAIGHT, 9
+    SUITED_STRAIGHT_10 = "straight10", STRAIGHT, 10
+    SUITED_STRAIGHT_11 = "straight11", STRAIGHT, 11
+    SUITED_STRAIGHT_12 = "straight12", STRAIGHT, 12
+
+
+#: The chop class of N consecutive pairs, by N.
+CONSECUTIVE_PAIRS_CLASSES: Final = {c.length: c for c in ChopClass if c.kind == CONSECUTIVE_PAIRS}
+
+# Chop classes looked up by type (and length), built once: classifying a bomb on the move path
+# builds nothing and reads no enum member.
+_TWO_CLASS = {c.kind: c for c in ChopClass if c.kind <= TRIPLE}
+_FOUR_CLASS = ChopClass.FOUR_OF_A_KIND
 _SEQUENCE_CLASS = {
-    (kind, n): f"{n}{word}"
-    for kind, word in ((CONSECUTIVE_PAIRS, "pairs"), (CONSECUTIVE_TRIPLES, "triples"))
-    for n in range(1, 14)
+    (c.kind, c.length): c for c in ChopClass if c.kind in {CONSECUTIVE_PAIRS, CONSECUTIVE_TRIPLES}
 }
-_SUITED_STRAIGHT_CLASS = {n: f"straight{n}" if n >= 5 else "" for n in range(1, 14)}
+_SUITED_STRAIGHT_CLASS: dict[int, ChopClass | None] = dict.fromkeys(range(1, 14)) | {
+    c.length: c for c in ChopClass if c.kind == STRAIGHT
+}
 
 
-def chop_class(combo: Combination) -> str:
-    """What the play is for chopping (see `chop_tables`); "" when it is nothing special."""
+def chop_class(combo: Combination) -> ChopClass | None:
+    """What the play is for chopping (see `chop_tables`); None when it is nothing special."""
     kind, length, top, cards = combo
     if kind <= TRIPLE:
-        return _TWO_CLASS[kind] if top >= LOWEST_TWO else ""
+        return _TWO_CLASS[kind] if top >= LOWEST_TWO else None
     if kind == FOUR_OF_A_KIND:
-        return "four"
+        return _FOUR_CLASS
     if kind == STRAIGHT:
         suited = cards & SUIT_MASKS[top & 3] == cards
-        return _SUITED_STRAIGHT_CLASS[length] if suited else ""
+        return _SUITED_STRAIGHT_CLASS[length] if suited else None
     return _SEQUENCE_CLASS[kind, length]
 
 
-def target_class(combo: Combination) -> str:
+def target_class(combo: Combination) -> ChopClass | None:
     """What the play is as a chop target: its chop class, except that four 2s can't be
     chopped (RULES §5), whatever the table."""
     if combo.kind == FOUR_OF_A_KIND and combo.top >= LOWEST_TWO:
-        return ""
+        return None
     return chop_class(combo)

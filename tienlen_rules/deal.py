@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from tienlen_rules.cards import RANK_MASKS, TWOS, CardSet, format_cards
+from tienlen_rules.choices import FourTwos
 from tienlen_rules.errors import SetupError
 from tienlen_rules.ruleset import RuleSet
 
@@ -89,7 +90,7 @@ def deal(
 
 def needs_redeal(rules: RuleSet, hands: Sequence[CardSet]) -> bool:
     """Sources 000/001: some tables redeal when one hand holds all four 2s."""
-    return rules.four_twos == "redeal" and any(h & TWOS == TWOS for h in hands)
+    return rules.four_twos == FourTwos.REDEAL and any(h & TWOS == TWOS for h in hands)
 
 
 def lay_down_twos(rules: RuleSet, hands: tuple[CardSet, ...]) -> tuple[CardSet, ...]:

@@ -44,10 +44,11 @@ class Played:
 @dataclass(frozen=True, slots=True)
 class Passed:
     """`seat` passed (*bỏ lượt*); `held_beat` records whether it held a legal beat (for *đền
-    bài*; -1 when not examined, 0 no, 1 yes)."""
+    bài*; None when not examined: the compensation rule is off). It stays in the engine: on
+    the wire it would tell the table about a hand."""
 
     seat: int
-    held_beat: int
+    held_beat: bool | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ the frozen pay the whole table (`frozen_pays`, sources 000/001/002).
 from __future__ import annotations
 
 from tienlen_rules.cards import TWOS
+from tienlen_rules.choices import FinishOnFourOfAKind, FinishOnTwo, FreezeAt, FrozenPays
 from tienlen_rules.combinations import FOUR_OF_A_KIND, Combination
 from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
 from tienlen_rules.rounds import close_open_chain
@@ -25,9 +26,12 @@ from tienlen_rules.state import GameState
 def ranks_last(state: GameState, combo: Combination) -> bool:
     """Whether going out with this play ranks the player last (*thua chót*)."""
     rules = state.rules
-    if rules.finish_on_two == "ranks_last" and combo.cards & TWOS:
+    if rules.finish_on_two == FinishOnTwo.RANKS_LAST and combo.cards & TWOS:
         return True
-    return rules.finish_on_four_of_a_kind == "ranks_last" and combo.kind == FOUR_OF_A_KIND
+    return (
+        rules.finish_on_four_of_a_kind == FinishOnFourOfAKind.RANKS_LAST
+        and combo.kind == FOUR_OF_A_KIND
+    )
 
 
 def finish(state: GameState, seat: int, combo: Combination, events: list[Event]) -> GameState:
@@ -48,12 +52,12 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
             return end_game(state, events)
     if (
         place == 1
-        or (not last and rules.freeze_at == "every_finish")
-        or (not won_before and rules.freeze_at == "until_win")
+        or (not last and rules.freeze_at == FreezeAt.EVERY_FINISH)
+        or (not won_before and rules.freeze_at == FreezeAt.UNTIL_WIN)
     ):
         frozen_before = state.frozen
         state = _freeze(state, seat, events)
-        if state.frozen != frozen_before and rules.frozen_pays == "whole_table":
+        if state.frozen != frozen_before and rules.frozen_pays == FrozenPays.WHOLE_TABLE:
             # The frozen pay every other player (settlement): nothing is left to play for.
             return end_game(_place_the_rest(state), events)
     remaining = [s for s, p in enumerate(state.places) if not p]
@@ -97,7 +101,7 @@ def _freeze(state: GameState, seat: int, events: list[Event]) -> GameState:
     if not frozen or len(frozen) == rules.freeze_exempt_unplayed:
         return state
     left = state.places.count(0) - len(frozen)
-    if winner < 0 and (left < 2 or rules.frozen_pays == "whole_table"):
+    if winner < 0 and (left < 2 or rules.frozen_pays == FrozenPays.WHOLE_TABLE):
         return state
     free = _free_places(state.places)[-len(frozen) :]
     places = list(state.places)

@@ -12,6 +12,13 @@ from collections.abc import Sequence
 from tienlen_rules import movegen
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_rules.cards import CardSet, card_name, cards_of
+from tienlen_rules.choices import (
+    DealerRotation,
+    FirstGameLeader,
+    InstantWinList,
+    InstantWinTie,
+    MissingStartingCard,
+)
 from tienlen_rules.combinations import CONSECUTIVE_PAIRS, Combination, classify
 from tienlen_rules.deal import (
     MAX_REDEALS,
@@ -66,7 +73,7 @@ def new_game(
         )
         lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
         winners = _instant_winners(rules, dealt, lead, dealer, first_game=first_game)
-        if len(winners) < 2 or rules.instant_win_tie == "seat_order":
+        if len(winners) < 2 or rules.instant_win_tie == InstantWinTie.SEAT_ORDER:
             break
         if hands is not None:
             raise SetupError(
@@ -137,7 +144,7 @@ def _first_leader(
 ) -> tuple[int, int]:
     """Who leads, and the card the lead must contain (-1: any), RULES §4."""
     starting_rule = first_game or rules.starting_card_every_game
-    if first_game and rules.first_game_leader == "random":
+    if first_game and rules.first_game_leader == FirstGameLeader.RANDOM:
         return (leader if leader is not None else randbelow(len(dealt))), -1
     if not starting_rule:
         return leader if leader is not None else 0, -1
@@ -145,7 +152,7 @@ def _first_leader(
     for hand in dealt:
         everything |= hand
     dealt_start = everything >> rules.start_card & 1
-    if not dealt_start and first_game and rules.missing_starting_card == "random":
+    if not dealt_start and first_game and rules.missing_starting_card == MissingStartingCard.RANDOM:
         return (leader if leader is not None else randbelow(len(dealt))), -1
     card = rules.start_card if dealt_start else (everything & -everything).bit_length() - 1
     holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
@@ -166,7 +173,7 @@ def _first_leader(
     # Góp 3 (Northern option): in later games the holder leads ("được ưu tiên đánh trước",
     # source 000) without having to play the card; only a first game's lead must contain it.
     # Without the starting card, the lowest card's holder may also lead freely (option).
-    free = not dealt_start and rules.missing_starting_card == "lowest_card_free"
+    free = not dealt_start and rules.missing_starting_card == MissingStartingCard.LOWEST_CARD_FREE
     return holder, card if first_game and not free else -1
 
 
@@ -175,7 +182,7 @@ def _instant_winners(
 ) -> list[tuple[int, str]]:
     """Every seat whose hand wins at once, with its pattern, in seat order from the leader."""
     n = len(dealt)
-    if rules.instant_wins == "none":
+    if rules.instant_wins == InstantWinList.NONE:
         return []
     if not rules.instant_wins_on_short_hands and min(h.bit_count() for h in dealt) < 13:
         return []
@@ -415,9 +422,11 @@ def next_game(
             "MATCH_OVER", "a player's total dropped below zero: the match is over", "state"
         )
     winner = state.winner
-    leader = settlement.next_leader if settlement.next_leader >= 0 else winner
+    leader = winner if settlement.next_leader is None else settlement.next_leader
     dealer = (
-        winner if rules.dealer_rotation == "winner" else (state.match.dealer + 1) % state.players
+        winner
+        if rules.dealer_rotation == DealerRotation.WINNER
+        else (state.match.dealer + 1) % state.players
     )
     match = Match(state.match.game_number + 1, totals, state.match.seed, dealer)
     first = state.instant_winner >= 0 and rules.first_game_after_instant_win

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from tienlen_rules.cards import BLACK, RANK_TWO, RED, SUIT_MASKS, CardSet, rank_counts
+from tienlen_rules.choices import FourTwos, InstantWinList
 from tienlen_rules.ruleset import RuleSet
 
 Test = Callable[[CardSet, RuleSet], bool]
@@ -155,12 +156,12 @@ _DEM_LA = (
     Pattern("six_pairs", False, False, pairs_of_any_ranks(6)),
 )
 
-INSTANT_WIN_LISTS: dict[str, tuple[Pattern, ...]] = {
-    "none": (),
-    "standard": _STANDARD_FIRST + _ANY_GAME,
-    "extended": _EXTENDED_FIRST + _ANY_GAME,
-    "dau": _DAU,
-    "dem_la": _DEM_LA,
+INSTANT_WIN_LISTS: dict[InstantWinList, tuple[Pattern, ...]] = {
+    InstantWinList.NONE: (),
+    InstantWinList.STANDARD: _STANDARD_FIRST + _ANY_GAME,
+    InstantWinList.EXTENDED: _EXTENDED_FIRST + _ANY_GAME,
+    InstantWinList.DAU: _DAU,
+    InstantWinList.DEM_LA: _DEM_LA,
 }
 
 
@@ -177,7 +178,7 @@ def instant_win(rules: RuleSet, hand: CardSet, *, first_game: bool, is_dealer: b
             continue
         if pattern.dealer_only and not is_dealer:
             continue
-        if pattern.name == "four_twos" and rules.four_twos == "redeal":
+        if pattern.name == "four_twos" and rules.four_twos == FourTwos.REDEAL:
             continue
         if pattern.test(hand, rules):
             return pattern.name

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tienlen_rules.cards import format_cards
+from tienlen_rules.choices import ChopOnLastCard
 from tienlen_rules.events import Played
 from tienlen_rules.game import legal_plays
 
@@ -110,5 +111,5 @@ def check_settlement(state: GameState, settlement: Settlement) -> None:
         raise InvariantError(
             f"settlement says zero_sum={settlement.zero_sum} but nets sum to {sum(net)}"
         )
-    if not balanced and state.rules.chop_on_last_card != "chopper_only":
+    if not balanced and state.rules.chop_on_last_card != ChopOnLastCard.CHOPPER_ONLY:
         raise InvariantError(f"nets sum to {sum(net)} under zero-sum rules")

@@ -12,6 +12,27 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
+from tienlen_rules.choices import (
+    CardCountRotten,
+    ChopChainOutLink,
+    ChopOnLastCard,
+    ChopTableName,
+    DealerRotation,
+    FinishOnFourOfAKind,
+    FinishOnTwo,
+    FirstGameLeader,
+    FourTwos,
+    FreezeAt,
+    FrozenPays,
+    InstantWinList,
+    InstantWinTie,
+    LongPairsChop,
+    MissingStartingCard,
+    RottenPayee,
+    Scoring,
+    StartingCard,
+)
+
 
 class OptionType(StrEnum):
     """How an option's value is written."""
@@ -30,7 +51,7 @@ class OptionSpec:
     type: OptionType
     default: bool | int | Fraction | str
     description: str
-    choices: tuple[str, ...] = ()
+    choices: tuple[StrEnum, ...] = ()
     minimum: int = 0
     maximum: int = 0
 
@@ -51,16 +72,14 @@ def _s(name: str, default: int | str, description: str) -> OptionSpec:
     return OptionSpec(name, OptionType.STAKES, value, description)
 
 
-def _c(name: str, default: str, choices: tuple[str, ...], description: str) -> OptionSpec:
-    return OptionSpec(name, OptionType.CHOICE, default, description, choices)
+def _c(name: str, default: StrEnum, description: str) -> OptionSpec:
+    """A choice option: its values are the members of its enum, `default` one of them."""
+    return OptionSpec(name, OptionType.CHOICE, default, description, tuple(type(default)))
 
 
 def _i(name: str, default: int, lo: int, hi: int, description: str) -> OptionSpec:
     return OptionSpec(name, OptionType.INT, default, description, (), lo, hi)
 
-
-CHOP_TABLE_NAMES = ("southern", "hue", "da_nang", "northern", "dau", "none")
-INSTANT_WIN_LISTS = ("none", "standard", "extended", "dau", "dem_la")
 
 OPTIONS: tuple[OptionSpec, ...] = (
     # --- the deal ---
@@ -78,8 +97,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "four_twos",
-        "instant_win",
-        ("instant_win", "redeal"),
+        FourTwos.INSTANT_WIN,
         "A hand dealt all four 2s: an instant win (Southern) or a redeal (sources 000/001).",
     ),
     _b(
@@ -109,8 +127,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # --- chops ---
     _c(
         "chop_table",
-        "southern",
-        CHOP_TABLE_NAMES,
+        ChopTableName.SOUTHERN,
         "Which bombs chop what (RULES §5): the regional chop table.",
     ),
     _b(
@@ -120,8 +137,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "long_pairs_chop",
-        "ladder",
-        ("ladder", "nothing"),
+        LongPairsChop.LADDER,
         "Consecutive pairs longer than any the chop table lists (5+ pairs; Đấu: 7+; dealt only when the instant win for 5 consecutive pairs is off): each run chops what the run one pair shorter chops, any run one pair shorter, and a lower run of its own length, out of turn when that shorter run may (RULES §3: every run of 3+ pairs is a bomb; source 003: 5 and 6 consecutive pairs win 'as 3 consecutive pairs do'; source 000's Đấu table grows the same way), and a chop of one is paid at its penalty value or, where none is set, at the run one pair shorter's [ours]; or they chop nothing and only a higher run of the same length beats them.",
     ),
     _b(
@@ -131,21 +147,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "chop_on_last_card",
-        "void",
-        ("void", "paid", "chopper_only"),
+        ChopOnLastCard.VOID,
         "A chop of a player's last card(s): nobody pays (Southern), paid as usual, or the chopper is paid but the chopped player pays nothing (Huế, not zero-sum).",
     ),
     _c(
         "chop_chain_out_link",
-        "paid",
-        ("paid", "void"),
+        ChopChainOutLink.PAID,
         "Chặt chồng: an earlier link of a chop chain that its player went out with, the chain going on: the last chopped player pays it with the rest (RULES §5 [ours]: only the last link decides), or nobody pays for it and the last chopped pays only the rest (sources 000/001/002's void chop of a last card, applied to every link).",
     ),
     # --- leading ---
     _c(
         "starting_card",
-        "3S",
-        ("3S", "3C"),
+        StartingCard.THREE_OF_SPADES,
         "The card that leads a first game: ♠3 (South), ♣3 (Huế).",
     ),
     _b(
@@ -155,14 +168,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "first_game_leader",
-        "starting_card",
-        ("starting_card", "random"),
+        FirstGameLeader.STARTING_CARD,
         "Who leads a first game: the starting card's holder, or a fair random draw (đếm lá).",
     ),
     _c(
         "missing_starting_card",
-        "lowest_card",
-        ("lowest_card", "lowest_card_free", "random"),
+        MissingStartingCard.LOWEST_CARD,
         "A first game where nobody holds the starting card (2-3 players): the lowest dealt card's holder leads and must include it (RULES §4 [ours]), leads with anything, or a fair random draw leads.",
     ),
     _b(
@@ -183,21 +194,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # --- finishing ---
     _c(
         "finish_on_two",
-        "allowed",
-        ("allowed", "ranks_last"),
+        FinishOnTwo.ALLOWED,
         "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế).",
     ),
     _c(
         "finish_on_four_of_a_kind",
-        "allowed",
-        ("allowed", "ranks_last"),
+        FinishOnFourOfAKind.ALLOWED,
         "Going out with a four of a kind: allowed, or it ranks you last (North).",
     ),
     # --- instant wins ---
     _c(
         "instant_wins",
-        "standard",
-        INSTANT_WIN_LISTS,
+        InstantWinList.STANDARD,
         "Instant-win list (tới trắng, RULES §7): none, standard (Wikipedia), extended (sources 000/001), dau, dem_la.",
     ),
     _b(
@@ -212,8 +220,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "instant_win_tie",
-        "seat_order",
-        ("seat_order", "redeal"),
+        InstantWinTie.SEAT_ORDER,
         "Several hands win at once: the first in seat order from the would-be leader wins (RULES §7 [ours]), or the cards are dealt again (an explicit deal is refused).",
     ),
     _b(
@@ -249,8 +256,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "freeze_at",
-        "first_finish",
-        ("first_finish", "every_finish", "until_win"),
+        FreezeAt.FIRST_FINISH,
         "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played, who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
     ),
     _s(
@@ -260,8 +266,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "frozen_pays",
-        "winner",
-        ("winner", "whole_table"),
+        FrozenPays.WINNER,
         "Cóng (places and points schemes): each frozen player pays the winner freeze_multiplier × L plus its 2s and bombs and the others play on (RULES §7-§8), or the game ends at once and each frozen player pays the instant-win amount (instant_win_stakes; its 2s and bombs too with count_pigs) to the winner and to every other player not frozen (still holding cards, or gone out before a freeze at a later finish), with no place transfers but a player ranked last for going out paying as last (sources 000/001/002: 'cóng 1 nhà cũng như cả làng').",
     ),
     _i(
@@ -305,8 +310,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # --- settlement ---
     _c(
         "scoring",
-        "places",
-        ("places", "points", "card_count"),
+        Scoring.PLACES,
         "Settlement scheme: places (source 003), points (2s by suit 1-4, bombs 4), card count (đếm lá, source 004).",
     ),
     _i(
@@ -323,20 +327,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     _c(
         "card_count_rotten",
-        "in_addition",
-        ("in_addition", "instead"),
+        CardCountRotten.IN_ADDITION,
         "Card count (đếm lá): rotten 2s and bombs are paid at their conversions in addition to the cards themselves (black 2 = 1 + 2, RULES §10 [ours]), or instead of them (black 2 = 2).",
     ),
     _c(
         "rotten_payee",
-        "above",
-        ("above", "winner"),
+        RottenPayee.ABOVE,
         "Who collects thối (and thối hai): the player who finished just above the one left holding cards (RULES §8), or the winner (source 003's check by the winner).",
     ),
     _c(
         "dealer_rotation",
-        "winner",
-        ("winner", "next_seat"),
+        DealerRotation.WINNER,
         "Who deals a match's next game (Đấu: the dealer gets 18 cards): the previous winner (RULES §10) or the next seat.",
     ),
     _s("place_last_to_first", 2, "Places: the last player pays the winner this many stakes (L)."),
@@ -403,15 +404,15 @@ PENALTY_OPTIONS = (
 #: - card_count (đếm lá, source 004): black 2 = 2 cards, red 2 = 4, four of a kind = 4, 3 or 4
 #:   consecutive pairs = 2 (chops are paid at the same conversions, §10); Đấu's other bombs,
 #:   which source 004 doesn't name, keep the variant's values.
-SCHEME_PENALTIES: dict[str, dict[str, Fraction]] = {
-    "points": {
+SCHEME_PENALTIES: dict[Scoring, dict[str, Fraction]] = {
+    Scoring.POINTS: {
         "penalty_two_spades": Fraction(1),
         "penalty_two_clubs": Fraction(2),
         "penalty_two_diamonds": Fraction(3),
         "penalty_two_hearts": Fraction(4),
         **{name: Fraction(4) for name in BOMB_PENALTY_OPTIONS},
     },
-    "card_count": {
+    Scoring.CARD_COUNT: {
         "penalty_two_spades": Fraction(2),
         "penalty_two_clubs": Fraction(2),
         "penalty_two_diamonds": Fraction(4),
@@ -437,10 +438,10 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
         "consecutive_pairs": False,
         "single_suit_straights": True,
         "follow_suit": True,
-        "chop_table": "northern",
-        "finish_on_two": "ranks_last",
-        "finish_on_four_of_a_kind": "ranks_last",
-        "instant_wins": "none",
+        "chop_table": ChopTableName.NORTHERN,
+        "finish_on_two": FinishOnTwo.RANKS_LAST,
+        "finish_on_four_of_a_kind": FinishOnFourOfAKind.RANKS_LAST,
+        "instant_wins": InstantWinList.NONE,
         "freezing": False,
         "compensation": False,
         "penalty_three_pairs": Fraction(0),
@@ -449,22 +450,22 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
     },
     "hue": {
         **_HUE_DA_NANG,
-        "starting_card": "3C",
-        "chop_table": "hue",
-        "chop_on_last_card": "chopper_only",
-        "finish_on_two": "ranks_last",
+        "starting_card": StartingCard.THREE_OF_CLUBS,
+        "chop_table": ChopTableName.HUE,
+        "chop_on_last_card": ChopOnLastCard.CHOPPER_ONLY,
+        "finish_on_two": FinishOnTwo.RANKS_LAST,
         "first_game_instant_wins": False,
     },
     "da_nang": {
         **_HUE_DA_NANG,
-        "chop_table": "da_nang",
+        "chop_table": ChopTableName.DA_NANG,
         "freeze_exempt_unplayed": 2,
     },
     "dau": {
         "deal_all_cards": True,
         "consecutive_triples": True,
-        "chop_table": "dau",
-        "instant_wins": "dau",
+        "chop_table": ChopTableName.DAU,
+        "instant_wins": InstantWinList.DAU,
         "penalty_three_pairs": Fraction(0),
         "penalty_four_of_a_kind": Fraction(0),
         "penalty_four_pairs": Fraction(3, 2),
@@ -473,9 +474,9 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
         "penalty_six_pairs": Fraction(3),
     },
     "dem_la": {
-        "first_game_leader": "random",
-        "scoring": "card_count",
-        "instant_wins": "dem_la",
+        "first_game_leader": FirstGameLeader.RANDOM,
+        "scoring": Scoring.CARD_COUNT,
+        "instant_wins": InstantWinList.DEM_LA,
         "instant_win_stakes": Fraction(13),
         "count_pigs": True,
         "compensation": False,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from tienlen_rules.choices import LongPairsChop
 from tienlen_rules.options import PRESETS
 
 
@@ -40,7 +41,7 @@ DEFAULT_CHANGES: Final[tuple[DefaultChange, ...]] = (
     DefaultChange(
         1,
         "long_pairs_chop",
-        "nothing",
+        LongPairsChop.NOTHING,
         (),
         "5+ consecutive pairs are bombs that chop (RULES §3: consecutive pairs, 3+ pairs, are"
         " bombs; source 003: they win as 3 consecutive pairs do)",

@@ -16,32 +16,40 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from tienlen_rules.cards import RANK_MASKS, RANK_TWO, TWOS, CardSet, rank_counts
+from tienlen_rules.combinations import (
+    CONSECUTIVE_PAIRS,
+    CONSECUTIVE_TRIPLES,
+    FOUR_OF_A_KIND,
+    ChopClass,
+)
 from tienlen_rules.ruleset import RuleSet
 
 
 class RottenPart(NamedTuple):
-    """One part of a split: `label` is the chop class ("2", "four", "3pairs"…), `value` stakes."""
+    """One part of a split: a 2 or a valued bomb (`chop_class`), its cards, `value` stakes."""
 
-    label: str
+    chop_class: ChopClass
     cards: CardSet
     value: Fraction
 
 
 class _Shape(NamedTuple):
-    label: str
+    bomb: ChopClass
     width: int  # cards per rank
     ranks: int  # consecutive ranks
 
 
+#: Cards per rank of each kind of valued bomb: a four of a kind is 4 cards of one rank.
+_WIDTH = {FOUR_OF_A_KIND: 4, CONSECUTIVE_PAIRS: 2, CONSECUTIVE_TRIPLES: 3}
+
+
 def _shapes(rules: RuleSet) -> tuple[tuple[_Shape, Fraction], ...]:
     shapes: list[tuple[_Shape, Fraction]] = []
-    for label, value in rules.bomb_values.items():
-        if label == "four":
-            shapes.append((_Shape(label, 4, 1), value))
-        elif label.endswith("pairs"):
-            shapes.append((_Shape(label, 2, int(label[0])), value))
-        elif label.endswith("triples"):
-            shapes.append((_Shape(label, 3, int(label[0])), value))
+    for bomb, value in rules.bomb_values.items():
+        width = _WIDTH.get(bomb.kind)
+        if width is not None:
+            ranks = 1 if bomb.kind == FOUR_OF_A_KIND else bomb.length
+            shapes.append((_Shape(bomb, width, ranks), value))
     return tuple(shapes)
 
 
@@ -71,13 +79,13 @@ def rotten_split(rules: RuleSet, hand: CardSet) -> tuple[RottenPart, ...]:
                     cards |= 1 << card
                     taken += 1
         remaining &= ~cards
-        parts.append(RottenPart(shape.label, cards, value_of[shape]))
+        parts.append(RottenPart(shape.bomb, cards, value_of[shape]))
     loose = remaining & TWOS
     if loose and rules.rotten_two_flat:
-        parts.append(RottenPart("2", loose, rules.rotten_two_flat))
+        parts.append(RottenPart(ChopClass.TWO, loose, rules.rotten_two_flat))
     elif loose:
         parts.extend(
-            RottenPart("2", 1 << c, twos_value(rules, 1 << c))
+            RottenPart(ChopClass.TWO, 1 << c, twos_value(rules, 1 << c))
             for c in range(48, 52)
             if loose >> c & 1
         )
@@ -97,7 +105,8 @@ def _best(
     best_value = twos_value(rules, twos)
     best: tuple[tuple[_Shape, int], ...] = ()
     for shape, value in _shapes(rules):
-        last_low = RANK_TWO + 1 - shape.ranks if shape.label == "four" else RANK_TWO - shape.ranks
+        # A four of a kind may be four 2s; a run of pairs or triples never holds a 2.
+        last_low = RANK_TWO + 1 - shape.ranks if shape.width == 4 else RANK_TWO - shape.ranks
         for low in range(last_low + 1):
             span = range(low, low + shape.ranks)
             if all(counts[r] >= shape.width for r in span):

@@ -12,7 +12,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from tienlen_rules.cards import CardSet
-from tienlen_rules.combinations import chop_class, classify
+from tienlen_rules.choices import ChopChainOutLink, ChopOnLastCard
+from tienlen_rules.combinations import ChopClass, chop_class, classify
 from tienlen_rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
 from tienlen_rules.movegen import has_beat
 from tienlen_rules.ruleset import RuleSet
@@ -66,9 +67,9 @@ def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ..
     return state._replace(to_act=to_act), tuple(events)
 
 
-def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
-    """*Đền bài* evidence: at every pass, whether the passer held a legal beat (1/0; -1 when
-    the compensation rule is off), and the seat liable to compensate, if any.
+def _examine_pass(state: GameState, seat: int) -> tuple[int, bool | None]:
+    """*Đền bài* evidence: at every pass, whether the passer held a legal beat (None when the
+    compensation rule is off), and the seat liable to compensate, if any.
 
     Compensation only applies when every opponent of the winner ends frozen, that is, when only
     the winner ever played; so liability is examined only while one player alone has played:
@@ -76,7 +77,7 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
     """
     rules = state.rules
     if not rules.compensation:
-        return state.compensation_seat, -1
+        return state.compensation_seat, None
     table = state.table
     assert table is not None
     held = has_beat(state.hands[seat], table, rules)
@@ -86,14 +87,14 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, int]:
         or state.compensation_seat >= 0
         or state.unplayed | (1 << state.table_seat) != everyone
     ):
-        return state.compensation_seat, int(held)
+        return state.compensation_seat, held
     others = state.unplayed & ~(1 << seat)
     alone = not any(
         has_beat(state.hands[o], table, rules)
         for o in range(state.players)
         if others >> o & 1 and not state.places[o]
     )
-    return (seat if alone else -1), 1
+    return (seat if alone else -1), True
 
 
 def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[Event, ...]]:
@@ -129,15 +130,21 @@ def extend_chain(
     return (*chain, (seat, cards))
 
 
+#: The chop classes of 2s: a single 2, a pair and a triple of 2s, valued by suit.
+_TWOS = frozenset({ChopClass.TWO, ChopClass.PAIR_OF_TWOS, ChopClass.TRIPLE_OF_TWOS})
+
+
 def link_value(rules: RuleSet, cards: CardSet) -> Fraction:
     """The penalty value of a chopped play: its 2s by suit, or the bomb's value."""
     combo = classify(cards, rules)
     if combo is None:  # pragma: no cover - chain links were classified when played
         return Fraction(0)
-    cls = chop_class(combo)
-    if cls in {"2", "22", "222"}:
+    chopped = chop_class(combo)
+    if chopped is None:  # pragma: no cover - a chopped play always has a chop class
+        return Fraction(0)
+    if chopped in _TWOS:
         return rules.twos_penalty(cards)
-    return rules.bomb_values.get(cls, Fraction(0))
+    return rules.bomb_values.get(chopped, Fraction(0))
 
 
 def close_chain(
@@ -164,10 +171,10 @@ def close_chain(
             continue
         value += link_value(rules, cards)
     amount = rules.amount(value)
-    if victim_out and rules.chop_on_last_card == "void":
+    if victim_out and rules.chop_on_last_card == ChopOnLastCard.VOID:
         events.append(ChopSettled(-1, payee, 0, chopped, len(chain) - 1))  # nobody pays
         return payments
-    if victim_out and rules.chop_on_last_card == "chopper_only":
+    if victim_out and rules.chop_on_last_card == ChopOnLastCard.CHOPPER_ONLY:
         payer = -1
     events.append(ChopSettled(payer, payee, amount, chopped, len(chain) - 1))
     return (*payments, ChopPayment(payer, payee, amount, chopped))
@@ -181,7 +188,7 @@ def _went_out_with(
     to the chain's end, is a link of it)."""
     seat = chain[index][0]
     return (
-        rules.chop_chain_out_link == "void"
+        rules.chop_chain_out_link == ChopChainOutLink.VOID
         and not hands[seat]
         and all(later != seat for later, _ in chain[index + 1 :])
     )

@@ -14,12 +14,33 @@ from fractions import Fraction
 from functools import lru_cache
 
 from tienlen_rules.cards import RANK_TWO, THREE_OF_CLUBS, THREE_OF_SPADES, CardSet
+from tienlen_rules.choices import (
+    CardCountRotten,
+    ChopChainOutLink,
+    ChopOnLastCard,
+    ChopTableName,
+    DealerRotation,
+    FinishOnFourOfAKind,
+    FinishOnTwo,
+    FirstGameLeader,
+    FourTwos,
+    FreezeAt,
+    FrozenPays,
+    InstantWinList,
+    InstantWinTie,
+    LongPairsChop,
+    MissingStartingCard,
+    RottenPayee,
+    Scoring,
+    StartingCard,
+)
 from tienlen_rules.chop_tables import (
     CHOP_TABLES,
     MOST_PAIRS,
     SUITED_STRAIGHT_CHOPS,
     with_longer_pairs,
 )
+from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, ChopClass
 from tienlen_rules.errors import SetupError
 from tienlen_rules.options import (
     BOMB_PENALTY_OPTIONS,
@@ -51,7 +72,7 @@ class RuleSet:
     revision: int
     cards_per_hand: int
     deal_all_cards: bool
-    four_twos: str
+    four_twos: FourTwos
     four_threes_lay_down_twos: bool
     same_colour_pairs: bool
     consecutive_pairs: bool
@@ -59,34 +80,34 @@ class RuleSet:
     single_suit_straights: bool
     follow_suit: bool
     pair_of_twos_beats_pair_of_twos: bool
-    chop_table: str
+    chop_table: ChopTableName
     suited_straight_chops: bool
-    long_pairs_chop: str
+    long_pairs_chop: LongPairsChop
     out_of_turn_chops: bool
-    chop_on_last_card: str
-    chop_chain_out_link: str
-    starting_card: str
+    chop_on_last_card: ChopOnLastCard
+    chop_chain_out_link: ChopChainOutLink
+    starting_card: StartingCard
     starting_card_every_game: bool
-    first_game_leader: str
-    missing_starting_card: str
+    first_game_leader: FirstGameLeader
+    missing_starting_card: MissingStartingCard
     pass_lockout: bool
     lead_stealing: bool
     steal_winner_pairs_lead: bool
-    finish_on_two: str
-    finish_on_four_of_a_kind: str
-    instant_wins: str
+    finish_on_two: FinishOnTwo
+    finish_on_four_of_a_kind: FinishOnFourOfAKind
+    instant_wins: InstantWinList
     first_game_instant_wins: bool
     any_game_instant_wins_in_first_game: bool
-    instant_win_tie: str
+    instant_win_tie: InstantWinTie
     triple_counts_as_pair: bool
     instant_wins_on_short_hands: bool
     count_pigs: bool
     first_game_after_instant_win: bool
     instant_win_stakes: Fraction
     freezing: bool
-    freeze_at: str
+    freeze_at: FreezeAt
     freeze_multiplier: Fraction
-    frozen_pays: str
+    frozen_pays: FrozenPays
     freeze_exempt_unplayed: int
     alone_with_frozen_pays_place: bool
     chops_paid_on_freeze: bool
@@ -94,12 +115,12 @@ class RuleSet:
     blind_three_stakes: Fraction
     blind_three_in_first_game: bool
     rotten_three_stakes: Fraction
-    scoring: str
+    scoring: Scoring
     stake: int
     card_count_per_card: Fraction
-    card_count_rotten: str
-    rotten_payee: str
-    dealer_rotation: str
+    card_count_rotten: CardCountRotten
+    rotten_payee: RottenPayee
+    dealer_rotation: DealerRotation
     place_last_to_first: Fraction
     place_third_to_second: Fraction
     place_second_to_first: Fraction
@@ -116,10 +137,10 @@ class RuleSet:
     rotten_two_flat: Fraction
     match_bankroll: int
     # Derived, read by the hot paths.
-    chop_targets: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    out_of_turn: frozenset[str] = frozenset()
+    chop_targets: Mapping[ChopClass, frozenset[ChopClass]] = field(default_factory=dict)
+    out_of_turn: frozenset[ChopClass] = frozenset()
     two_values: tuple[Fraction, Fraction, Fraction, Fraction] = (Fraction(0),) * 4
-    bomb_values: Mapping[str, Fraction] = field(default_factory=dict)
+    bomb_values: Mapping[ChopClass, Fraction] = field(default_factory=dict)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RuleSet):
@@ -136,12 +157,14 @@ class RuleSet:
     @property
     def start_card(self) -> int:
         """The card that must open a first game: ♠3, or ♣3 in Huế."""
-        return THREE_OF_CLUBS if self.starting_card == "3C" else THREE_OF_SPADES
+        return (
+            THREE_OF_CLUBS if self.starting_card == StartingCard.THREE_OF_CLUBS else THREE_OF_SPADES
+        )
 
     @property
     def ends_at_first_finish(self) -> bool:
         """Đếm lá ends the game as soon as one player has gone out."""
-        return self.scoring == "card_count"
+        return self.scoring == Scoring.CARD_COUNT
 
     def option_values(self) -> dict[str, OptionValue]:
         """Every option's value by name, in `OPTIONS` order; "L" where an option follows
@@ -213,7 +236,7 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...], revision: int) 
     for name in FOLLOWS_LAST_PLACE:
         if values[name] == LAST_PLACE:
             values[name] = values["place_last_to_first"]
-    for name, value in SCHEME_PENALTIES.get(str(values["scoring"]), {}).items():
+    for name, value in SCHEME_PENALTIES.get(Scoring(str(values["scoring"])), {}).items():
         if name not in given and (name not in BOMB_PENALTY_OPTIONS or values[name]):
             values[name] = value
     rules = RuleSet(variant=variant, overrides=overrides, revision=revision, **values)  # type: ignore[arg-type]
@@ -224,25 +247,26 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...], revision: int) 
 
 def _derive(rules: RuleSet) -> RuleSet:
     listed = CHOP_TABLES[rules.chop_table]
-    table = with_longer_pairs(listed) if rules.long_pairs_chop == "ladder" else listed
+    table = with_longer_pairs(listed) if rules.long_pairs_chop == LongPairsChop.LADDER else listed
     targets = dict(table.targets)
     if rules.suited_straight_chops:
         targets |= SUITED_STRAIGHT_CHOPS
+    # In this order: the rotten split tries the bombs in it (`rotten._best`).
     bomb_values = {
-        "3pairs": rules.penalty_three_pairs,
-        "4pairs": rules.penalty_four_pairs,
-        "5pairs": rules.penalty_five_pairs,
-        "6pairs": rules.penalty_six_pairs,
-        "four": rules.penalty_four_of_a_kind,
-        "3triples": rules.penalty_three_triples,
+        ChopClass.THREE_PAIRS: rules.penalty_three_pairs,
+        ChopClass.FOUR_PAIRS: rules.penalty_four_pairs,
+        ChopClass.FIVE_PAIRS: rules.penalty_five_pairs,
+        ChopClass.SIX_PAIRS: rules.penalty_six_pairs,
+        ChopClass.FOUR_OF_A_KIND: rules.penalty_four_of_a_kind,
+        ChopClass.THREE_TRIPLES: rules.penalty_three_triples,
     }
     # A run of pairs only the ladder makes a bomb is worth what the run one pair shorter is,
     # unless its own penalty option values it [ours]: no source values those runs, and a chop
     # is always paid (RULES §5) — 6 pairs on 5 pairs must not pay less than 5 on 4.
-    for n in range(2, MOST_PAIRS + 1):
-        run = f"{n}pairs"
+    for n in range(4, MOST_PAIRS + 1):
+        run = CONSECUTIVE_PAIRS_CLASSES[n]
         if run in table.targets and run not in listed.targets and not bomb_values.get(run):
-            bomb_values[run] = bomb_values.get(f"{n - 1}pairs", Fraction(0))
+            bomb_values[run] = bomb_values.get(CONSECUTIVE_PAIRS_CLASSES[n - 1], Fraction(0))
     derived = {
         "chop_targets": targets,
         "out_of_turn": table.out_of_turn if rules.out_of_turn_chops else frozenset(),
@@ -263,7 +287,7 @@ def _check(rules: RuleSet) -> None:
     # cóng multiplies L (places and points schemes), and đếm lá multiplies every part of a frozen
     # loser's payment (a stake per card and the rotten conversions). Each must be whole chips.
     multiplied = {"place_last_to_first"}
-    if rules.scoring == "card_count":
+    if rules.scoring == Scoring.CARD_COUNT:
         multiplied |= {*PENALTY_OPTIONS}
     for spec in OPTIONS:
         value = getattr(rules, spec.name)
@@ -280,13 +304,17 @@ def _check(rules: RuleSet) -> None:
                     "options.stake",
                 )
     frozen_card = rules.card_count_per_card * rules.freeze_multiplier
-    if rules.scoring == "card_count" and (frozen_card * rules.stake).denominator != 1:
+    if rules.scoring == Scoring.CARD_COUNT and (frozen_card * rules.stake).denominator != 1:
         raise SetupError(
             "FRACTIONAL_AMOUNT",
             f"stake {rules.stake} makes a frozen card ({rules.card_count_per_card} × {rules.freeze_multiplier} stakes) a fraction of a chip",
             "options.stake",
         )
-    if rules.consecutive_triples and not rules.consecutive_pairs and rules.chop_table == "dau":
+    if (
+        rules.consecutive_triples
+        and not rules.consecutive_pairs
+        and rules.chop_table == ChopTableName.DAU
+    ):
         raise SetupError(
             "INCOMPATIBLE_OPTIONS",
             "the dau chop table needs consecutive pairs",

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from tienlen_rules.cards import THREE_OF_SPADES, CardSet
+from tienlen_rules.choices import CardCountRotten, FrozenPays, RottenPayee, Scoring
 from tienlen_rules.errors import SetupError
 from tienlen_rules.rotten import rotten_split
 from tienlen_rules.ruleset import RuleSet
@@ -44,7 +45,8 @@ class Transfer(NamedTuple):
 
 
 class RottenEntry(NamedTuple):
-    """One part of a seat's rotten split: a 2 or a bomb (`label`, its chop class) and its chips."""
+    """One part of a seat's rotten split: a 2 or a bomb (`label`, its chop class's text, as the
+    settlement message carries it) and its chips."""
 
     seat: int
     label: str
@@ -54,14 +56,15 @@ class RottenEntry(NamedTuple):
 
 class Settlement(NamedTuple):
     """A finished game's money: transfers, each seat's net, places, the rotten splits shown,
-    whether it is zero-sum, and who leads the next game when that is not the winner (-1)."""
+    whether it is zero-sum, and who leads the next game when that is not the winner (the
+    player who compensated, *đền bài*; None: the winner leads)."""
 
     transfers: tuple[Transfer, ...]
     net: tuple[int, ...]
     places: tuple[int, ...]
     rotten: tuple[RottenEntry, ...]
     zero_sum: bool
-    next_leader: int
+    next_leader: int | None
 
 
 class _Ledger:
@@ -104,13 +107,13 @@ class _Ledger:
             stakes = part.value * multiplier
             if shown:
                 self.rotten.append(
-                    RottenEntry(payer, part.label, part.cards, self.rules.amount(stakes))
+                    RottenEntry(payer, part.chop_class.value, part.cards, self.rules.amount(stakes))
                 )
             self.pay(payer, payee, stakes, TransferReason.ROTTEN, part.cards)
             total += stakes
         return total
 
-    def settlement(self, state: GameState, next_leader: int = -1) -> Settlement:
+    def settlement(self, state: GameState, next_leader: int | None = None) -> Settlement:
         net = [0] * state.players
         for t in self.transfers:
             net[t.payee] += t.amount
@@ -132,7 +135,7 @@ def settle(state: GameState) -> Settlement:
     if state.to_act >= 0:
         raise SetupError("GAME_NOT_OVER", "the game is still being played", "state")
     ledger = _Ledger(state.rules)
-    if state.rules.scoring == "card_count":
+    if state.rules.scoring == Scoring.CARD_COUNT:
         return _card_count(state, ledger)
     return _places(state, ledger)
 
@@ -180,18 +183,19 @@ def _blind_three(state: GameState) -> bool:
     )
 
 
-def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
+def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int | None:
     """Cóng: each frozen player pays the winner `freeze_multiplier × L` plus its 2s and bombs;
     or, with `frozen_pays` = whole_table (sources 000/001/002: "cóng 1 nhà cũng như cả làng"),
     what a loser pays an instant winner (*đền tới trắng*: `instant_win_stakes`, and its 2s and
     bombs only with `count_pigs`) to the winner and to every other player not frozen (still
     holding cards, or gone out before a later freeze; not one ranked last). When every
-    opponent is frozen, the compensating player (*đền bài*) pays the winner all of it."""
+    opponent is frozen, the compensating player (*đền bài*) pays the winner all of it, and is
+    returned: they lead the next game (None: the winner does)."""
     rules = state.rules
     frozen = [s for s in _others(state, winner) if state.frozen >> s & 1]
     if not frozen:
-        return -1
-    if rules.frozen_pays == "whole_table":
+        return None
+    if rules.frozen_pays == FrozenPays.WHOLE_TABLE:
         penalty, counts_hand = rules.instant_win_stakes, rules.count_pigs
         # Every other player not frozen: those still holding cards and, after a later freeze
         # (freeze_at), those who went out before it, above the frozen; not one ranked last for
@@ -213,7 +217,7 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
         if compensates:  # every opponent frozen: the winner is the only payee
             parts = rotten_split(rules, hand) if counts_hand else ()
             ledger.rotten.extend(
-                RottenEntry(seat, p.label, p.cards, rules.amount(p.value)) for p in parts
+                RottenEntry(seat, p.chop_class.value, p.cards, rules.amount(p.value)) for p in parts
             )
             debt = penalty + sum((p.value for p in parts), Fraction(0))
             ledger.pay(payer, winner, debt, TransferReason.COMPENSATION, hand)
@@ -222,7 +226,7 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int:
             ledger.pay(seat, payee, penalty, TransferReason.FROZEN)
             if counts_hand:
                 ledger.pay_rotten(seat, payee, hand, shown=payee == winner)
-    return payer if compensates else -1
+    return payer if compensates else None
 
 
 def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> None:
@@ -244,7 +248,7 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
         else -1
     )
     unpaid = {*frozen, alone}
-    if frozen and rules.frozen_pays == "whole_table":
+    if frozen and rules.frozen_pays == FrozenPays.WHOLE_TABLE:
         unpaid |= {s for s in range(n) if state.hands[s]}
     table = {
         4: ((4, 1, rules.place_last_to_first), (3, 2, rules.place_third_to_second)),
@@ -267,7 +271,9 @@ def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
     holders = [s for s in range(state.players) if state.hands[s] and s != winner]
     for seat in holders:
         payee = (
-            winner if rules.rotten_payee == "winner" else _seat_at(state, state.places[seat] - 1)
+            winner
+            if rules.rotten_payee == RottenPayee.WINNER
+            else _seat_at(state, state.places[seat] - 1)
         )
         if payee >= 0:
             ledger.pay_rotten(seat, payee, state.hands[seat])
@@ -301,7 +307,8 @@ def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
         multiplier = rules.freeze_multiplier if frozen else Fraction(1)
         reason = TransferReason.FROZEN if frozen else TransferReason.CARD_COUNT
         counted = hand
-        if rules.card_count_rotten == "instead":  # a rotten card is paid at its conversion only
+        # A rotten card is paid at its conversion only, or in addition to the card itself.
+        if rules.card_count_rotten == CardCountRotten.INSTEAD:
             for part in rotten_split(rules, hand):
                 counted &= ~part.cards
         per_card = rules.card_count_per_card * multiplier

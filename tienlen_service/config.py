@@ -57,6 +57,8 @@ class Config:
     grace: float = 10.0
     log_level: str = "info"
     log_format: str | None = None
+    log_sample: int = 100
+    log_slow_ms: float = 100.0
     tls_cert: str | None = None
     tls_key: str | None = None
     tls_client_ca: str | None = None
@@ -126,6 +128,10 @@ def _problems(c: Config) -> Sequence[str]:
         out.append(f"log level {c.log_level!r} is not one of {', '.join(LOG_LEVELS)}")
     if c.log_format is not None and c.log_format not in LOG_FORMATS:
         out.append(f"log format {c.log_format!r} is not one of {', '.join(LOG_FORMATS)}")
+    if c.log_sample < 1:
+        out.append("log sample must be at least 1 (1 logs every call)")
+    if not c.log_slow_ms >= 0:  # also refuses NaN
+        out.append("log slow ms must not be negative")
     if (c.tls_cert is None) != (c.tls_key is None):
         out.append("TLS needs both --tls-cert and --tls-key")
     if c.tls_client_ca is not None and c.tls_cert is None:
@@ -163,6 +169,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _milliseconds(text: str) -> float:
+    value = float(text)
+    if not value >= 0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of milliseconds >= 0")
     return value
 
 
@@ -216,6 +229,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--grace", "TIENLEN_SHUTDOWN_GRACE", "grace", _seconds, "10", "seconds in-flight calls get to finish after SIGTERM"),
     Option("--log-level", "TIENLEN_LOG_LEVEL", "log_level", str, "info", "log level", choices=LOG_LEVELS),
     Option("--log-format", "TIENLEN_LOG_FORMAT", "log_format", str, "json (console on a terminal)", "log line format", choices=LOG_FORMATS),
+    Option("--log-sample", "TIENLEN_LOG_SAMPLE", "log_sample", _positive_int, "100", "log one successful unary call in N (its line says sampled=N); failed, slow and streaming calls are always logged; 1 = every call"),
+    Option("--log-slow-ms", "TIENLEN_LOG_SLOW_MS", "log_slow_ms", _milliseconds, "100", "a call handled in this many milliseconds or more is always logged"),
     Option("--tls-cert", "TIENLEN_TLS_CERT", "tls_cert", str, "(none)", "PEM certificate chain: serve gRPC over TLS"),
     Option("--tls-key", "TIENLEN_TLS_KEY", "tls_key", str, "(none)", "PEM private key of --tls-cert"),
     Option("--tls-client-ca", "TIENLEN_TLS_CLIENT_CA", "tls_client_ca", str, "(none)", "PEM CA bundle: require client certificates signed by it (mutual TLS)"),

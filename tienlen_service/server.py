@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tienlen_service.draining import DrainingHealthServicer, StreamCloser
 from tienlen_service.observability import (
+    AccessLog,
     Metrics,
     MetricsServer,
     ObservabilityInterceptor,
@@ -177,6 +178,8 @@ class Server:
         self.metrics = metrics if metrics is not None else Metrics()
         self.metrics.build_info.labels(version()).set(1)
         self._register = register if register is not None else register_engine
+        # One access log for both ports: the same sampling and slow-call rule (observability).
+        self.access_log = AccessLog(sample=config.log_sample, slow_ms=config.log_slow_ms)
         self._executor = futures.ThreadPoolExecutor(
             max_workers=config.workers, thread_name_prefix="tienlen-rpc"
         )
@@ -190,7 +193,10 @@ class Server:
         self._streams = StreamCloser(CLOSED_ON_DRAIN)
         self._grpc = grpc.server(
             self._executor,
-            interceptors=[ObservabilityInterceptor(self.metrics), self._streams],
+            interceptors=[
+                ObservabilityInterceptor(self.metrics, access_log=self.access_log),
+                self._streams,
+            ],
             options=grpc_options(config),
             maximum_concurrent_rpcs=config.max_concurrent_rpcs,
         )
@@ -272,6 +278,7 @@ class Server:
                     executor=self._executor,
                     metrics=self.metrics,
                     serving=self._serving,
+                    access_log=self.access_log,
                 )
             except OSError:
                 if metrics_server is not None:

@@ -414,13 +414,19 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         finally:
             self._streams.release()
 
-    def _apply(self, request: service_pb2.ApplyMoveRequest) -> service_pb2.ApplyMoveResponse:
-        """ApplyMove's body (shared with PlayStream); raises the domain errors."""
+    def _apply(
+        self,
+        request: service_pb2.ApplyMoveRequest,
+        response: service_pb2.ApplyMoveResponse | None = None,
+    ) -> service_pb2.ApplyMoveResponse:
+        """ApplyMove's body (shared with PlayStream, which passes the empty answer to fill in
+        place: assigning a filled one would copy it); raises the domain errors."""
         with_view = _with_view(request.view)
         state, game_id = self._seat_state(request.state_token, request.seat, request.seat_token)
         move = codec.move_from_pb(request.move, request.seat)
         new_state, events = engine.apply(state, move)
-        response = service_pb2.ApplyMoveResponse()
+        if response is None:
+            response = service_pb2.ApplyMoveResponse()
         self._update(response.game, new_state, game_id, events, applied=True, with_view=with_view)
         return response
 
@@ -428,15 +434,16 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self, request: service_pb2.PlayStreamRequest
     ) -> service_pb2.PlayStreamResponse:
         """One PlayStream message: applied, or the error ApplyMove would have ended with."""
+        answer = service_pb2.PlayStreamResponse(tag=request.tag)
         try:
-            applied = self._apply(request.move)
+            self._apply(request.move, answer.applied)
         except _DOMAIN_ERRORS as exc:
             self._count_error(exc, "ApplyMove")
             status = _error_status(exc, request.move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
             return service_pb2.PlayStreamResponse(tag=request.tag, error=_stream_error(status))
-        return service_pb2.PlayStreamResponse(tag=request.tag, applied=applied)
+        return answer
 
     @_rpc
     def ValidateMove(  # noqa: N802

@@ -302,7 +302,7 @@ def test_two_servers_in_one_process_keep_separate_metrics(server_factory, probe)
 def test_one_json_log_line_per_call_with_the_callers_request_id(
     server_factory, probe, log_stream
 ) -> None:
-    running = server_factory(register=probe.register)
+    running = server_factory(register=probe.register, log_sample=1)
     secret_hand = b"3S 4S 5S 6S 7S"
     with grpc.insecure_channel(running.address) as channel:
         probe.call(
@@ -326,9 +326,11 @@ def test_one_json_log_line_per_call_with_the_callers_request_id(
             "code",
             "duration_ms",
             "request_id",
+            "sampled",
             "level",
             "timestamp",
         }
+        assert record["sampled"] == 1
         assert isinstance(record["duration_ms"], float)
         assert record["duration_ms"] >= 0
     first, second, crash = records
@@ -341,7 +343,7 @@ def test_one_json_log_line_per_call_with_the_callers_request_id(
 @pytest.mark.parametrize("request_id", ["x" * 129, "req 42", ""])
 def test_an_unusable_request_id_is_replaced(server_factory, probe, log_stream, request_id) -> None:
     # README: 1-128 printable ASCII characters, no spaces; anything else gets a generated id.
-    running = server_factory(register=probe.register)
+    running = server_factory(register=probe.register, log_sample=1)
     with grpc.insecure_channel(running.address) as channel:
         probe.call(channel, "Echo", metadata=(("x-request-id", request_id),), timeout=TIMEOUT)
     (record,) = [r for r in json_lines(log_stream) if r.get("event") == "rpc"]
@@ -546,6 +548,7 @@ def test_sigterm_lets_the_calls_in_flight_finish_then_exits_0(process_factory, p
         "--metrics-port=0",
         "--web-port=0",
         "--log-format=json",
+        "--log-sample=1",
         "--grace=15",
         module=False,
     )
@@ -583,7 +586,8 @@ def test_sigterm_lets_the_calls_in_flight_finish_then_exits_0(process_factory, p
 def test_the_service_module_starts_serves_and_drains_on_sigterm(process_factory) -> None:
     from tienlen.v1 import service_pb2, service_pb2_grpc
 
-    process = process_factory("--keys", KEYS, "--deployment", "test-deploy")
+    # Every call logged (--log-sample 1): the lines are counted against the client's answers.
+    process = process_factory("--keys", KEYS, "--deployment", "test-deploy", "--log-sample", "1")
     address = process.start_and_wait()
     serving = process.wait_for_event("serving")
     assert serving["key_ids"] == ["test-kid"]

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from tienlen_rules.cards import RANK_TWO, RANK_UNIT, TWOS, CardSet, rank_counts
-from tienlen_rules.combinations import Combination, chop_class
+from tienlen_rules.combinations import ChopClass, Combination, chop_class
 from tienlen_rules.ruleset import RuleSet
 
 _SEQ_UNIT = RANK_UNIT & ~(1 << (4 * RANK_TWO))  # bit 4r for ranks 3..A
@@ -30,7 +30,7 @@ class PlanRules(NamedTuple):
 
     consecutive_pairs: bool
     single_suit_straights: bool
-    bombs: frozenset[str]
+    bombs: frozenset[ChopClass]
 
     @classmethod
     def of(cls, rules: RuleSet) -> PlanRules:
@@ -54,7 +54,8 @@ def plan_cost(hand: CardSet, rules: RuleSet) -> int:
 def _plan_cost(hand: CardSet, rules: PlanRules) -> int:
     # Memoised: search bots ask about the same hands over and over; the function is pure.
     layers = _layers(hand)
-    if "four" in rules.bombs:  # a four of a kind is a bomb: free, and out of the plan
+    # A four of a kind is a bomb: free, and out of the plan.
+    if ChopClass.FOUR_OF_A_KIND in rules.bombs:
         layers = _remove(layers, layers[3], 4)
     cost = 0
     if rules.consecutive_pairs:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import grpc
-import structlog
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.server import Endpoint
 from google.protobuf import descriptor_pool, message_factory
@@ -31,6 +30,8 @@ from prometheus_client import Counter, Histogram
 from tienlen_service.observability import (
     HANDLING_BUCKETS,
     REQUEST_ID_HEADER,
+    AccessLog,
+    CallFields,
     get_logger,
     request_id_of,
 )
@@ -50,11 +51,6 @@ if TYPE_CHECKING:
 CONNECT: Final = "connect"
 GRPC_WEB: Final = "grpc_web"
 TRANSPORTS: Final = (CONNECT, GRPC_WEB)
-
-_HEALTH: Final = "grpc.health.v1.Health"
-_SERVER_FAULTS: Final = frozenset(
-    {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.DATA_LOSS}
-)
 
 
 def transport_of(content_type: str) -> str:
@@ -161,6 +157,7 @@ class _Method:
     name: str
     behaviour: Callable[[Any, grpc.ServicerContext], Any]
     rpc: str
+    sampler: Callable[[], int]
 
 
 class WebCalls:
@@ -179,6 +176,7 @@ class WebCalls:
         web_metrics: WebMetrics,
         max_concurrent: int,
         max_request_bytes: int,
+        access_log: AccessLog | None = None,
     ) -> None:
         self._executor = executor
         self._metrics = metrics
@@ -187,6 +185,8 @@ class WebCalls:
         self._slots = threading.BoundedSemaphore(max_concurrent)
         self._max_request_bytes = max_request_bytes
         self._log = get_logger("tienlen.rpc")
+        # The gRPC port's access log (which calls get their `rpc` line, and how).
+        self._access_log = access_log if access_log is not None else AccessLog()
 
     def endpoints(self, handlers: Mapping[str, Mapping[str, _Handler]]) -> dict[str, Any]:
         """URL path -> connectrpc endpoint for every unary method of `handlers` whose service
@@ -211,7 +211,11 @@ class WebCalls:
                     stream_type=StreamType.UNARY,
                 )
                 target = _Method(
-                    service, method.name, handler.unary_unary, f"{service}/{method.name}"
+                    service,
+                    method.name,
+                    handler.unary_unary,
+                    f"{service}/{method.name}",
+                    AccessLog.sampler(),
                 )
                 for transport in TRANSPORTS:
                     self.web_metrics.handled.labels(transport, service, method.name, "OK")
@@ -252,29 +256,22 @@ class WebCalls:
     def _finish_refused(
         self, method: _Method, transport: str, ctx: RequestContext[Any, Any]
     ) -> None:
-        structlog.contextvars.clear_contextvars()
         request_id = _request_id(ctx)
         ctx.response_headers[REQUEST_ID_HEADER] = request_id
         labels = (transport, method.service, method.name)
         self.web_metrics.started.labels(*labels).inc()
         self.web_metrics.handled.labels(*labels, grpc.StatusCode.RESOURCE_EXHAUSTED.name).inc()
-        self._log.warning(
-            "rpc",
-            rpc=method.rpc,
-            transport=transport,
-            request_id=request_id,
-            code=grpc.StatusCode.RESOURCE_EXHAUSTED.name,
-            duration_ms=0.0,
+        fields = CallFields(method.rpc, request_id=request_id, transport=transport)
+        self._access_log.finish(
+            fields, method.sampler, grpc.StatusCode.RESOURCE_EXHAUSTED, 0.0, refused=True
         )
 
     def _call(self, method: _Method, request: Any, context: WebContext, transport: str) -> Any:
         """On a worker thread: the servicer's method, observed as the gRPC interceptor does."""
-        structlog.contextvars.clear_contextvars()  # worker threads are reused
         request_id = _request_id(context._ctx)  # noqa: SLF001 - our own class
         context._ctx.response_headers[REQUEST_ID_HEADER] = request_id  # noqa: SLF001
-        structlog.contextvars.bind_contextvars(
-            request_id=request_id, rpc=method.rpc, transport=transport
-        )
+        fields = CallFields(method.rpc, request_id=request_id, transport=transport)
+        mark = self._access_log.begin(fields)  # undone below: worker threads are reused
         labels = (transport, method.service, method.name)
         self.web_metrics.started.labels(*labels).inc()
         self._metrics.in_flight.inc()
@@ -296,13 +293,8 @@ class WebCalls:
             self.web_metrics.handling_seconds.labels(*labels).observe(elapsed)
             self.web_metrics.handled.labels(*labels, code.name).inc()
             context.run_callbacks()
-            fields = {"code": code.name, "duration_ms": round(elapsed * 1000.0, 3)}
-            if code in _SERVER_FAULTS:
-                self._log.error("rpc", **fields)
-            elif method.service == _HEALTH:  # probes: debug only, as on the gRPC port
-                self._log.debug("rpc", **fields)
-            else:
-                self._log.info("rpc", **fields)
+            self._access_log.finish(fields, method.sampler, code, elapsed)
+            self._access_log.end(mark)
         return response
 
     def _invoke(self, method: _Method, request: Any, context: WebContext) -> Any:

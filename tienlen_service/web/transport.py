@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from tienlen_service.config import Config
-    from tienlen_service.observability import Metrics
+    from tienlen_service.observability import AccessLog, Metrics
 
 #: The web table as `make web` builds it, in a source checkout.
 DEFAULT_WEB_ROOT: Final = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
@@ -38,6 +38,7 @@ def start_web_server(
     executor: Executor,
     metrics: Metrics,
     serving: Callable[[], bool],
+    access_log: AccessLog | None = None,
 ) -> WebServer:
     """Build the web application over the recorded gRPC method handlers and start serving it
     on --web-host/--web-port. Raises OSError when the port can't be bound."""
@@ -49,6 +50,7 @@ def start_web_server(
         web_metrics=web_metrics,
         max_concurrent=config.max_concurrent_rpcs,
         max_request_bytes=config.max_request_bytes,
+        access_log=access_log,
     )
     endpoints = calls.endpoints(handlers)
     streams = [

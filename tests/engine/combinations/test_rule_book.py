@@ -88,20 +88,6 @@ def test_s3_consecutive_triples_hold_no_2_in_dau() -> None:
     assert (found.kind, found.length) == (Kind.CONSECUTIVE_TRIPLES, 3)
 
 
-def test_s3_consecutive_triples_are_compared_by_rank_and_the_same_number_of_triples_only() -> None:
-    """§3: consecutive triples are compared by "same number of triples only; rank" — four
-    consecutive triples, which chop nothing, beat lower four consecutive triples as an ordinary
-    (unpaid) play, and three or four of them never meet."""
-    dau = rules("dau")
-    four_low = "3S 3C 3D 4S 4C 4D 5S 5C 5D 6S 6C 6D"
-    four_high = "7S 7C 7D 8S 8C 8D 9S 9C 9D 10S 10C 10D"
-    three = "JS JC JD QS QC QD KS KC KD"
-    assert relation(four_high, four_low, dau) == Beat.BEATS
-    assert relation(four_low, four_high, dau) == Beat.NO
-    assert relation(three, four_low, dau) == Beat.NO
-    assert relation(four_high, three, dau) == Beat.NO
-
-
 @pytest.mark.parametrize("variant", ["southern", "northern", "hue", "da_nang", "dem_la"])
 def test_s3_consecutive_triples_are_a_playable_combination_only_in_dau(variant: str) -> None:
     """§3: consecutive triples (sám cô thông) — "a playable combination only in Đấu"."""

@@ -1,7 +1,8 @@
 """Combinations (*bộ bài*) and beating the table (*đè*), RULES §3, Southern game.
 
-Classification and comparison are checked on the pure functions (`classify`, `beat`) and, for
-the refusals a player sees, through `game.apply` with explicit hands.
+Classification is checked on the pure function `classify`, comparison (`beat`) by the cases of
+`relations.txt` beside this file, and the refusals a player sees through `game.apply` with
+explicit hands.
 """
 
 from __future__ import annotations
@@ -9,15 +10,9 @@ from __future__ import annotations
 import pytest
 from helpers.moves import SOUTHERN, combo, must, refusal, run, start
 
-from tienlen_rules.beating import Beat, beat
 from tienlen_rules.cards import parse_card, parse_set
 from tienlen_rules.combinations import Kind, classify
 from tienlen_rules.errors import Reason
-
-
-def relation(new: str, table: str) -> tuple[Beat, Reason | None]:
-    return beat(must(new), must(table), SOUTHERN)
-
 
 # --------------------------------------------------------------------------- classification
 
@@ -88,66 +83,6 @@ def test_playing_cards_that_form_no_combination_is_refused() -> None:
 
 
 # --------------------------------------------------------------------------- comparison
-
-
-def test_a_single_is_beaten_by_a_higher_card_rank_first_then_suit() -> None:
-    assert relation("4S", "3H") == (Beat.BEATS, None)
-    assert relation("9H", "9D") == (Beat.BEATS, None)
-    assert relation("9D", "9H") == (Beat.NO, Reason.DOES_NOT_BEAT)
-    assert relation("2S", "AH") == (Beat.BEATS, None)
-
-
-def test_a_two_is_beaten_by_a_higher_suited_two() -> None:
-    assert relation("2D", "2C") == (Beat.BEATS, None)
-    assert relation("2C", "2D") == (Beat.NO, Reason.DOES_NOT_BEAT)
-
-
-def test_a_pair_is_compared_by_its_highest_card() -> None:
-    assert relation("5S 5H", "5C 5D") == (Beat.BEATS, None)  # ♥5 tops ♦5
-    assert relation("5C 5D", "5S 5H") == (Beat.NO, Reason.DOES_NOT_BEAT)
-    assert relation("6S 6C", "5D 5H") == (Beat.BEATS, None)
-
-
-def test_a_triple_is_compared_by_rank() -> None:
-    assert relation("8S 8C 8D", "7C 7D 7H") == (Beat.BEATS, None)
-    assert relation("7S 7C 7D", "8C 8D 8H") == (Beat.NO, Reason.DOES_NOT_BEAT)
-
-
-def test_a_straight_is_beaten_by_a_higher_straight_of_the_same_length_only() -> None:
-    assert relation("4S 5S 6D", "3H 4H 5H") == (Beat.BEATS, None)
-    assert relation("3S 4S 5H", "3C 4D 5D") == (Beat.BEATS, None)  # same ranks, ♥5 tops ♦5
-    assert relation("4S 5S 6S 7S", "3H 4H 5H") == (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
-    assert relation("JS QS KS", "3H 4H 5H 6H") == (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
-    assert relation("3S 4S 5S", "4H 5H 6H") == (Beat.NO, Reason.DOES_NOT_BEAT)
-
-
-def test_consecutive_pairs_are_beaten_by_the_same_number_of_pairs_only() -> None:
-    three_low = "3S 3C 4S 4C 5S 5C"
-    assert relation("4D 4H 5D 5H 6S 6C", three_low) == (Beat.CHOPS, None)  # a bomb on a bomb: §5
-    assert relation("3D 3H 4D 4H 5D 5H 6D 6H", three_low) == (Beat.CHOPS, None)
-    assert relation(three_low, "4D 4H 5D 5H 6S 6C")[0] == Beat.NO
-
-
-def test_four_of_a_kind_is_compared_by_rank() -> None:
-    assert relation("9S 9C 9D 9H", "8S 8C 8D 8H")[0] != Beat.NO
-    assert relation("8S 8C 8D 8H", "9S 9C 9D 9H") == (Beat.NO, Reason.DOES_NOT_BEAT)
-
-
-@pytest.mark.parametrize(
-    ("new", "table"),
-    [
-        ("9S 9C", "8D"),  # a pair on a single
-        ("9S", "8D 8H"),  # a single on a pair
-        ("9S 9C 9D", "8D 8H"),
-        ("3S 4S 5S", "8D 8H 8C"),
-        ("AS AC", "3S 4S 5S"),
-        ("9S 9C 9D 9H", "8S"),  # a four of a kind is no chop of a single that is not a 2
-        ("3S 3C 4S 4C 5S 5C", "AH"),  # nor are 3 consecutive pairs
-        ("3S 3C 4S 4C 5S 5C 6S 6C", "KS KC"),  # nor 4 consecutive pairs on a pair below 2s
-    ],
-)
-def test_a_different_type_does_not_beat_the_table(new: str, table: str) -> None:
-    assert relation(new, table) == (Beat.NO, Reason.WRONG_TYPE_OR_LENGTH)
 
 
 def test_a_play_of_another_type_is_refused_with_wrong_type_or_length() -> None:

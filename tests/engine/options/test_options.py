@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from helpers.datafile import options_set
 from helpers.tables import (
-    Beat,
     Reason,
     Table,
     TransferReason,
@@ -25,7 +26,6 @@ from helpers.tables import (
     deal,
     later,
     reasons,
-    relation,
     rules,
     transfers,
 )
@@ -52,6 +52,9 @@ from tienlen_rules.ruleset import build_rules
 
 F = TypeVar("F", bound=Callable[..., object])
 TESTED: set[str] = set()
+# The options set on the lines of relations.txt beside this file are proven there (by
+# test_relations.py), one case a line.
+TESTED.update(options_set(Path(__file__).with_name("relations.txt")))
 
 THREE_PAIRS = "3S 3C 4S 4C 5S 5C"
 FOUR_PAIRS = "9S 9C 10S 10C JS JC QS QC"
@@ -202,10 +205,6 @@ def test_option_single_suit_straights() -> None:
 
 @covers("follow_suit")
 def test_option_follow_suit() -> None:
-    on = rules(follow_suit=True)
-    assert relation("6H", "4D", on) == Beat.NO
-    assert relation("6D", "4D", on) == Beat.BEATS
-    assert relation("6H", "4D", SOUTH) == Beat.BEATS
     t = later("southern", "4D 9S", "6H 6D", options={"follow_suit": True})
     t.play(0, "4D")
     assert t.legal(1) == {"6D"}
@@ -214,62 +213,14 @@ def test_option_follow_suit() -> None:
 # --------------------------------------------------------------------------- chops
 
 
-@covers("chop_table")
-@pytest.mark.parametrize(
-    ("table", "bomb", "target", "chops"),
-    [
-        ("southern", THREE_PAIRS, "2H", True),
-        ("southern", "9S 9C 9D 9H", "2S 2C", True),
-        ("hue", THREE_PAIRS, "2H", False),
-        ("hue", "9S 9C 9D 9H", "2S 2C", False),
-        ("hue", "9S 9C 9D 9H", "2H", True),
-        ("da_nang", FOUR_PAIRS, "2H", False),
-        ("da_nang", FOUR_PAIRS, "AS AC AD AH", True),
-        ("northern", "9S 9C 9D 9H", THREE_PAIRS, False),
-        ("northern", "9S 9C 9D 9H", "2S 2C", True),
-        ("dau", FOUR_PAIRS, "2H", True),
-        ("dau", "9S 9C 9D 9H", "2H", False),
-        ("none", "9S 9C 9D 9H", "2H", False),
-        ("none", FOUR_PAIRS, "2H", False),
-    ],
-)
-def test_option_chop_table_selects_the_regional_table(
-    table: str, bomb: str, target: str, chops: bool
-) -> None:
-    assert (relation(bomb, target, rules(chop_table=table)) == Beat.CHOPS) is chops
-
-
-@covers("suited_straight_chops")
-def test_option_suited_straight_chops() -> None:
-    on = rules(suited_straight_chops=True)
-    assert relation("5D 6D 7D 8D 9D", "2H", on) == Beat.CHOPS
-    assert relation("6C 7C 8C 9C 10C JC", "2S 2C", on) == Beat.CHOPS
-    assert relation("5D 6D 7D 8D 9S", "2H", on) == Beat.NO  # not one suit
-    assert relation("5D 6D 7D 8D 9D", "2H", SOUTH) == Beat.NO
-
-
 FIVE_PAIRS = "3S 3C 4S 4C 5S 5C 6S 6C 7S 7C"
 
 
 @covers("long_pairs_chop")
 def test_option_long_pairs_chop() -> None:
     # RULES §3: 3+ consecutive pairs are bombs; the §5 table stops at 4 pairs. Reachable only
-    # without the instant win for 5 consecutive pairs.
-    ladder = rules(instant_wins="none")
-    nothing = rules(instant_wins="none", long_pairs_chop="nothing")
-    assert relation(FIVE_PAIRS, "2H", ladder) == Beat.CHOPS
-    assert relation(FIVE_PAIRS, "2D 2H", ladder) == Beat.CHOPS
-    assert relation(FIVE_PAIRS, FOUR_PAIRS, ladder) == Beat.CHOPS  # any 4 pairs, even higher
-    assert relation(FIVE_PAIRS, "AS AC AD AH", ladder) == Beat.CHOPS
-    assert relation(FOUR_PAIRS, FIVE_PAIRS, ladder) == Beat.NO
-    assert relation(f"{FIVE_PAIRS} 8S 8C", "9D 9H 10D 10H JD JH QD QH KD KH", ladder) == (
-        Beat.CHOPS  # 6 pairs chop any 5 pairs
-    )
-    assert relation(FIVE_PAIRS, "2S 2C 2D", ladder) == Beat.NO  # a triple of 2s never
-    for target in ("2H", "2D 2H", FOUR_PAIRS, "AS AC AD AH"):
-        assert relation(FIVE_PAIRS, target, nothing) == Beat.NO
-    high = "9D 9H 10D 10H JD JH QD QH KD KH"
-    assert relation(high, FIVE_PAIRS, nothing) == Beat.BEATS  # a higher run, same length
+    # without the instant win for 5 consecutive pairs. Which plays 5 pairs chop under each
+    # value is in relations.txt; here, whether they chop out of turn.
     # Out of turn, as 4 pairs may (không cần vòng): seat 2 leads ♥2, seat 0 is to act.
     hands = ("8D 4H", f"{FIVE_PAIRS} 3H", "JD 2H 3D")
     for value, allowed in (("ladder", True), ("nothing", False)):
@@ -654,7 +605,7 @@ def test_option_compensation(on: bool) -> None:
     else:
         assert sorted(transfers(s)) == [(1, 0, 400), (2, 0, 400)]
         assert reasons(s) == {TransferReason.FROZEN}
-        assert s.next_leader == -1
+        assert s.next_leader is None
 
 
 # --------------------------------------------------------------------------- specials
@@ -1046,10 +997,6 @@ def test_option_dealer_rotation() -> None:
 
 @covers("pair_of_twos_beats_pair_of_twos")
 def test_option_pair_of_twos_beats_pair_of_twos() -> None:
-    assert relation("2D 2H", "2S 2C", rules("northern")) == Beat.NO  # only a chop (§10)
-    north = rules("northern", pair_of_twos_beats_pair_of_twos=True)
-    assert relation("2D 2H", "2S 2C", north) == Beat.BEATS  # "a pair of 2s likewise" (§6)
-    assert relation("2S 2C", "2D 2H", north) == Beat.NO
     t = later("northern", "2S 2C 9S", "2D 2H 9D", options={"pair_of_twos_beats_pair_of_twos": True})
     t.play(0, "2S 2C")
     assert "2D 2H" in t.legal(1)

@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import pytest
 from helpers.tables import (
-    Beat,
     Reason,
     Table,
     TransferReason,
     later,
     reasons,
-    relation,
-    rules,
     transfers,
 )
 
 from tienlen_rules.events import ChopSettled, Played, PlayersFrozen
-
-DA_NANG = rules("da_nang")
-SOUTH = rules("southern")
 
 THREE_PAIRS = "3S 3C 4S 4C 5S 5C"
 HIGHER_THREE_PAIRS = "6S 6C 7S 7C 8S 8C"
@@ -41,8 +35,6 @@ def test_three_consecutive_pairs_do_not_chop_a_two() -> None:
 
 
 def test_a_higher_three_consecutive_pairs_beats_a_lower_one_unpaid() -> None:
-    assert relation(HIGHER_THREE_PAIRS, THREE_PAIRS, DA_NANG) == Beat.BEATS
-    assert relation(HIGHER_THREE_PAIRS, THREE_PAIRS, SOUTH) == Beat.CHOPS
     t = later("da_nang", f"{THREE_PAIRS} 9S", f"{HIGHER_THREE_PAIRS} 10S")
     t.play(0, THREE_PAIRS).play(1, HIGHER_THREE_PAIRS).passes(0).play(1, "10S")
     assert not t.of(ChopSettled)
@@ -68,43 +60,6 @@ def test_cuop_cai_three_consecutive_pairs_steal_the_lead_in_a_non_first_game() -
 
 
 # --------------------------------------------------------------------------- the chop table
-
-
-@pytest.mark.parametrize(
-    ("target", "chopped"),
-    [
-        ("2H", True),
-        ("2S", True),
-        ("2S 2C", False),  # source 000: "Tứ quý chỉ chặt được 1 heo, không thể chặt đôi heo"
-        ("5S 5C 5D 5H", True),  # a smaller four of a kind stays a paid chop (RULES §10)
-        (THREE_PAIRS, False),
-    ],
-)
-def test_four_of_a_kind_chops_only_a_single_two(target: str, chopped: bool) -> None:
-    assert (relation("9S 9C 9D 9H", target, DA_NANG) == Beat.CHOPS) is chopped
-
-
-@pytest.mark.parametrize(
-    ("target", "chopped"),
-    [
-        ("2S 2C", True),
-        ("2D 2H", True),
-        ("5S 5C 5D 5H", True),
-        ("AS AC AD AH", True),
-        ("3S 3C 4S 4C 5S 5C 6S 6C", True),  # a smaller 4 consecutive pairs
-        ("2H", False),  # source 000: "nhưng không thể chặt được 1 heo"
-        ("2S", False),
-        (THREE_PAIRS, False),
-    ],
-)
-def test_four_consecutive_pairs_chop_a_pair_of_twos_or_a_four_of_a_kind_but_not_a_single_two(
-    target: str, chopped: bool
-) -> None:
-    assert (relation(FOUR_PAIRS, target, DA_NANG) == Beat.CHOPS) is chopped
-
-
-def test_four_consecutive_pairs_chop_a_single_two_in_the_south() -> None:
-    assert relation(FOUR_PAIRS, "2H", SOUTH) == Beat.CHOPS
 
 
 def test_four_consecutive_pairs_chop_a_four_of_a_kind_out_of_turn_after_passing() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 from helpers.tables import (
-    Beat,
     Reason,
     Table,
     TransferReason,
@@ -16,7 +15,6 @@ from helpers.tables import (
     combo,
     deal,
     later,
-    relation,
     rules,
     transfers,
 )
@@ -99,35 +97,6 @@ def test_consecutive_triples_are_a_combination() -> None:
     assert combo("4S 4C 4D 5S 5C 5D 6S 6C 6D", SOUTH) is None
 
 
-def test_a_longer_run_of_consecutive_triples_beats_only_its_own_length() -> None:
-    four_triples = "8S 8C 8D 9S 9C 9D 10S 10C 10D JS JC JD"
-    lower_four = "3S 3C 3D 4S 4C 4D 5S 5C 5D 6S 6C 6D"
-    assert relation(four_triples, lower_four, DAU) == Beat.BEATS
-    assert relation(four_triples, THREE_TRIPLES, DAU) == Beat.NO
-
-
-def test_three_consecutive_pairs_are_an_ordinary_combination() -> None:
-    # Source 000: "A đánh 3 đôi thông ♠4♣4♦5♥5♣6♦6, B phải chặn những 3 đôi thông lớn hơn (VD:
-    # ♦4♥4♠5♣5♠6♥6 hoặc ♠5♣5♦6♥6♣7♦7)".
-    assert relation("4D 4H 5S 5C 6S 6H", "4S 4C 5D 5H 6C 6D", DAU) == Beat.BEATS
-    assert relation("5S 5C 6D 6H 7C 7D", "4S 4C 5D 5H 6C 6D", DAU) == Beat.BEATS
-    assert relation("5S 5C 6D 6H 7C 7D", "4S 4C 5D 5H 6C 6D", SOUTH) == Beat.CHOPS
-
-
-def test_four_of_a_kind_is_an_ordinary_combination() -> None:
-    # Source 000: "A đánh tứ quý ♠3♣3♦3♥3, B phải chặn những tứ quý lớn hơn (VD: ♠4♣4♦4♥4 hoặc
-    # ♠K♣K♦K♥K)".
-    assert relation("4S 4C 4D 4H", "3S 3C 3D 3H", DAU) == Beat.BEATS
-    assert relation("KS KC KD KH", "3S 3C 3D 3H", DAU) == Beat.BEATS
-    assert relation("4S 4C 4D 4H", "3S 3C 3D 3H", SOUTH) == Beat.CHOPS
-
-
-def test_four_of_a_kind_cannot_beat_three_consecutive_pairs() -> None:
-    # Source 000: "Lưu ý: Tứ quý không thể chặn được ba đôi thông".
-    assert relation("KS KC KD KH", "4S 4C 5D 5H 6C 6D", DAU) == Beat.NO
-    assert relation("KS KC KD KH", "4S 4C 5D 5H 6C 6D", SOUTH) == Beat.CHOPS
-
-
 @pytest.mark.parametrize("bomb", ["4S 4C 5D 5H 6C 6D", "KS KC KD KH"])
 def test_three_consecutive_pairs_and_four_of_a_kind_do_not_chop_a_two(bomb: str) -> None:
     t = later("dau", "2H 9S", f"{bomb} 10S", "JS")
@@ -152,53 +121,6 @@ LOWER_THREE_TRIPLES = "3S 3C 3D 4S 4C 4D 5C 5D 5H"
 LOWER_SIX_PAIRS = "3S 3C 4S 4C 5S 5C 6S 6D 7C 7H 8D 8H"
 HIGHER_SIX_PAIRS = "9C 9D 10S 10H JS JC QS QC KS KC AS AC"
 HIGHER_THREE_TRIPLES = "6S 6C 6D 7S 7C 7D 8S 8C 8D"
-
-
-@pytest.mark.parametrize(
-    ("bomb", "target", "chopped"),
-    [
-        # 4 consecutive pairs chop a 2 and smaller 4 consecutive pairs.
-        (FOUR_PAIRS, "2H", True),
-        (FOUR_PAIRS, "2S 2C", False),
-        (FOUR_PAIRS, LOWER_FOUR_PAIRS, True),
-        (FOUR_PAIRS, "3S 3C 4D 4H 5C 5D", False),
-        (FOUR_PAIRS, "KS KC KD KH", False),
-        # 5 consecutive pairs chop a 2, a pair of 2s, 4 pairs, smaller 5 pairs.
-        (FIVE_PAIRS, "2S", True),
-        (FIVE_PAIRS, "2S 2C", True),
-        (FIVE_PAIRS, LOWER_FOUR_PAIRS, True),
-        (FIVE_PAIRS, LOWER_FIVE_PAIRS, True),
-        (FIVE_PAIRS, "2S 2C 2D", False),
-        (FIVE_PAIRS, LOWER_THREE_TRIPLES, False),
-        # 3 consecutive triples chop a 2, a pair of 2s, 4 and 5 pairs, smaller 3 triples.
-        (THREE_TRIPLES, "2D", True),
-        (THREE_TRIPLES, "2D 2H", True),
-        (THREE_TRIPLES, LOWER_FOUR_PAIRS, True),
-        (THREE_TRIPLES, LOWER_FIVE_PAIRS, True),
-        (THREE_TRIPLES, LOWER_THREE_TRIPLES, True),
-        (THREE_TRIPLES, "2S 2C 2D", False),
-        (THREE_TRIPLES, LOWER_SIX_PAIRS, False),
-        # 6 consecutive pairs chop a 2, 2s, a triple of 2s, 4/5 pairs, 3 triples, smaller 6 pairs.
-        (SIX_PAIRS, "2H", True),
-        (SIX_PAIRS, "2C 2H", True),
-        (SIX_PAIRS, "2S 2C 2D", True),
-        (SIX_PAIRS, LOWER_FOUR_PAIRS, True),
-        (SIX_PAIRS, LOWER_FIVE_PAIRS, True),
-        (SIX_PAIRS, LOWER_THREE_TRIPLES, True),
-        (SIX_PAIRS, LOWER_SIX_PAIRS, True),
-        (HIGHER_SIX_PAIRS, SIX_PAIRS, True),
-        # A longer bomb chops a shorter one whatever its ranks.
-        (LOWER_FIVE_PAIRS, "10S 10C JS JC QS QC KS KC", True),
-        (LOWER_THREE_TRIPLES, "10S 10C JS JC QS QC KS KC AS AC", True),
-        (LOWER_SIX_PAIRS, "10S 10C 10D JS JC JD QS QC QD", True),
-        (LOWER_SIX_PAIRS, SIX_PAIRS, False),
-        # Four 2s can't be chopped.
-        (SIX_PAIRS, "2S 2C 2D 2H", False),
-    ],
-)
-def test_the_dau_chop_table(bomb: str, target: str, chopped: bool) -> None:
-    # Source 000 (Tiến lên Đấu, Chặt) and RULES §5.
-    assert (relation(bomb, target, DAU) == Beat.CHOPS) is chopped
 
 
 @pytest.mark.parametrize(
@@ -360,7 +282,6 @@ def test_hands_that_are_not_instant_wins_in_dau(hand: str) -> None:
 
 def test_four_twos_are_an_ordinary_four_of_a_kind_in_dau() -> None:
     # Source 000: "tứ quý heo có thể chặn được tất cả tứ quý khác nhỏ hơn nó".
-    assert relation("2S 2C 2D 2H", "AS AC AD AH", DAU) == Beat.BEATS
     t = later("dau", "AS AC AD AH 9D", "2S 2C 2D 2H 3D", "KS")
     t.play(0, "AS AC AD AH").play(1, "2S 2C 2D 2H")
     assert not t.of(Played)[-1].chop

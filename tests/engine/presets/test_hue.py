@@ -7,23 +7,17 @@ from __future__ import annotations
 
 import pytest
 from helpers.tables import (
-    Beat,
     Reason,
     Table,
     TransferReason,
     deal,
     later,
     reasons,
-    relation,
-    rules,
     transfers,
 )
 
 from tienlen_rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES
 from tienlen_rules.events import ChopSettled, InstantWin, Played, PlayerFinished
-
-HUE = rules("hue")
-SOUTH = rules("southern")
 
 THREE_PAIRS = "3S 3C 4S 4C 5S 5C"
 HIGHER_THREE_PAIRS = "6S 6C 7S 7C 8S 8C"
@@ -114,42 +108,6 @@ def test_any_game_instant_wins_apply_in_the_first_game(hand: str, pattern: str) 
 # --------------------------------------------------------------------------- the chop table
 
 
-@pytest.mark.parametrize(
-    ("target", "chopped"),
-    [
-        ("2H", True),
-        ("2S", True),
-        ("2S 2C", False),  # four of a kind does not chop a pair of 2s in Huế
-        ("5S 5C 5D 5H", True),  # a smaller four of a kind is still chopped (RULES §10)
-        (THREE_PAIRS, False),  # 3 consecutive pairs are no bomb
-    ],
-)
-def test_four_of_a_kind_chops_only_a_single_two_and_a_smaller_four(
-    target: str, chopped: bool
-) -> None:
-    # Source 000: "Tứ quý chặt được một heo".
-    assert (relation("9S 9C 9D 9H", target, HUE) == Beat.CHOPS) is chopped
-
-
-def test_four_of_a_kind_chops_a_pair_of_twos_in_the_south() -> None:
-    assert relation("9S 9C 9D 9H", "2S 2C", SOUTH) == Beat.CHOPS
-    assert relation("9S 9C 9D 9H", THREE_PAIRS, SOUTH) == Beat.CHOPS
-
-
-@pytest.mark.parametrize(
-    ("target", "chopped"),
-    [
-        ("2H", True),
-        ("2S 2C", True),
-        ("3S 3C 4S 4C 5S 5C 6S 6C", True),  # a smaller 4 consecutive pairs (RULES §10)
-        (THREE_PAIRS, False),  # 3 consecutive pairs are no bomb: wrong type
-    ],
-)
-def test_four_consecutive_pairs_chop_a_two_and_a_pair_of_twos(target: str, chopped: bool) -> None:
-    # Source 000: "4 đôi thông chặt được heo và đôi heo".
-    assert (relation(FOUR_PAIRS, target, HUE) == Beat.CHOPS) is chopped
-
-
 def test_four_consecutive_pairs_chop_a_pair_of_twos_out_of_turn_even_after_passing() -> None:
     t = later("hue", "8D 8H 2S 2C 4H", f"{FOUR_PAIRS} 3H", "JD JH 3D")
     t.play(0, "8D 8H").passes(1).play(2, "JD JH").play(0, "2S 2C")
@@ -172,7 +130,6 @@ def test_three_consecutive_pairs_do_not_chop_a_two() -> None:
     t = later("hue", "2H 9S", f"{THREE_PAIRS} 10S")
     t.play(0, "2H")
     assert t.refused(1, THREE_PAIRS) == Reason.WRONG_TYPE_OR_LENGTH
-    assert relation(THREE_PAIRS, "2H", SOUTH) == Beat.CHOPS
 
 
 def test_a_higher_three_consecutive_pairs_beats_a_lower_one_unpaid() -> None:

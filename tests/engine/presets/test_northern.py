@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 from helpers.tables import (
-    Beat,
     Reason,
     Table,
     TransferReason,
@@ -18,7 +17,6 @@ from helpers.tables import (
     combo,
     deal,
     later,
-    relation,
     rules,
     transfers,
 )
@@ -56,11 +54,6 @@ def test_a_pair_of_two_colours_is_refused_in_play() -> None:
     assert t.legal(0) >= {"5S", "5D", "9C"}
 
 
-def test_a_red_pair_beats_a_lower_red_pair() -> None:
-    # Source 000/002: "♦5♥5 thắng ♦4♥4" in the North.
-    assert relation("5D 5H", "4D 4H", NORTH) == Beat.BEATS
-
-
 def test_a_pair_is_followed_by_a_higher_pair_of_its_colour() -> None:
     # Source 000: "A đánh đôi ♥6♦6 (đôi 6 đỏ), B phải chặn những đôi đồng màu (VD: ♥9♦9)".
     t = later("northern", "6D 6H 3S", "9S 9C 9D 9H", "10S")
@@ -68,11 +61,6 @@ def test_a_pair_is_followed_by_a_higher_pair_of_its_colour() -> None:
     assert t.legal(1) == {"9D 9H"}
     assert t.refused(1, "9S 9C") == Reason.DOES_NOT_BEAT
     t.play(1, "9D 9H")
-
-
-def test_a_black_pair_does_not_beat_a_red_pair_in_the_south_rule_only() -> None:
-    assert relation("9S 9C", "6D 6H", NORTH) == Beat.NO
-    assert relation("9S 9C", "6D 6H", SOUTH) == Beat.BEATS
 
 
 # --------------------------------------------------------------------------- singles and suit
@@ -90,12 +78,6 @@ def test_a_single_is_followed_by_a_higher_card_of_its_suit() -> None:
     t.play(2, "7D")
 
 
-def test_a_higher_card_of_another_suit_beats_a_single_in_the_south_only() -> None:
-    assert relation("6H", "4D", SOUTH) == Beat.BEATS
-    assert relation("6H", "4D", NORTH) == Beat.NO
-    assert relation("AS", "KD", NORTH) == Beat.NO
-
-
 # --------------------------------------------------------------------------- triples
 
 
@@ -108,13 +90,6 @@ def test_three_fives_odd_spade_is_beaten_by_three_tens_odd_spade_only() -> None:
     assert t.refused(1, "10C 10D 10H") == Reason.DOES_NOT_BEAT
     assert t.refused(1, "10S 10C 10H") == Reason.DOES_NOT_BEAT
     t.play(1, "10S 10D 10H")
-
-
-def test_a_triple_is_beaten_by_a_higher_triple_of_the_same_suit_make_up() -> None:
-    # Source 002: "♠5♦5♥5 thắng ♠4♦4♥4 vì cùng lẻ ♠"; in the South "♠8♦8♥8 thắng ♣6♦6♥6".
-    assert relation("5S 5D 5H", "4S 4D 4H", NORTH) == Beat.BEATS
-    assert relation("8S 8D 8H", "6C 6D 6H", NORTH) == Beat.NO
-    assert relation("8S 8D 8H", "6C 6D 6H", SOUTH) == Beat.BEATS
 
 
 # --------------------------------------------------------------------------- straights
@@ -146,17 +121,7 @@ def test_a_straight_is_followed_by_a_higher_straight_of_its_suit_and_length() ->
     t.play(1, "9C 10C JC")
 
 
-def test_hearts_jack_queen_king_beats_hearts_eight_nine_ten() -> None:
-    # Source 000: "♥J♥Q♥K thắng ♥8♥9♥10".
-    assert relation("JH QH KH", "8H 9H 10H", NORTH) == Beat.BEATS
-
-
 # --------------------------------------------------------------------------- the 2s
-
-
-@pytest.mark.parametrize("single", ["4D", "9C", "AH"])
-def test_a_two_may_be_played_on_any_single_below_two(single: str) -> None:
-    assert relation("2S", single, NORTH) == Beat.BEATS
 
 
 def test_a_two_is_beaten_only_by_a_higher_two_or_a_chop() -> None:
@@ -171,17 +136,6 @@ def test_a_two_is_beaten_only_by_a_higher_two_or_a_chop() -> None:
     assert t.refused(0, "2C") == Reason.WRONG_TYPE_OR_LENGTH
 
 
-def test_a_lower_two_does_not_beat_a_higher_two() -> None:
-    assert relation("2S", "2C", NORTH) == Beat.NO
-    assert relation("2C", "2S", NORTH) == Beat.BEATS
-
-
-@pytest.mark.parametrize("pair", ["4D 4H", "9S 9C", "AD AH"])
-def test_a_pair_of_twos_may_be_played_on_any_pair(pair: str) -> None:
-    assert relation("2S 2C", pair, NORTH) == Beat.BEATS
-    assert relation("2D 2H", pair, NORTH) == Beat.BEATS
-
-
 def test_a_pair_of_twos_is_beaten_only_by_a_chop() -> None:
     t = later("northern", "4D 4H 3S", "2S 2C 5S", "2D 2H 9S", "8S 8C 8D 8H")
     t.play(0, "4D 4H").play(1, "2S 2C")
@@ -192,25 +146,6 @@ def test_a_pair_of_twos_is_beaten_only_by_a_chop() -> None:
 
 
 # --------------------------------------------------------------------------- chops
-
-
-@pytest.mark.parametrize(
-    ("target", "chopped"),
-    [
-        ("2H", True),
-        ("2S", True),
-        ("2S 2C", True),
-        ("2D 2H", True),
-        ("5S 5C 5D 5H", True),
-        ("AS AC AD AH", False),
-        ("AH", False),
-        ("KS KC", False),
-    ],
-)
-def test_four_of_a_kind_chops_a_two_a_pair_of_twos_and_a_smaller_four(
-    target: str, chopped: bool
-) -> None:
-    assert (relation("9S 9C 9D 9H", target, NORTH) == Beat.CHOPS) is chopped
 
 
 def test_a_four_of_a_kind_chopping_a_two_is_paid_at_the_southern_value() -> None:
@@ -357,26 +292,6 @@ def test_the_first_game_is_led_by_the_spade_three_holder() -> None:
 
 
 # --------------------------------------------------------------------------- options from the sources
-
-
-SUITED = rules("northern", suited_straight_chops=True)
-
-
-@pytest.mark.parametrize(
-    ("straight", "target", "chopped"),
-    [
-        ("5D 6D 7D 8D 9D", "2H", True),  # source: "♦5♦6♦7♦8♦9 chặn được hai"
-        ("5D 6D 7D 8D 9D", "2S 2C", False),
-        ("6C 7C 8C 9C 10C JC", "2S 2C", True),  # source: "♣6..♣J chặn được đôi hai"
-        ("6C 7C 8C 9C 10C JC", "2D", True),
-        ("5D 6D 7D 8D", "2H", False),  # 4 cards: too short
-    ],
-)
-def test_suited_straight_chops_option(straight: str, target: str, chopped: bool) -> None:
-    # RULES §5 Northern option: a same-suit straight of >=5 cards chops a single 2, of >=6 a pair
-    # of 2s.
-    assert (relation(straight, target, SUITED) == Beat.CHOPS) is chopped
-    assert relation(straight, target, NORTH) != Beat.CHOPS  # off by default
 
 
 def test_suited_straight_chop_is_playable_and_paid() -> None:

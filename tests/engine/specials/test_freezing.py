@@ -289,4 +289,4 @@ def test_compensation_can_be_switched_off() -> None:
         (2, 0, FROZEN),
         (3, 0, FROZEN),
     ]
-    assert result.next_leader == -1
+    assert result.next_leader is None
