@@ -16,6 +16,7 @@ SetupError                   INVALID_ARGUMENT        its code: UNKNOWN_VARIANT, 
 TokenError                   INVALID_ARGUMENT        TOKEN_* (+ BadRequest on state_token)
 seat token missing/wrong     PERMISSION_DENIED       SEAT_TOKEN_INVALID
 unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
+IllegalRecordMove            INVALID_ARGUMENT        RECORD_ILLEGAL_MOVE (+ BadRequest, move_number)
 too many open PlayStreams    RESOURCE_EXHAUSTED      TOO_MANY_STREAMS
 too many bot searches        RESOURCE_EXHAUSTED      TOO_MANY_SEARCHES
 search of a call gone        CANCELLED / DEADLINE_   CALL_ABANDONED (nobody reads it: the caller
@@ -62,7 +63,7 @@ from tienlen_rules import (
     settle,
     view,
 )
-from tienlen_service import codec
+from tienlen_service import codec, records
 from tienlen_service.codec import FieldError, StateDecodeError
 from tienlen_service.state_cache import StateCache
 from tienlen_service.tokens import TokenError
@@ -113,6 +114,7 @@ _DOMAIN_ERRORS: Final = (
     TokenError,
     StateDecodeError,
     _SeatTokenError,
+    records.IllegalRecordMove,
 )
 
 
@@ -278,6 +280,14 @@ def _error_status(exc: Exception, seat: int | None) -> status_pb2.Status | None:
         case _SeatTokenError():
             return _status(
                 grpc.StatusCode.PERMISSION_DENIED, SEAT_TOKEN_INVALID, str(exc), seat_meta
+            )
+        case records.IllegalRecordMove():
+            return _status(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                records.RECORD_ILLEGAL_MOVE,
+                exc.message,
+                exc.metadata,
+                [(exc.field, exc.message)],
             )
     return None
 
@@ -581,6 +591,21 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             combination=None if combo is None else codec.combination_to_pb(combo),
             bot=name,
         )
+
+    @_rpc
+    def ReplayGame(  # noqa: N802
+        self, request: service_pb2.ReplayGameRequest, context: grpc.ServicerContext
+    ) -> service_pb2.ReplayGameResponse:
+        """Replay a game record move by move (`records.replay`); a new match's answer."""
+        del context
+        with_view = _with_view(request.view)
+        state, events = records.replay(request.record)
+        game_id = codec.new_game_id()
+        response = service_pb2.ReplayGameResponse(
+            seat_tokens=[self._tokens.seat_token(game_id, seat) for seat in range(state.players)]
+        )
+        self._update(response.game, state, game_id, events, with_view=with_view)
+        return response
 
     # --- helpers ------------------------------------------------------------------------------
 

@@ -17,6 +17,10 @@ over (then places are 1..n); the settlement's nets are its transfers' sums and a
 unless a non-zero-sum option is on. A broken invariant (or an engine error) stops the run and
 writes a JSON file with the seed, the deal and the move list; `--replay FILE` plays it again.
 
+With `--records DIR` every game is also written to DIR as a game record (docs/RECORDS.md), one
+file per match (`match-<seed>-<index>.tlr`, its games one after the other), which
+`TienLenClient.replay` or the ReplayGame RPC check (needs `tienlen_client`).
+
 With `--via-service ADDRESS` every game is also played through the gRPC client
 (`tienlen_client`) with the same deal and moves, and the service's answers (who acts, cards
 left, the settlement) must agree with the in-process engine at every step.
@@ -272,6 +276,7 @@ class Config:
     match_length: int
     dump_dir: Path
     progress: bool
+    records_dir: Path | None = None
 
 
 def run(config: Config, table: Table, out: Callable[[str], None] = print) -> Tally:
@@ -317,6 +322,8 @@ def _play_match(
             path = dump_failure(config, record, exc, index)
             raise InvariantError(f"{exc} — replay with --replay {path}") from exc
         _tally_game(tally, state, [*dealt, *events], settlement)
+        if config.records_dir is not None:
+            write_record(config.records_dir / f"match-{config.seed}-{index}.tlr", record, state)
         progress.tick()
 
 
@@ -330,6 +337,59 @@ def _tally_game(
         tally.places[seat] += place
         tally.net[seat] += settlement.net[seat]
     count_special(tally, events, settlement)
+
+
+# --------------------------------------------------------------------------- game records
+
+
+def game_record(record: GameRecord, end: GameState) -> Any:
+    """The `tienlen_client.GameRecord` (docs/RECORDS.md) of a game played here: its deal, its
+    moves and, once `end` is over, its settlement."""
+    from tienlen_client.models import Transfer
+    from tienlen_client.record import GameRecord as TextRecord
+    from tienlen_client.record import RecordedMove, RecordResult
+
+    start = record.start
+    result = None
+    if end.over:
+        settlement = settle(end)
+        result = RecordResult(
+            settlement.places,
+            tuple(
+                Transfer(t.payer, t.payee, t.amount, t.reason.value, _texts(t.cards))
+                for t in settlement.transfers
+            ),
+            settlement.net,
+        )
+    return TextRecord(
+        variant=start.rules.variant,
+        players=start.players,
+        dealer=start.match.dealer,
+        leader=record.leader,
+        first_game=start.first_game,
+        game_number=start.match.game_number,
+        match_totals=start.match.totals,
+        hands=tuple(_texts(h) for h in start.dealt),
+        moves=tuple(
+            RecordedMove(m.seat, () if m.is_pass else _texts(sum(1 << c for c in m.cards)))
+            for m in record.moves
+        ),
+        result=result,
+        options=tuple(sorted(dict(start.rules.overrides).items())),
+    )
+
+
+def _texts(mask: int) -> tuple[str, ...]:
+    return tuple(format_cards(mask).split())
+
+
+def write_record(path: Path, record: GameRecord, end: GameState) -> None:
+    """Append the game's record to the match's file (a new file at a match's first game)."""
+    text = game_record(record, end).to_text()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    first = record.start.match.game_number == 1
+    with path.open("w" if first else "a", encoding="utf-8") as out:
+        out.write(text if first else "\n" + text)
 
 
 # --------------------------------------------------------------------------- failures and replay
@@ -542,6 +602,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     parser.add_argument(
+        "--records",
+        type=Path,
+        metavar="DIR",
+        help="write every game's record (docs/RECORDS.md) to DIR, one file per match",
+    )
+    parser.add_argument(
         "--replay", type=Path, metavar="FILE", help="replay a dumped failing game and exit"
     )
     return parser.parse_args(argv)
@@ -563,6 +629,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max(1, args.match_length),
         args.dump_dir,
         not args.no_progress,
+        args.records,
     )
     table: Table = (
         ServiceTable(args.via_service, args.variant, options) if args.via_service else LocalTable()

@@ -22,7 +22,15 @@ from grpc_status import rpc_status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
+from tienlen.v1 import (
+    cards_pb2,
+    moves_pb2,
+    record_pb2,
+    rules_pb2,
+    service_pb2,
+    service_pb2_grpc,
+    state_pb2,
+)
 from tienlen_rules.options import OPTIONS, PRESETS
 from tienlen_service.tokens import KeyRing, TokenCodec
 
@@ -311,6 +319,63 @@ def test_fuzz_get_view_next_game_and_suggest(fuzzer: Fuzzer, data: st.DataObject
     )
 
 
+recorded_moves = st.builds(
+    record_pb2.RecordedMove, seat=int32, cards=card_lists, pass_turn=st.booleans()
+)
+records = st.builds(
+    record_pb2.GameRecord,
+    rules=rule_specs,
+    players=int32,
+    player_names=st.lists(st.text(max_size=70), max_size=5),
+    dealer=int32,
+    leader=int32,
+    first_game=st.booleans(),
+    game_number=int32,
+    match_totals=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=5),
+    hands=st.lists(st.builds(cards_pb2.Hand, cards=st.lists(valid_cards, max_size=14)), max_size=5),
+    moves=st.lists(recorded_moves, max_size=8),
+    result=st.one_of(
+        st.none(),
+        st.builds(
+            record_pb2.RecordResult,
+            places=st.lists(int32, max_size=5),
+            net=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=5),
+        ),
+    ),
+)
+
+
+@FUZZ
+@given(record=records)
+def test_fuzz_replay_game(fuzzer: Fuzzer, record: record_pb2.GameRecord) -> None:
+    """Records with any rules, table, hands (cards dealt twice included), moves and result."""
+    fuzzer.call(fuzzer.stub.ReplayGame, service_pb2.ReplayGameRequest(record=record))
+
+
+def _short_record() -> record_pb2.GameRecord:
+    """A real record: 3S 9S against 4S 10S, played out."""
+
+    def card(rank: int, suit: int = 1) -> cards_pb2.Card:
+        return cards_pb2.Card(
+            rank=cards_pb2.Rank.ValueType(rank), suit=cards_pb2.Suit.ValueType(suit)
+        )
+
+    return record_pb2.GameRecord(
+        rules=rules_pb2.RuleSetSpec(variant="southern"),
+        players=2,
+        leader=0,
+        first_game=True,
+        game_number=1,
+        hands=[cards_pb2.Hand(cards=[card(1), card(7)]), cards_pb2.Hand(cards=[card(2), card(8)])],
+        moves=[
+            record_pb2.RecordedMove(seat=0, cards=[card(1)]),
+            record_pb2.RecordedMove(seat=1, cards=[card(2)]),
+            record_pb2.RecordedMove(seat=0, pass_turn=True),
+            record_pb2.RecordedMove(seat=1, cards=[card(8)]),
+        ],
+    )
+
+
 METHODS: Final = list(service_pb2.DESCRIPTOR.services_by_name["TienLenEngine"].methods_by_name)
 
 
@@ -339,6 +404,7 @@ def test_fuzz_mutated_real_requests(fuzzer: Fuzzer, data: st.DataObject, method:
         "NextGame": service_pb2.NextGameRequest(state_token=token),
         "DescribeRules": service_pb2.DescribeRulesRequest(),
         "SuggestMove": service_pb2.SuggestMoveRequest(state_token=token, seat=0, bot="random"),
+        "ReplayGame": service_pb2.ReplayGameRequest(record=_short_record()),
         "PlayStream": service_pb2.PlayStreamRequest(
             tag="fuzz",
             move=service_pb2.ApplyMoveRequest(

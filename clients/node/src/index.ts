@@ -33,6 +33,8 @@ export type { ReplicaHealth } from "./replicas.js";
 // Following a table from the events (answers without the view).
 export { CannotFollow, type UpdateView } from "./follow.js";
 export * as follow from "./follow.js";
+// Game records: their text (docs/RECORDS.md), a followed game's record, ReplayGame (record.ts).
+export { formatMatch, formatRecord, GameRecorder, parseMatch, parseRecord, RecordMoveRejected, RecordParseError, replayRecord } from "./record.js";
 // The runner of the golden contract conversations (tests/contract).
 export * as conversation from "./conversation.js";
 // The contract's messages and enums (also "@tienlen/engine-client/v1").

@@ -6,6 +6,7 @@ export * from "../gen/tienlen/v1/cards_pb.js";
 export * from "../gen/tienlen/v1/events_pb.js";
 export * from "../gen/tienlen/v1/game_pb.js";
 export * from "../gen/tienlen/v1/moves_pb.js";
+export * from "../gen/tienlen/v1/record_pb.js";
 export * from "../gen/tienlen/v1/rules_pb.js";
 export * from "../gen/tienlen/v1/service_pb.js";
 export * from "../gen/tienlen/v1/settlement_pb.js";

@@ -48,6 +48,15 @@ from tienlen_client.models import (
     Validation,
     View,
 )
+from tienlen_client.record import (
+    GameRecord,
+    MatchRecord,
+    RecordedMove,
+    RecordMoveRejected,
+    RecordParseError,
+    RecordResult,
+    RecordUnavailable,
+)
 from tienlen_client.rules import RuleOption, Rules, Variant
 from tienlen_client.stream import MoveStream
 
@@ -64,11 +73,13 @@ __all__ = [
     "Event",
     "Game",
     "GameOver",
+    "GameRecord",
     "GameStarted",
     "InstantWin",
     "InvalidRequest",
     "InvalidToken",
     "LegalMove",
+    "MatchRecord",
     "MoveRejected",
     "MoveStream",
     "Passed",
@@ -76,6 +87,11 @@ __all__ = [
     "Played",
     "PlayerFinished",
     "PlayersFrozen",
+    "RecordMoveRejected",
+    "RecordParseError",
+    "RecordResult",
+    "RecordUnavailable",
+    "RecordedMove",
     "RottenPart",
     "RoundWon",
     "RuleOption",

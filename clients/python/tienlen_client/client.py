@@ -18,6 +18,7 @@ events (`tienlen_client.follow`), so the returned `Game` is the same as with the
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import json
 import logging
@@ -31,7 +32,7 @@ from tienlen.v1 import cards_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2, s
 from tienlen_client.cards import CardsLike, cards, move, texts
 from tienlen_client.checks import check_move, check_seat, combination_type_value
 from tienlen_client.combination import Combination
-from tienlen_client.errors import from_rpc_error
+from tienlen_client.errors import TienLenError, from_rpc_error
 from tienlen_client.follow import (
     CannotFollow,
     UpdateView,
@@ -40,6 +41,7 @@ from tienlen_client.follow import (
     follow_game,
 )
 from tienlen_client.models import Game, LegalMove, Validation, View
+from tienlen_client.record import GameLog, GameRecord, replay_error
 from tienlen_client.request_ids import request_metadata
 from tienlen_client.rules import Rules
 from tienlen_client.stream import MoveStream
@@ -125,7 +127,9 @@ class TienLenClient:
     `update_view`: how moves (`play`, `pass_turn`, `play_stream`) are answered by default:
     ``"full"`` (the service sends the spectator view) or ``"basic"`` (it doesn't, and the
     client follows the view from the events: the same `Game`, less work for the service).
-    `options`: extra channel arguments.
+    `options`: extra channel arguments. `record_hands`: at every seeded or random deal, ask
+    each seat's dealt hand (one GetView per seat, with its seat token) so that `game.record()`
+    can write the game's record (docs/RECORDS.md); explicit deals need no call.
     """
 
     def __init__(
@@ -138,8 +142,10 @@ class TienLenClient:
         health_check: bool | None = None,
         update_view: UpdateView = "full",
         options: Iterable[tuple[str, object]] = (),
+        record_hands: bool = False,
     ) -> None:
         self.update_view = check_update_view(update_view)
+        self.record_hands = record_hands
         target = channel_target(address)
         if health_check is None:
             health_check = not isinstance(address, str) and len(address) > 1
@@ -201,7 +207,8 @@ class TienLenClient:
         )
         _set_deal(request, seed, hands)
         response = self._call(self._stub.NewGame, request, timeout)
-        return Game.from_pb(response.game, tuple(response.seat_tokens))
+        game = Game.from_pb(response.game, tuple(response.seat_tokens))
+        return self._logged(game, hands, (), timeout)
 
     def play(
         self,
@@ -240,7 +247,8 @@ class TienLenClient:
         request = service_pb2.NextGameRequest(state_token=game.state)
         _set_deal(request, seed, hands)
         response = self._call(self._stub.NextGame, request, timeout)
-        return Game.from_pb(response.game, game.seat_tokens)
+        earlier = _earlier_records(game)
+        return self._logged(Game.from_pb(response.game, game.seat_tokens), hands, earlier, timeout)
 
     def play_stream(self, *, update_view: UpdateView | None = None) -> MoveStream:
         """A `MoveStream`: moves of many tables over one PlayStream call, about half the server
@@ -346,6 +354,61 @@ class TienLenClient:
         request = service_pb2.DescribeRulesRequest()
         return Rules.from_pb(self._call(self._stub.DescribeRules, request, timeout))
 
+    # --- records (tienlen_client.record, docs/RECORDS.md) ---------------------------------------
+
+    def record(
+        self, game: Game, names: Sequence[str] = (), *, timeout: float | None = None
+    ) -> GameRecord:
+        """`game`'s record, as `game.record()`, asking each seat's hand (GetView, with its seat
+        token) when the client does not know the dealt hands: a seat's dealt hand is what it
+        holds now plus what it played."""
+        log = game.log
+        if log is not None and not log.hands_known:
+            played: list[set[str]] = [set() for _ in range(game.players)]
+            for recorded in log.moves:
+                played[recorded.seat].update(recorded.cards)
+            hands = [
+                [*self.view(game, seat, timeout=timeout).hand, *played[seat]]
+                for seat in range(game.players)
+            ]
+            game = dataclasses.replace(game, log=log.with_hands(hands))
+        return game.record(tuple(names))
+
+    def replay(self, record: GameRecord | str, *, timeout: float | None = None) -> Game:
+        """Have the service replay a record (a `GameRecord` or its text) from the deal, every
+        move checked as ApplyMove checks it: the Game after the last move (a new match, with
+        its own seat tokens), whose settlement is the record's. An illegal move raises
+        `RecordMoveRejected` (a `MoveRejected`) with its 1-based `move_number` and the rule's
+        `reason`; a malformed record `InvalidRequest` naming the field; a record whose stated
+        result is not the replay's `InvalidRequest` with reason RECORD_RESULT_MISMATCH; text
+        that is not a record `RecordParseError` (line, column) before any call."""
+        if isinstance(record, str):
+            record = GameRecord.from_text(record)
+        request = service_pb2.ReplayGameRequest(record=record.to_pb())
+        try:
+            response = self._call(self._stub.ReplayGame, request, timeout)
+        except TienLenError as error:
+            raise replay_error(error) from None
+        game = Game.from_pb(response.game, tuple(response.seat_tokens))
+        return dataclasses.replace(game, log=GameLog.of_record(record))
+
+    def _logged(
+        self,
+        game: Game,
+        hands: Sequence[CardsLike] | None,
+        earlier: tuple[GameRecord, ...],
+        timeout: float | None,
+    ) -> Game:
+        """`game` (just dealt) with its log: the hands given, or asked when `record_hands`."""
+        known: list[list[str]] | None = None
+        if hands is not None:
+            known = [list(texts(cards(hand))) for hand in hands]
+        elif self.record_hands:
+            known = [
+                list(self.view(game, seat, timeout=timeout).hand) for seat in range(game.players)
+            ]
+        return dataclasses.replace(game, log=GameLog.dealt(game.raw, known, earlier))
+
     # --- plumbing -----------------------------------------------------------------------------
 
     def _apply(
@@ -361,7 +424,7 @@ class TienLenClient:
         request = apply_request(game, seat, wire_move, wanted)
         update = self._call(self._stub.ApplyMove, request, timeout).game
         if update.HasField("view"):  # asked for, or a service that always sends it
-            return Game.from_pb(update, game.seat_tokens)
+            return Game.from_pb(update, game.seat_tokens, previous=game)
         return self._follow(game, update, timeout)
 
     def _follow(self, game: Game, update: game_pb2.GameUpdate, timeout: float | None) -> Game:
@@ -373,7 +436,7 @@ class TienLenClient:
             _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
         request = service_pb2.GetViewRequest(state_token=update.state_token)
         view = self._call(self._stub.GetView, request, timeout).view
-        return Game.from_pb(update, game.seat_tokens, View.from_pb(view))
+        return Game.from_pb(update, game.seat_tokens, View.from_pb(view), previous=game)
 
     def _call(
         self,
@@ -389,6 +452,15 @@ class TienLenClient:
             )
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None
+
+
+def _earlier_records(game: Game) -> tuple[GameRecord, ...]:
+    """The match's records up to `game`, for the next game's log (what is known of them)."""
+    if game.log is None:
+        return ()
+    if not game.log.hands_known:
+        return game.log.earlier
+    return (*game.log.earlier, game.record())
 
 
 def _option_text(value: object) -> str:

@@ -164,7 +164,7 @@ def follow_game(previous: Game, update: game_pb2.GameUpdate) -> Game:
     view followed from `previous.view` by the events (CannotFollow: see `advance`)."""
     net = previous.settlement.net if previous.settlement is not None else ()
     view = advance(previous.view.raw, update, net)
-    return Game.from_pb(update, previous.seat_tokens, View.from_pb(view))
+    return Game.from_pb(update, previous.seat_tokens, View.from_pb(view), previous=previous)
 
 
 # --- one function per event type (each changes `view` in place) --------------------------------

@@ -8,6 +8,7 @@ Each record keeps the protobuf message it came from in `raw`, for anything not c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tienlen.v1 import game_pb2, settlement_pb2
 from tienlen_client.cards import texts
@@ -25,6 +26,9 @@ __all__ = [  # Combination is re-exported: it was defined here before it had its
     "Validation",
     "View",
 ]
+
+if TYPE_CHECKING:
+    from tienlen_client.record import GameLog, GameRecord, MatchRecord
 
 
 def _enum_name(prefix: str, name: str) -> str:
@@ -159,6 +163,8 @@ class Game:
     events: tuple[Event, ...]
     view: View
     raw: game_pb2.GameUpdate = field(repr=False, compare=False)
+    #: What the client followed of this game, for `record()` (tienlen_client.record).
+    log: GameLog | None = field(default=None, repr=False, compare=False)
 
     @property
     def players(self) -> int:
@@ -167,10 +173,16 @@ class Game:
 
     @classmethod
     def from_pb(
-        cls, msg: game_pb2.GameUpdate, seat_tokens: tuple[str, ...], view: View | None = None
+        cls,
+        msg: game_pb2.GameUpdate,
+        seat_tokens: tuple[str, ...],
+        view: View | None = None,
+        *,
+        previous: Game | None = None,
     ) -> Game:
         """From the wire message and the seat tokens of the match. `view`: the spectator view
-        when the message has none (an UPDATE_VIEW_BASIC answer); the message's own view wins."""
+        when the message has none (an UPDATE_VIEW_BASIC answer); the message's own view wins.
+        `previous`: the Game the message answers a move on (its log goes on)."""
         if msg.HasField("view"):
             view = View.from_pb(msg.view)
         elif view is None:
@@ -186,11 +198,26 @@ class Game:
             events=tuple(event_from_pb(e) for e in msg.events),
             view=view,
             raw=msg,
+            log=None if previous is None or previous.log is None else previous.log.followed(msg),
         )
 
     def seat_token(self, seat: int) -> str:
         """The token of `seat` ("" when the game has none for it)."""
         return self.seat_tokens[seat] if 0 <= seat < len(self.seat_tokens) else ""
+
+    def record(self, names: tuple[str, ...] = ()) -> GameRecord:
+        """The record of the game so far (docs/RECORDS.md), from the answers the client followed;
+        `names`: the players' names, one per seat. RecordUnavailable when the client does not
+        know the dealt hands (see `tienlen_client.record`)."""
+        from tienlen_client.record import record_of
+
+        return record_of(self, names)
+
+    def match_record(self) -> MatchRecord:
+        """The records of the match's games the client followed, this one last."""
+        from tienlen_client.record import match_record_of
+
+        return match_record_of(self)
 
     def __repr__(self) -> str:
         """``Game(game 1, 4 players, to_act=2, table='7S 7H (pair)', cards_left=(13, 11, 13,

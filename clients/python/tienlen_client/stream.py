@@ -333,7 +333,7 @@ class MoveStream:
         update = response.applied.game
         try:
             if update.HasField("view"):
-                game = Game.from_pb(update, pending.game.seat_tokens)
+                game = Game.from_pb(update, pending.game.seat_tokens, previous=pending.game)
             else:
                 game = follow_game(pending.game, update)
         except CannotFollow as exc:
@@ -365,7 +365,9 @@ class MoveStream:
         def done(answered: grpc.Future[service_pb2.GetViewResponse]) -> None:
             try:
                 view = View.from_pb(answered.result().view)
-                future.set_result(Game.from_pb(update, pending.game.seat_tokens, view))
+                future.set_result(
+                    Game.from_pb(update, pending.game.seat_tokens, view, previous=pending.game)
+                )
             except grpc.RpcError as error:
                 future.set_exception(from_rpc_error(error))
             except Exception as exc:  # noqa: BLE001 - the move's caller gets it
