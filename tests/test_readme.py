@@ -160,7 +160,7 @@ def test_deploy_readme_settings_pair_each_flag_with_its_variable_and_default() -
 
 # The calls that put a free-form (str) reason code in an ErrorInfo, and which argument holds it.
 # IllegalMove and TokenError take a `Reason` / `TokenReason`: those enums are their lists.
-_REASON_ARGS = {"SetupError": 0, "FieldError": 0, "_status": 1}
+_REASON_ARGS = {"SetupError": 0, "FieldError": 0, "rich_status": 1}
 
 
 def returned_reasons() -> dict[str, set[str]]:
@@ -173,7 +173,7 @@ def returned_reasons() -> dict[str, set[str]]:
     import importlib
 
     from tienlen_rules.errors import Reason
-    from tienlen_service import servicer
+    from tienlen_service import statuses
     from tienlen_service.observability import MALFORMED_REQUEST
     from tienlen_service.tokens import TokenReason
 
@@ -205,9 +205,9 @@ def returned_reasons() -> dict[str, set[str]]:
             except NameError:
                 value = None  # a local variable: which reason it holds can't be read here
             assert isinstance(value, str), f"name the reason as a constant at {where}"
-            if node.func.id == "_status":
+            if node.func.id == "rich_status":
                 codes = {ast.unparse(node.args[0]).rpartition(".")[2]}
-            elif node.func.id == "SetupError" and value in servicer._PRECONDITION_CODES:
+            elif node.func.id == "SetupError" and value in statuses.PRECONDITION_CODES:
                 codes = {"FAILED_PRECONDITION"}
             else:
                 codes = {"INVALID_ARGUMENT"}

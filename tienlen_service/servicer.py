@@ -2,26 +2,7 @@
 
 Each method decodes (the state token via `TokenCodec.decode`, then `codec`), calls the engine,
 and encodes the answer. It decides no rule. Every domain error is turned into a rich status in
-one place, `_rpc`: a gRPC code plus exactly one `ErrorInfo` (domain ``tienlen.v1``, reason = a
-stable code) and, for malformed input, a `BadRequest` naming the field:
-
-===========================  ======================  ===========================================
-error                        gRPC code               ErrorInfo.reason
-===========================  ======================  ===========================================
-IllegalMove                  FAILED_PRECONDITION     the engine's Reason (NOT_YOUR_TURN, ...)
-GAME_NOT_OVER, MATCH_OVER    FAILED_PRECONDITION     (NextGame on a game still being played ...)
-CardParseError / bad card    INVALID_ARGUMENT        INVALID_CARD (+ BadRequest)
-other malformed field        INVALID_ARGUMENT        INVALID_ARGUMENT (+ BadRequest)
-SetupError                   INVALID_ARGUMENT        its code: UNKNOWN_VARIANT, ... (+ BadRequest)
-TokenError                   INVALID_ARGUMENT        TOKEN_* (+ BadRequest on state_token)
-seat token missing/wrong     PERMISSION_DENIED       SEAT_TOKEN_INVALID
-unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
-IllegalRecordMove            INVALID_ARGUMENT        RECORD_ILLEGAL_MOVE (+ BadRequest, move_number)
-too many open PlayStreams    RESOURCE_EXHAUSTED      TOO_MANY_STREAMS
-too many bot searches        RESOURCE_EXHAUSTED      TOO_MANY_SEARCHES
-search of a call gone        CANCELLED / DEADLINE_   CALL_ABANDONED (nobody reads it: the caller
-                             EXCEEDED                cancelled, or its deadline passed)
-===========================  ======================  ===========================================
+one place, `_rpc`, by `statuses.error_status` (the table of codes and reasons is there).
 
 Long work watches its call: a bot's search asks `call_gone(context)` between playouts and stops
 when the caller cancelled or its deadline passed, so six abandoned calls cannot hold the
@@ -29,25 +10,20 @@ workers; and at most `search_slots(workers)` searches run at once (more are refu
 with RESOURCE_EXHAUSTED, which clients retry with backoff).
 
 PlayStream answers a refused move inside the stream instead (`PlayStreamError`: the code, the
-reason and the metadata of the status ApplyMove would have ended with) and goes on.
-
-Every RPC is a pure function of its request (the service keeps no state between calls).
+reason and the metadata of the status ApplyMove would have ended with) and goes on. Every RPC
+is a pure function of its request (the service keeps no state between calls).
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import hashlib
 import struct
 import threading
 from collections import Counter
-from typing import TYPE_CHECKING, Final, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 import tienlen_rules as engine
 from tienlen.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
@@ -55,17 +31,36 @@ from tienlen_rules import (
     OPTIONS,
     SPECTATOR,
     Beat,
-    CardParseError,
     IllegalMove,
     Reason,
-    SetupError,
     beat,
     settle,
     view,
 )
 from tienlen_service import codec, records
 from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.paging import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    page_fingerprint,
+    page_offset,
+    page_token,
+)
 from tienlen_service.state_cache import StateCache
+from tienlen_service.statuses import (
+    CALL_ABANDONED,
+    DOMAIN_ERRORS,
+    SEAT_TOKEN_INVALID,
+    TOKEN_MALFORMED,
+    TOO_MANY_SEARCHES,
+    TOO_MANY_STREAMS,
+    UNKNOWN_BOT,
+    SeatTokenError,
+    abort,
+    error_status,
+    rich_status,
+    stream_error,
+)
 from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
@@ -76,46 +71,14 @@ if TYPE_CHECKING:
     from tienlen_service.tokens import TokenCodec
 
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
-DOMAIN: Final = "tienlen.v1"
-DEFAULT_PAGE_SIZE: Final = 50
-MAX_PAGE_SIZE: Final = 1000
 
-SEAT_TOKEN_INVALID: Final = "SEAT_TOKEN_INVALID"  # noqa: S105 - a reason code, not a secret
-UNKNOWN_BOT: Final = "UNKNOWN_BOT"
 DEFAULT_BOT: Final = "greedy"
-TOO_MANY_STREAMS: Final = "TOO_MANY_STREAMS"
-TOO_MANY_SEARCHES: Final = "TOO_MANY_SEARCHES"
-CALL_ABANDONED: Final = "CALL_ABANDONED"
 #: Bots whose suggestion is a search (hundreds of playouts): watched and bounded.
 SEARCH_BOTS: Final = frozenset({"montecarlo"})
-TOKEN_MALFORMED: Final = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
-
-#: SetupError codes that describe the game's progress, not the request's shape.
-_PRECONDITION_CODES: Final = frozenset({"GAME_NOT_OVER", "MATCH_OVER"})
-
-#: Engine field names (SetupError.field) -> request field paths.
-_FIELD_PATHS: Final = {"hands": "explicit.hands", "state": "state_token", "deal": "deal"}
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Self_ = TypeVar("Self_", bound="TienLenServicer")
-
-
-class _SeatTokenError(Exception):
-    """The seat token of a call made for a seat is missing or wrong."""
-
-
-#: The errors a request can cause (anything else is a bug and ends the call with UNKNOWN).
-_DOMAIN_ERRORS: Final = (
-    IllegalMove,
-    FieldError,
-    CardParseError,
-    SetupError,
-    TokenError,
-    StateDecodeError,
-    _SeatTokenError,
-    records.IllegalRecordMove,
-)
 
 
 def stream_slots(workers: int) -> int:
@@ -145,153 +108,6 @@ def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
     service_pb2_grpc.add_TienLenEngineServicer_to_server(servicer, server)
 
 
-# --------------------------------------------------------------------------------------------
-# Error mapping: the one place a domain error becomes a status.
-
-
-#: Bounds of what an error may carry, in UTF-8 bytes. An error often echoes the caller's input
-#: (an unknown variant, bot or option name) and travels in the trailers, which a client caps
-#: (grpc's default soft limit is 8 KiB; past it calls fail at random with RESOURCE_EXHAUSTED and
-#: no ErrorInfo, which clients then retry as transient). The message is sent twice (in
-#: grpc-message, percent-encoded: up to 3 bytes per byte, and in the details) and the details
-#: are base64: with these bounds the whole error stays under 4 KiB (tests/service/
-#: test_bounded_errors.py measures the worst case).
-MAX_MESSAGE_BYTES: Final = 400
-MAX_TEXT_BYTES: Final = 200
-MAX_METADATA_ENTRIES: Final = 4
-MAX_VIOLATIONS: Final = 4
-_ELLIPSIS: Final = "…"
-
-
-def bounded(text: str, limit: int = MAX_TEXT_BYTES) -> str:
-    """`text` cut to at most `limit` UTF-8 bytes (on a character boundary, "…" marking the cut)."""
-    data = text.encode("utf-8", "replace")
-    if len(data) <= limit:
-        return text
-    cut = data[: limit - len(_ELLIPSIS.encode())].decode("utf-8", "ignore")
-    return cut + _ELLIPSIS
-
-
-def _status(
-    code: grpc.StatusCode,
-    reason: str,
-    message: str,
-    metadata: dict[str, str] | None = None,
-    violations: Sequence[tuple[str, str]] = (),
-) -> status_pb2.Status:
-    """The rich status of an error; every text in it bounded (`bounded`), whatever the caller
-    sent: this is the one place every refusal passes through."""
-    details = []
-    info = any_pb2.Any()
-    meta = {
-        bounded(k): bounded(v) for k, v in list((metadata or {}).items())[:MAX_METADATA_ENTRIES]
-    }
-    info.Pack(error_details_pb2.ErrorInfo(reason=bounded(reason), domain=DOMAIN, metadata=meta))
-    details.append(info)
-    if violations:
-        bad = any_pb2.Any()
-        bad.Pack(
-            error_details_pb2.BadRequest(
-                field_violations=[
-                    error_details_pb2.BadRequest.FieldViolation(
-                        field=bounded(f), description=bounded(d, MAX_MESSAGE_BYTES)
-                    )
-                    for f, d in violations[:MAX_VIOLATIONS]
-                ]
-            )
-        )
-        details.append(bad)
-    return status_pb2.Status(
-        code=_CODES[code], message=bounded(message, MAX_MESSAGE_BYTES), details=details
-    )
-
-
-_CODES: Final = {
-    grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
-    grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
-    grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
-    grpc.StatusCode.CANCELLED: code_pb2.CANCELLED,
-    grpc.StatusCode.DEADLINE_EXCEEDED: code_pb2.DEADLINE_EXCEEDED,
-}
-
-
-def _field_path(field: str) -> str:
-    """Request field path of an engine SetupError field (``hands[2]`` -> ``explicit.hands[2]``)."""
-    head, sep, rest = field.partition("[")
-    return _FIELD_PATHS.get(head, head) + sep + rest if field else ""
-
-
-def _error_status(exc: Exception, seat: int | None) -> status_pb2.Status | None:
-    """The status of a domain error, or None for an exception that is not one (a bug)."""
-    seat_meta = {} if seat is None else {"seat": str(seat)}
-    match exc:
-        case IllegalMove():
-            return _status(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                str(exc.reason),
-                exc.message,
-                seat_meta,
-            )
-        case FieldError():
-            return _status(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                exc.reason,
-                str(exc),
-                {"field": exc.field},
-                [(exc.field, exc.description)],
-            )
-        case CardParseError():
-            return _status(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                codec.INVALID_CARD,
-                str(exc),
-                {},
-                [("cards", str(exc))],
-            )
-        case SetupError():
-            path = _field_path(exc.field)
-            code = (
-                grpc.StatusCode.FAILED_PRECONDITION
-                if exc.code in _PRECONDITION_CODES
-                else grpc.StatusCode.INVALID_ARGUMENT
-            )
-            violations = (
-                [(path, exc.message)] if path and code is grpc.StatusCode.INVALID_ARGUMENT else []
-            )
-            return _status(code, exc.code, exc.message, {"field": path} if path else {}, violations)
-        case TokenError():
-            return _status(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                str(exc.reason),
-                exc.message,
-                {"field": "state_token"},
-                [("state_token", exc.message)],
-            )
-        case StateDecodeError():
-            message = f"the state token holds no game this server can read: {exc}"
-            return _status(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                TOKEN_MALFORMED,
-                message,
-                {"field": "state_token"},
-                [("state_token", message)],
-            )
-        case _SeatTokenError():
-            return _status(
-                grpc.StatusCode.PERMISSION_DENIED, SEAT_TOKEN_INVALID, str(exc), seat_meta
-            )
-        case records.IllegalRecordMove():
-            return _status(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                records.RECORD_ILLEGAL_MOVE,
-                exc.message,
-                exc.metadata,
-                [(exc.field, exc.message)],
-            )
-    return None
-
-
 def _rpc(
     method: Callable[[Self_, Req, grpc.ServicerContext], Resp],
 ) -> Callable[[Self_, Req, grpc.ServicerContext], Resp]:
@@ -301,20 +117,15 @@ def _rpc(
     def wrapper(self: Self_, request: Req, context: grpc.ServicerContext) -> Resp:
         try:
             return method(self, request, context)
-        except _DOMAIN_ERRORS as exc:
+        except DOMAIN_ERRORS as exc:
             seat = getattr(request, "seat", None)
             self._count_error(exc, method.__name__)
-            status = _error_status(exc, seat if isinstance(seat, int) else None)
+            status = error_status(exc, seat if isinstance(seat, int) else None)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
-            _abort(context, status)
+            abort(context, status)
 
     return wrapper
-
-
-def _abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn:
-    context.abort_with_status(rpc_status.to_status(status))
-    raise AssertionError("abort_with_status returned")  # pragma: no cover - it raises
 
 
 # --------------------------------------------------------------------------------------------
@@ -399,9 +210,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> Iterator[service_pb2.PlayStreamResponse]:
         """ApplyMove per message, answered in order; a refused move is answered in-band."""
         if not self._streams.acquire(blocking=False):
-            _abort(
+            abort(
                 context,
-                _status(
+                rich_status(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
                     TOO_MANY_STREAMS,
                     f"this replica serves at most {self._max_streams} PlayStream calls at once;"
@@ -437,12 +248,12 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         answer = service_pb2.PlayStreamResponse(tag=request.tag)
         try:
             self._apply(request.move, answer.applied)
-        except _DOMAIN_ERRORS as exc:
+        except DOMAIN_ERRORS as exc:
             self._count_error(exc, "ApplyMove")
-            status = _error_status(exc, request.move.seat)
+            status = error_status(exc, request.move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
-            return service_pb2.PlayStreamResponse(tag=request.tag, error=_stream_error(status))
+            return service_pb2.PlayStreamResponse(tag=request.tag, error=stream_error(status))
         return answer
 
     @_rpc
@@ -489,8 +300,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             if (kind is None or c.kind == kind) and (not length or c.length == length)
         ]
         total = len(matching) + (1 if can_pass and not filtered else 0)
-        fingerprint = _page_fingerprint(request)
-        offset = _page_offset(request.page_token, fingerprint, total)
+        fingerprint = page_fingerprint(request)
+        offset = page_offset(request.page_token, fingerprint, total)
         moves: list[service_pb2.LegalMove] = []
         index = offset
         end = min(offset + size, total)
@@ -516,7 +327,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         return service_pb2.ListLegalMovesResponse(
             moves=moves,
             total_size=total,
-            next_page_token=_page_token(end, fingerprint) if end < total else "",
+            next_page_token=page_token(end, fingerprint) if end < total else "",
             group_counts=[
                 service_pb2.MoveGroupCount(
                     group=service_pb2.MoveGroup(
@@ -618,9 +429,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> engine.Move | None:
         """A searching bot's suggestion, in one of the search slots, stopped when the call is."""
         if not self._searches.acquire(blocking=False):
-            _abort(
+            abort(
                 context,
-                _status(
+                rich_status(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
                     TOO_MANY_SEARCHES,
                     f"this replica runs at most {self._max_searches} {name} searches at once;"
@@ -638,9 +449,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             )
         except engine.Abandoned:
             expired = context.time_remaining() <= 0
-            _abort(
+            abort(
                 context,
-                _status(
+                rich_status(
                     grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED,
                     CALL_ABANDONED,
                     "the search stopped: the call's deadline passed"
@@ -671,9 +482,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             )
         if self._require_seat_tokens:
             if not seat_token:
-                raise _SeatTokenError(f"a seat token for seat {seat} is required")
+                raise SeatTokenError(f"a seat token for seat {seat} is required")
             if not self._tokens.check_seat_token(game_id, seat, seat_token):
-                raise _SeatTokenError(f"the seat token is not seat {seat}'s token in this game")
+                raise SeatTokenError(f"the seat token is not seat {seat}'s token in this game")
         return state, game_id
 
     def _update(
@@ -725,7 +536,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             self._metrics.tokens_rejected.labels(reason=str(exc.reason)).inc()
         elif isinstance(exc, StateDecodeError):
             self._metrics.tokens_rejected.labels(reason=TOKEN_MALFORMED).inc()
-        elif isinstance(exc, _SeatTokenError):
+        elif isinstance(exc, SeatTokenError):
             self._metrics.tokens_rejected.labels(reason=SEAT_TOKEN_INVALID).inc()
 
 
@@ -749,15 +560,6 @@ def _deal(
     return None, None
 
 
-def _stream_error(status: status_pb2.Status) -> service_pb2.PlayStreamError:
-    """The in-band form of an error status: its code, and its ErrorInfo's reason and metadata."""
-    info = error_details_pb2.ErrorInfo()
-    status.details[0].Unpack(info)
-    return service_pb2.PlayStreamError(
-        code=status.code, reason=info.reason, message=status.message, metadata=info.metadata
-    )
-
-
 def _with_view(value: int) -> bool:
     """Whether a GameUpdate carries the view (`UpdateView`); FieldError for an unknown value."""
     if value == game_pb2.UPDATE_VIEW_BASIC:
@@ -777,44 +579,6 @@ def _chops(state: GameState, combo: Combination) -> bool:
     """Whether a legal play chops the table."""
     table = state.table
     return table is not None and beat(combo, table, state.rules)[0] == Beat.CHOPS
-
-
-def _page_fingerprint(request: service_pb2.ListLegalMovesRequest) -> bytes:
-    """What a page token is bound to: the state, the seat and the filter."""
-    digest = hashlib.blake2b(digest_size=8)
-    digest.update(struct.pack(">iii", request.seat, request.filter.type, request.filter.length))
-    digest.update(request.state_token)
-    return digest.digest()
-
-
-def _page_token(offset: int, fingerprint: bytes) -> str:
-    return (
-        base64.urlsafe_b64encode(struct.pack(">I", offset) + fingerprint)
-        .rstrip(b"=")
-        .decode("ascii")
-    )
-
-
-def _page_offset(token: str, fingerprint: bytes, total: int) -> int:
-    """The offset a page token points at; FieldError when it is not a token of this listing."""
-    if not token:
-        return 0
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-    except ValueError:
-        raw = b""
-    if len(raw) != 12 or raw[4:] != fingerprint:
-        raise FieldError(
-            codec.INVALID_ARGUMENT,
-            "page_token",
-            "not a page token of this listing (same state, seat and filter)",
-        )
-    offset: int = struct.unpack(">I", raw[:4])[0]
-    if offset > total:
-        raise FieldError(
-            codec.INVALID_ARGUMENT, "page_token", "the page token points past the last move"
-        )
-    return offset
 
 
 @functools.cache

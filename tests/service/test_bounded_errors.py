@@ -19,7 +19,7 @@ import pytest
 from grpc_status import rpc_status
 
 from tienlen.v1 import moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
-from tienlen_service.servicer import MAX_MESSAGE_BYTES, bounded
+from tienlen_service.statuses import MAX_MESSAGE_BYTES, bounded
 from tienlen_service.tokens import KeyRing
 
 from .rich_status import Rich, rich
