@@ -68,3 +68,19 @@ def test_the_bench_and_the_scripts_use_only_the_engines_public_face() -> None:
     assert _engine_submodule_imports(
         ROOT / "tests" / "engine" / "properties" / "test_invariants.py"
     )
+
+
+MOST_LINES = 600
+
+
+def test_no_module_of_the_engine_or_the_service_is_over_600_lines() -> None:
+    # One concept per module: a module past this size holds two, and should be split by them.
+    root = Path(__file__).resolve().parent.parent
+    sizes = {
+        str(path.relative_to(root)): len(path.read_text(encoding="utf-8").splitlines())
+        for package in ("tienlen_rules", "tienlen_service")
+        for path in (root / package).rglob("*.py")
+    }
+    assert sizes, "no modules found"
+    too_long = {name: n for name, n in sizes.items() if n > MOST_LINES}
+    assert not too_long, f"modules over {MOST_LINES} lines: {too_long}"
