@@ -22,6 +22,7 @@ several conftest.py files share that module name.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import queue
@@ -40,6 +41,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tienlen_service.config import Config
+from tienlen_service.logs import configure_logging, reset_logging
 from tienlen_service.metrics import Metrics
 from tienlen_service.server import Server, register_engine
 from tienlen_service.tokens import KeyRing, TokenCodec
@@ -371,3 +373,12 @@ def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
         for metric in vars(source).values()
         if isinstance(metric, MetricWrapperBase)
     }
+
+
+@pytest.fixture
+def log_stream() -> Any:
+    """JSON logs into a buffer for the test; the default configuration is restored after."""
+    stream = io.StringIO()
+    configure_logging("info", "json", stream)
+    yield stream
+    reset_logging()

@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 import pytest
+from helpers.logs import json_lines
 from prometheus_client.parser import text_string_to_metric_families
 
 from tienlen_service.config import Config, parse_config
@@ -34,23 +35,10 @@ NEVER_SLOW_MS = 60_000.0
 SAMPLE = 4
 
 
-@pytest.fixture
-def log_stream() -> Any:
-    """JSON logs into a buffer for the test; the default configuration is restored after."""
-    stream = io.StringIO()
-    configure_logging("info", "json", stream)
-    yield stream
-    reset_logging()
-
-
-def records(stream: io.StringIO) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stream.getvalue().splitlines() if line.startswith("{")]
-
-
 def rpc_lines(stream: io.StringIO, method: str | None = None) -> list[dict[str, Any]]:
     return [
         r
-        for r in records(stream)
+        for r in json_lines(stream)
         if r.get("event") == "rpc" and (method is None or r["rpc"] == f"{PROBE}/{method}")
     ]
 
@@ -139,7 +127,7 @@ def test_the_slow_threshold_is_the_handling_time() -> None:
             log.finish(CallFields("s/M", request_id=f"r{i}"), sampler, grpc.StatusCode.OK, elapsed)
     finally:
         reset_logging()
-    lines = records(stream)
+    lines = json_lines(stream)
     assert [(r["request_id"], r["duration_ms"], r["sampled"]) for r in lines] == [
         ("r1", 100.0, 1),
         ("r2", 2500.0, 1),
@@ -192,7 +180,7 @@ def test_a_line_logged_during_a_call_names_the_call(server_factory, probe, log_s
         call(channel, "Echo", "echo")
         call(channel, "Crash", "crash-7", ok=False)
         call(channel, "Echo", "echo-after")
-    (traceback,) = [r for r in records(log_stream) if "Exception calling" in r["event"]]
+    (traceback,) = [r for r in json_lines(log_stream) if "Exception calling" in r["event"]]
     assert (traceback["request_id"], traceback["rpc"]) == ("crash-7", f"{PROBE}/Crash")
     assert "probe crash" in json.dumps(traceback)
 
@@ -218,7 +206,7 @@ def test_web_calls_are_logged_by_the_same_rule(server_factory, log_stream) -> No
 
     assert [connect("NewGame", {"players": 4}, f"deal-{i}") for i in range(3)] == [200] * 3
     assert connect("ApplyMove", {}, "bad-move") == 400
-    lines = [r for r in records(log_stream) if r.get("event") == "rpc"]
+    lines = [r for r in json_lines(log_stream) if r.get("event") == "rpc"]
     assert [(r["request_id"], r["code"], r["sampled"], r["transport"]) for r in lines] == [
         ("deal-0", "OK", 2, "connect"),
         ("deal-2", "OK", 2, "connect"),

@@ -9,9 +9,7 @@ contract tests' subject.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import ipaddress
-import json
 import re
 import threading
 import urllib.request
@@ -29,10 +27,10 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 from grpc_status import rpc_status
+from helpers.logs import json_lines
 from prometheus_client.parser import text_string_to_metric_families
 
 from tienlen_service.config import OPTIONS, Config, parse_config
-from tienlen_service.logs import configure_logging, reset_logging
 from tienlen_service.server import grpc_options
 
 TIMEOUT = 20.0
@@ -67,19 +65,6 @@ def rpc_error(call: Any, *args: Any, **kwargs: Any) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as caught:
         call(*args, **kwargs)
     return caught.value
-
-
-@pytest.fixture
-def log_stream() -> Any:
-    """JSON logs into a buffer for the test; the default configuration is restored after."""
-    stream = io.StringIO()
-    configure_logging("info", "json", stream)
-    yield stream
-    reset_logging()
-
-
-def json_lines(stream: io.StringIO) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stream.getvalue().splitlines() if line.startswith("{")]
 
 
 # -- health and reflection ----------------------------------------------------------------------
