@@ -24,6 +24,7 @@ from tienlen_client import (
 )
 from tienlen_client.cli import main
 from tienlen_client.cli.narrate import Narrator, settlement_lines
+from tienlen_client.cli.replay import Replayer
 from tienlen_client.cli.style import Style
 
 ANSI = "\033["
@@ -388,3 +389,51 @@ def _moves(out: str) -> list[str]:
         for line in out.splitlines()
         if (match := MOVE_LINE.match(line)) is not None
     ]
+
+
+def test_replay_of_a_match_file_replays_each_game_in_turn(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with TienLenClient(address, record_hands=True) as client:
+        game = client.new_game("southern", 2, seed=11)
+        for number in (1, 2):
+            for _ in range(200):
+                if game.finished:
+                    break
+                seat = game.to_act
+                assert seat is not None
+                move = client.suggest(game, seat, "greedy")
+                game = (
+                    client.pass_turn(game, seat)
+                    if move is None or move.is_pass
+                    else client.play(game, seat, move.cards)
+                )
+            assert game.finished, f"game {number} did not end"
+            if number == 1:
+                game = client.next_game(game, seed=12)
+        text = game.match_record().to_text()
+    path = tmp_path / "match.tlr"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = tienlen(capsys, "replay", "--address", address, str(path))
+    assert (code, err) == (0, "")
+    assert out.count("Settlement") == 2
+    assert "Game 1 dealt" in out
+    assert "Game 2 dealt" in out
+
+
+def test_replay_step_waits_for_enter_between_moves_on_a_terminal(address: str) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    with TienLenClient(address) as client:
+        game = client.new_game(hands=["3S 4S 5S 9H", "6S 7S 8S 9S"])
+        game = client.play(game, 0, ["3S"])
+        game = client.pass_turn(game, 1)
+        record = game.record()
+        out = io.StringIO()
+        keys = Terminal("\n\n")
+        replayer = Replayer(client, out, Style(), step=True, stdin=keys)
+        replayer.replay_game(record, "game.tlr")
+    assert out.getvalue().count("(Enter: next move)") == 2  # before move 1 and move 2
+    assert keys.read() == ""  # both Enters were read
