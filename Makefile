@@ -29,7 +29,8 @@ NODE_STAMP := $(NODE_DIR)/node_modules/.installed
 WEB_STAMP := $(WEB_DIR)/node_modules/.installed
 WEB_BUILT := $(WEB_DIR)/dist/index.html
 WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*) $(wildcard $(WEB_DIR)/scripts/*) $(WEB_DIR)/buf.gen.yaml \
-               $(WEB_DIR)/tsconfig.json
+               $(WEB_DIR)/tsconfig.json \
+               $(NODE_DIR)/src/record-text.ts
 
 PROTOS := $(wildcard protos/tienlen/v1/*.proto)
 CLIENT_PYPROJECT := $(wildcard clients/python/pyproject.toml)

@@ -73,15 +73,18 @@ def chromium_or_skip() -> str:
 
 
 @pytest.fixture
-def table_url(server_factory: Callable[..., Any]) -> str:
+def table_server(server_factory: Callable[..., Any]) -> Any:
     """A service with seat tokens required and sealed tokens, its web port (a free one: 0, as
     only an in-process server can ask; on the command line 0 turns it off) serving the table."""
     if not (WEB_DIST / "index.html").is_file():
         pytest.fail("the web table is not built: run `make web` (make pytest builds it)")
-    running = server_factory(
-        seal=True, require_seat_tokens=True, web_port=0, web_root=str(WEB_DIST)
-    )
-    return f"http://127.0.0.1:{running.handle.web_port}"
+    return server_factory(seal=True, require_seat_tokens=True, web_port=0, web_root=str(WEB_DIST))
+
+
+@pytest.fixture
+def table_url(table_server: Any) -> str:
+    """The table's page on the service's web port."""
+    return f"http://127.0.0.1:{table_server.handle.web_port}"
 
 
 @pytest.fixture(scope="module")
@@ -266,3 +269,72 @@ def test_any_preset_and_player_count_deals_a_table(
     (started,) = (e.game_started for e in game.events if e.HasField("game_started"))
     assert len(hand_cards(page)) == started.hand_sizes[0]
     assert page.locator("#opponents .seat").count() == players - 1
+
+
+def play_to_the_settlement(page: Any) -> None:
+    """Take the human's turns (the first legal play, or pass) until the settlement shows."""
+    deadline = time.monotonic() + GAME_DEADLINE_S
+    for _ in range(MAX_HUMAN_TURNS):
+        assert time.monotonic() < deadline, "the game took too long"
+        page.wait_for_selector(WAITING)
+        if page.locator("body[data-phase=over]").count():
+            page.locator("#settlement").wait_for(state="visible")
+            return
+        take_a_turn(page)
+    pytest.fail(f"no settlement after {MAX_HUMAN_TURNS} turns of the human")
+
+
+def download_text(page: Any, button: str) -> tuple[str, str]:
+    """(file name, text) of the download a click on `button` gives."""
+    with page.expect_download() as started:
+        page.click(button)
+    download = started.value
+    return download.suggested_filename, Path(download.path()).read_text(encoding="utf-8")
+
+
+def test_the_downloaded_records_replay_to_the_settlements_the_page_showed(
+    table_server: Any, table_url: str, page: Any
+) -> None:
+    from tienlen_client import GameRecord, MatchRecord, TienLenClient
+
+    finished: list[Any] = []  # the final answer of each game, as the page received it
+    page.on(
+        "response",
+        lambda r: (
+            finished.append(service_pb2.ApplyMoveResponse.FromString(r.body()).game)
+            if r.ok and r.url.endswith("/ApplyMove")
+            else None
+        ),
+    )
+    page.goto(f"{table_url}/?pace=0&players=3&bot=greedy&seed={SEED}&start=1")
+    play_to_the_settlement(page)
+    assert page.locator("#download-match").count() == 0  # one game: its record is the match's
+    name, text = download_text(page, "#download-record")
+    assert name == "tienlen-game-1.tlr"
+    record = GameRecord.from_text(text)
+    assert record.to_text() == text  # the canonical text, as the Python client writes it
+    assert record.names == ("You", "Bot 1", "Bot 2")
+    first = next(g for g in reversed(finished) if g.finished)
+
+    with TienLenClient(table_server.address) as client:
+        replayed = client.replay(record)
+        assert replayed.finished
+        assert replayed.settlement is not None
+        assert replayed.settlement.places == tuple(first.settlement.places)
+        assert replayed.settlement.net == tuple(first.settlement.net)
+        assert len(replayed.settlement.transfers) == len(first.settlement.transfers)
+
+        page.click("#next-game")
+        play_to_the_settlement(page)
+        name, text = download_text(page, "#download-match")
+        assert name == "tienlen-match-2-games.tlr"
+        match = MatchRecord.from_text(text)
+        assert match.to_text() == text
+        assert [g.game_number for g in match.games] == [1, 2]
+        assert match.games[0] == record
+        second = finished[-1]
+        assert second.finished
+        assert match.games[1].match_totals == tuple(s.match_total for s in second.view.seats)
+        replayed = client.replay(match.games[1])
+        assert replayed.settlement is not None
+        assert replayed.settlement.net == tuple(second.settlement.net)

@@ -9,12 +9,14 @@ import socket
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from tienlen_client import (
     ChopSettled,
     Combination,
+    GameRecord,
     InstantWin,
     Played,
     PlayersFrozen,
@@ -22,6 +24,7 @@ from tienlen_client import (
 )
 from tienlen_client.cli import main
 from tienlen_client.cli.narrate import Narrator, settlement_lines
+from tienlen_client.cli.replay import Replayer
 from tienlen_client.cli.style import Style
 
 ANSI = "\033["
@@ -262,3 +265,175 @@ def test_an_unreachable_service_is_one_line_and_status_1_not_a_traceback() -> No
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"tienlen: no answer from the service at {address}")
     assert "is it running?" in result.stderr
+
+
+# --- records: watch --save, play --save, replay -------------------------------------------------
+
+
+def test_watch_saves_the_games_record_and_replay_draws_it_to_the_same_settlement(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "game.tlr"
+    code, watched, _ = tienlen(
+        capsys, "watch", "--address", address, "--seed", "7", "--players", "3", "--save", str(path)
+    )
+    assert code == 0
+    record = GameRecord.from_text(path.read_text(encoding="utf-8"))
+    assert record.names == ("greedy", "montecarlo", "greedy")
+    assert record.result is not None
+    code, replayed, err = tienlen(capsys, "replay", "--address", address, str(path))
+    assert (code, err) == (0, "")
+    # The same moves, drawn as watch draws them, and the same settlement table.
+    assert _moves(replayed) == _moves(watched)
+    assert len(_moves(replayed)) == len(record.moves)
+    settlement = replayed[replayed.index("Settlement") :]
+    assert settlement in watched
+    with TienLenClient(address) as client:
+        assert client.replay(record).settlement is not None
+        assert client.replay(record).settlement.net == record.result.net  # type: ignore[union-attr]
+
+
+def test_play_saves_the_record_so_far_when_the_person_leaves(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "mine.tlr"
+    code, _, _ = tienlen(
+        capsys,
+        "play", "--address", address, "--seed", "3", "--players", "2", "--bots", "greedy",
+        "--save", str(path),
+        stdin="auto\nquit\n",
+    )  # fmt: skip
+    assert code == 1  # leaving the table is not a finished game
+    record = GameRecord.from_text(path.read_text(encoding="utf-8"))
+    assert record.result is None  # [Result "unfinished"]
+    assert record.names == ("you", "greedy")
+    assert any(move.seat == 0 for move in record.moves)  # the person's "auto" move is in it
+    code, out, err = tienlen(capsys, "replay", "--address", address, str(path))
+    assert (code, err) == (0, "")
+    assert "the game is unfinished" in out
+
+
+def test_replay_of_a_record_with_an_illegal_move_names_the_move_and_the_reason(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    hands = ("3S 4S 5S 9H", "6S 7S 8S 9S")
+    with TienLenClient(address) as client:
+        game = client.new_game(hands=list(hands))
+        game = client.play(game, 0, ["3S"])
+        game = client.play(game, 1, ["6S"])
+        text = game.record().to_text()
+    path = tmp_path / "altered.tlr"
+    path.write_text(text.replace("2. 1: 6S", "2. 1: 9H"), encoding="utf-8")  # 9H is seat 0's
+    code, out, err = tienlen(capsys, "replay", "--address", address, str(path))
+    assert code == 1
+    assert err.count("\n") == 1
+    assert err.startswith(f"tienlen: {path}: move 2 ")
+    assert "CARD_NOT_IN_HAND" in err
+    assert _moves(out) == ["1 seat 0 (player) plays"]  # drawn up to the move at fault
+
+
+def test_replay_of_a_malformed_file_is_the_parse_error_with_line_and_column(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.tlr"
+    path.write_text(
+        '[Variant "southern"]\n[Players "2"]\n[Leader "0"]\n'
+        '[Hand0 "3S 11S"]\n[Hand1 "4S"]\n\n[Result "unfinished"]\n',
+        encoding="utf-8",
+    )
+    code, out, err = tienlen(capsys, "replay", "--address", address, str(path))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"tienlen: {path}: not a game record: line 4, column 12: "
+        "INVALID_CARD: bad card '11S': unknown rank '11'\n"
+    )
+
+
+def test_replay_of_a_record_whose_result_is_not_the_games_says_so(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "game.tlr"
+    assert (
+        tienlen(capsys, "watch", "--address", address, "--seed", "5", "--save", str(path))[0] == 0
+    )
+    text = path.read_text(encoding="utf-8")
+    net = text[text.index('[Net "') :].splitlines()[0]
+    path.write_text(text.replace(net, '[Net "0 0 0 0"]'), encoding="utf-8")
+    code, out, err = tienlen(capsys, "replay", "--address", address, str(path))
+    assert code == 1
+    assert "Settlement" in out  # the game as its moves play it
+    assert err.count("\n") == 1
+    assert "RECORD_RESULT_MISMATCH" in err
+
+
+def test_replay_problems_never_end_in_a_traceback(address: str, tmp_path: Path) -> None:
+    path = tmp_path / "cut.tlr"
+    path.write_text('[Variant "southern"]\n[Players "2"]\n[Leader "0"]\n', encoding="utf-8")
+    for target in (str(path), str(tmp_path / "missing.tlr")):
+        done = subprocess.run(
+            [sys.executable, "-m", "tienlen_client.cli", "replay", "--address", address, target],
+            capture_output=True,
+            text=True,
+            timeout=PROCESS_TIMEOUT,
+            check=False,
+        )
+        assert done.returncode == 1
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith(f"tienlen: {target}: ")
+
+
+def _moves(out: str) -> list[str]:
+    """The move lines of a drawn game, without their padding: number, seat, name, verb."""
+    return [
+        " ".join(match.group(0).split())
+        for line in out.splitlines()
+        if (match := MOVE_LINE.match(line)) is not None
+    ]
+
+
+def test_replay_of_a_match_file_replays_each_game_in_turn(
+    address: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with TienLenClient(address, record_hands=True) as client:
+        game = client.new_game("southern", 2, seed=11)
+        for number in (1, 2):
+            for _ in range(200):
+                if game.finished:
+                    break
+                seat = game.to_act
+                assert seat is not None
+                move = client.suggest(game, seat, "greedy")
+                game = (
+                    client.pass_turn(game, seat)
+                    if move is None or move.is_pass
+                    else client.play(game, seat, move.cards)
+                )
+            assert game.finished, f"game {number} did not end"
+            if number == 1:
+                game = client.next_game(game, seed=12)
+        text = game.match_record().to_text()
+    path = tmp_path / "match.tlr"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = tienlen(capsys, "replay", "--address", address, str(path))
+    assert (code, err) == (0, "")
+    assert out.count("Settlement") == 2
+    assert "Game 1 dealt" in out
+    assert "Game 2 dealt" in out
+
+
+def test_replay_step_waits_for_enter_between_moves_on_a_terminal(address: str) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    with TienLenClient(address) as client:
+        game = client.new_game(hands=["3S 4S 5S 9H", "6S 7S 8S 9S"])
+        game = client.play(game, 0, ["3S"])
+        game = client.pass_turn(game, 1)
+        record = game.record()
+        out = io.StringIO()
+        keys = Terminal("\n\n")
+        replayer = Replayer(client, out, Style(), step=True, stdin=keys)
+        replayer.replay_game(record, "game.tlr")
+    assert out.getvalue().count("(Enter: next move)") == 2  # before move 1 and move 2
+    assert keys.read() == ""  # both Enters were read

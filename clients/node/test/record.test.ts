@@ -156,3 +156,22 @@ for (const [name, text, line, column, words] of MALFORMED) {
     );
   });
 }
+
+test("record-text's card and reason tables are the contract's Rank, Suit and TransferReason numbers", async () => {
+  // record-text.ts holds no generated code (the web table bundles it): its tables must agree.
+  const { RANKS, SUITS, TRANSFER_REASONS, cardOf, recordCardText } = await import("../src/record-text.js");
+  const { Rank, Suit } = await import("../gen/tienlen/v1/cards_pb.js");
+  const { TransferReason } = await import("../gen/tienlen/v1/settlement_pb.js");
+  const names = (e: object) => Object.keys(e).filter((k) => Number.isNaN(Number(k)) && k !== "UNSPECIFIED");
+  assert.equal(RANKS.length, names(Rank).length);
+  assert.equal(SUITS.length, names(Suit).length);
+  assert.deepEqual(TRANSFER_REASONS, names(TransferReason));
+  TRANSFER_REASONS.forEach((name, i) => assert.equal(TransferReason[name as keyof typeof TransferReason], i + 1));
+  for (const rank of RANKS) {
+    for (const suit of SUITS) {
+      const card = cardOf(rank + suit);
+      assert.equal(cardText({ rank: card.rank as never, suit: card.suit as never }), rank + suit);
+      assert.equal(recordCardText(card), rank + suit);
+    }
+  }
+});

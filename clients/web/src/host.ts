@@ -14,6 +14,7 @@ import type { GameUpdate, TableView } from "../gen/tienlen/v1/game_pb.js";
 import type { MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
 import type { LegalMove, TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
 import { narrateEvent, settlementAnnouncements, type Line } from "./narrate.js";
+import { GameLog, gameRecordText, matchRecordText } from "./record.js";
 import { refusalOf, type Refusal } from "./refusal.js";
 
 /** The calls the host makes (a Connect client of TienLenEngine, or a fake in tests). */
@@ -80,6 +81,8 @@ const defaultPause: Pause = (ms) => new Promise((resolve) => setTimeout(resolve,
 export class Host {
   private stateToken: Uint8Array = new Uint8Array();
   private seatTokens: readonly string[] = [];
+  /** The match's games as followed, for their records (kept here, never in the token). */
+  private logs: GameLog[] = [];
   private current: TableState = {
     phase: "setup", options: null, view: null, update: null, hand: [], legal: [], canPass: false,
     lines: [], refusal: null, totalsBefore: [],
@@ -110,6 +113,7 @@ export class Host {
         deal: options.seed === undefined ? { case: "random", value: {} } : { case: "seed", value: options.seed },
       });
       this.seatTokens = response.seatTokens;
+      this.logs = [];
       await this.accept(gameOf(response.game), true);
     } catch (error) {
       this.set({ phase: "setup", refusal: refusalOf(error) });
@@ -129,6 +133,27 @@ export class Host {
       return;
     }
     await this.runBots();
+  }
+
+  /** The text record (docs/RECORDS.md) of the game being played or just over; "" before any. */
+  gameRecord(): string {
+    const log = this.logs.at(-1);
+    return log === undefined ? "" : gameRecordText(log, this.names());
+  }
+
+  /** The text record of every game of the match so far, in order. */
+  matchRecord(): string {
+    return this.logs.length === 0 ? "" : matchRecordText(this.logs, this.names());
+  }
+
+  /** How many games of the match the page has followed. */
+  get games(): number {
+    return this.logs.length;
+  }
+
+  private names(): string[] {
+    const players = this.current.view?.players ?? 0;
+    return Array.from({ length: players }, (_, seat) => this.seatName(seat));
   }
 
   /** The human plays these cards (any cards: the service says whether they may). */
@@ -207,6 +232,20 @@ export class Host {
     const seatView = await this.engine.getView({
       stateToken: update.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat),
     });
+    if (newGame) {
+      // The record needs every dealt hand: this host holds every seat's token, so it asks.
+      const players = update.view?.players ?? 0;
+      const hands: (readonly Card[])[] = [];
+      for (let seat = 0; seat < players; seat++) {
+        const hand = seat === options.humanSeat
+          ? seatView.view?.hand
+          : (await this.engine.getView({ stateToken: update.stateToken, seat, seatToken: this.token(seat) })).view?.hand;
+        hands.push(hand ?? []);
+      }
+      this.logs.push(new GameLog(update, hands));
+    } else {
+      this.logs.at(-1)?.follow(update);
+    }
     const humanTurn = !update.finished && update.toAct === options.humanSeat;
     let legal: readonly LegalMove[] = [];
     let canPass = false;

@@ -240,15 +240,34 @@ function renderSettlement(state: TableState): void {
   }
   const next = h("button", { id: "next-game", type: "button" }, "Next game");
   next.addEventListener("click", () => void host.nextGame());
+  const gameNumber = state.view?.gameNumber ?? host.games;
+  const record = h("button", { id: "download-record", type: "button", title: "This game's record (docs/RECORDS.md), to replay or keep" }, "Download record");
+  record.addEventListener("click", () => download(`tienlen-game-${gameNumber}.tlr`, host.gameRecord()));
+  const buttons = [next, record];
+  if (host.games > 1) {
+    const match = h("button", { id: "download-match", type: "button", title: "Every game of the match so far" }, "Download match record");
+    match.addEventListener("click", () => download(`tienlen-match-${host.games}-games.tlr`, host.matchRecord()));
+    buttons.push(match);
+  }
   box.replaceChildren(
     h("h2", {}, `Settlement of game ${state.view?.gameNumber ?? ""}`),
     h("table", { id: "settlement-table" },
       h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", {}, "Place"), h("th", {}, "This game"), h("th", {}, "Match total"))),
       body),
     h("ul", { id: "transfers" }, ...settlement.transfers.map((transfer) => h("li", {}, transferText(transfer, host.seatName)))),
-    next,
+    h("div", { class: "settlement-actions" }, ...buttons),
   );
   if (appearing) box.scrollIntoView({ block: "nearest" });
+}
+
+/** Hand `text` to the browser as a file download named `name`. */
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
+  const link = h("a", { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
 function renderLog(state: TableState): void {

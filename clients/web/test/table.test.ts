@@ -16,6 +16,7 @@ import {
 import { cardLabel, cardText, cardsKey, combinationName, isRed, sortCards } from "../src/cards.js";
 import { Host, type Engine, type TableState } from "../src/host.js";
 import { narrateEvent, settlementAnnouncements, settlementRows, transferText } from "../src/narrate.js";
+import { GameLog, gameRecordText } from "../src/record.js";
 import { refusalOf } from "../src/refusal.js";
 
 const RANKS: Record<string, Rank> = {
@@ -165,4 +166,31 @@ test("the verbs agree with You", () => {
   const theirs = narrateEvent(create(EventSchema, { kind: { case: "passed", value: { seat: 2 } } }), name);
   assert.equal(mine?.text, "You pass.");
   assert.equal(theirs?.text, "Bot 2 passes.");
+});
+
+test("the page's record of a followed game is the .tlr text the Python client writes", () => {
+  const dealt = create(GameUpdateSchema, {
+    toAct: 0,
+    view: { players: 2, rules: { variant: "southern", options: { stake: "50" } }, firstGame: true, gameNumber: 1, seats: [{ seat: 0 }, { seat: 1 }] },
+    events: [{ kind: { case: "gameStarted", value: { gameNumber: 1, leader: 0, firstGame: true } } }],
+  });
+  const log = new GameLog(dealt, [cards("9H 3S"), cards("4S 10S")]);
+  const played = (seat: number, text: string) =>
+    create(GameUpdateSchema, { events: [{ kind: { case: "played", value: { seat, combination: { cards: cards(text) } } } }] });
+  log.follow(played(0, "3S"));
+  log.follow(create(GameUpdateSchema, { events: [{ kind: { case: "passed", value: { seat: 1 } } }] }));
+  log.follow(create(GameUpdateSchema, {
+    finished: true,
+    events: [{ kind: { case: "played", value: { seat: 0, combination: { cards: cards("9H") } } } }],
+    settlement: { places: [1, 2], net: [50n, -50n], transfers: [{ payer: 1, payee: 0, amount: 50n, reason: TransferReason.PLACE }] },
+  }));
+  assert.equal(
+    gameRecordText(log, ["You", "Bot 1"]),
+    [
+      '[Variant "southern"]', '[Option "stake=50"]', '[Players "2"]', '[Dealer "0"]', '[Leader "0"]', '[FirstGame "true"]',
+      '[Game "1"]', '[Totals "0 0"]', '[Name0 "You"]', '[Name1 "Bot 1"]', '[Hand0 "3S 9H"]', '[Hand1 "4S 10S"]', "",
+      "1. 0: 3S", "2. 1: pass", "3. 0: 9H", "",
+      '[Result "over"]', '[Places "1 2"]', '[Transfer "1 0 50 PLACE"]', '[Net "50 -50"]', "",
+    ].join("\n"),
+  );
 });

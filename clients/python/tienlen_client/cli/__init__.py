@@ -4,6 +4,10 @@
     tienlen deal --seed 7           a deal, every hand shown
     tienlen watch --seed 7          bots play a whole game, told move by move, then settled
     tienlen play --seat 0           you play one seat against bots (moves read from stdin)
+    tienlen replay game.tlr         a record file played again by the service, move by move
+
+``watch`` and ``play`` take ``--save FILE``: the game's record (docs/RECORDS.md) is written
+there, to be replayed with ``tienlen replay FILE``.
 
 Common flags: ``--address`` (default 127.0.0.1:50051), ``--preset``, ``--players``,
 ``--seed``, ``--option NAME=VALUE``, ``--bots greedy,montecarlo`` (the service's bots, one per
@@ -17,14 +21,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from tienlen_client.cli.narrate import Narrator
 from tienlen_client.cli.person import HELP, LeftTheTable, Person
+from tienlen_client.cli.replay import RecordRefused, Replayer, read_match
 from tienlen_client.cli.style import Style, wants_color
 from tienlen_client.cli.table import Table, parse_options, seat_bots
 from tienlen_client.client import TienLenClient
 from tienlen_client.errors import TienLenError, Unavailable
+from tienlen_client.models import Game
 from tienlen_client.rules import Rules
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -73,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a rule option overriding the preset (repeatable; `tienlen rules` lists them)",
     )
+    save = _Parser(add_help=False)
+    save.add_argument(
+        "--save",
+        metavar="FILE",
+        default=None,
+        help="write the game's record there (docs/RECORDS.md; replay it: tienlen replay FILE)",
+    )
     bots = _Parser(add_help=False)
     bots.add_argument(
         "--bots",
@@ -93,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("preset", nargs="?", help="one preset: every option's value under it")
     commands.add_parser("deal", parents=[common, game], help="a deal, every hand shown")
     watch = commands.add_parser(
-        "watch", parents=[common, game, bots], help="bots play a whole game, move by move"
+        "watch", parents=[common, game, bots, save], help="bots play a whole game, move by move"
     )
     watch.add_argument(
         "--delay",
@@ -102,9 +116,24 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seconds between moves (default {TERMINAL_DELAY} on a terminal, else 0)",
     )
     play = commands.add_parser(
-        "play", parents=[common, game, bots], help="play one seat against bots (stdin)"
+        "play", parents=[common, game, bots, save], help="play one seat against bots (stdin)"
     )
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    replay = commands.add_parser(
+        "replay",
+        parents=[common],
+        help="a record file played again by the service, move by move, then its settlement",
+    )
+    replay.add_argument("file", help="a record (.tlr, docs/RECORDS.md): one game or a match")
+    replay.add_argument(
+        "--delay",
+        type=float,
+        default=None,
+        help=f"seconds between moves (default {TERMINAL_DELAY} on a terminal, else 0)",
+    )
+    replay.add_argument(
+        "--step", action="store_true", help="on a terminal, wait for Enter between moves"
+    )
     return parser
 
 
@@ -115,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version, or a usage error (already printed)
         return done.code if isinstance(done.code, int) else 1
     style = Style(color=wants_color(args.color, sys.stdout))
+    # A saved record needs the dealt hands: the client asks each seat's view at the deal.
+    record_hands = getattr(args, "save", None) is not None
     try:
-        with TienLenClient(args.address, timeout=args.timeout) as client:
+        with TienLenClient(args.address, timeout=args.timeout, record_hands=record_hands) as client:
             return COMMANDS[args.command](client, args, style)
     except Unavailable as exc:
         print(
@@ -126,14 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         )
     except TienLenError as exc:
         print(f"tienlen: {exc.message} ({exc.reason or exc.code.name})", file=sys.stderr)
-    except LeftTheTable as left:
-        print(f"tienlen: {left}", file=sys.stderr)
+    except (LeftTheTable, RecordRefused) as stopped:
+        print(f"tienlen: {stopped}", file=sys.stderr)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
     except BrokenPipeError:  # `tienlen rules | head`
         sys.stderr.close()
         return 0
+    except OSError as exc:  # --save to a file that can't be written
+        print(f"tienlen: {exc}", file=sys.stderr)
     return 1
 
 
@@ -215,7 +248,8 @@ def watch_command(client: TienLenClient, args: argparse.Namespace, style: Style)
     table.names = list(bots)
     table.say(style.paint(table.heading(game), "bold"))
     table.say("  " + ", ".join(f"seat {seat}: {bot}" for seat, bot in enumerate(bots)), "")
-    table.play_out(game, bots, None)
+    game = table.play_out(game, bots, None)
+    _save(client, game, table, args.save)
     return 0
 
 
@@ -238,8 +272,33 @@ def play_command(client: TienLenClient, args: argparse.Namespace, style: Style) 
     table.say("  " + ", ".join(f"seat {s}: {name}" for s, name in enumerate(table.names)))
     person = Person(client, sys.stdin, sys.stdout, style)
     table.say(f"  moves: {HELP}", "")
-    table.play_out(game, bots, person)
+    try:
+        table.play_out(game, bots, person)
+    finally:  # a person who leaves mid-game still gets the record so far ("unfinished")
+        _save(client, table.game or game, table, args.save)
     return 0
+
+
+def replay_command(client: TienLenClient, args: argparse.Namespace, style: Style) -> int:
+    """``tienlen replay FILE``: the record checked by the service (ReplayGame) and drawn move by
+    move as ``watch`` draws a game; a refused record is one line naming the move, status 1."""
+    match = read_match(args.file)
+    replayer = Replayer(client, sys.stdout, style, step=args.step)
+    if args.delay is not None:
+        replayer.delay = max(0.0, args.delay)
+    elif sys.stdout.isatty() and not args.step:
+        replayer.delay = TERMINAL_DELAY
+    replayer.replay_match(match, args.file)
+    return 0
+
+
+def _save(client: TienLenClient, game: Game, table: Table, path: str | None) -> None:
+    """Write `game`'s record (text form) to `path`, if one was given."""
+    if path is None:
+        return
+    text = client.record(game, table.names).to_text()
+    Path(path).write_text(text, encoding="utf-8")
+    table.say("", f"record saved to {path} (tienlen replay {path})")
 
 
 def _table(client: TienLenClient, args: argparse.Namespace, style: Style) -> Table:
@@ -259,4 +318,5 @@ COMMANDS = {
     "deal": deal_command,
     "watch": watch_command,
     "play": play_command,
+    "replay": replay_command,
 }

@@ -77,6 +77,8 @@ class Table:
     options: dict[str, str]
     delay: float = 0.0
     names: list[str] = field(default_factory=list)
+    game: Game | None = None
+    """The last game `play_out` reached (its record is saved even when a person leaves)."""
 
     def deal(self) -> Game:
         """Deal (a seed the tool picks when none was given, so that the deal can be replayed)."""
@@ -98,6 +100,7 @@ class Table:
         narrator = Narrator(self.names, self.style)
         self.say(*narrator.lines(game.events))
         for _ in range(MAX_MOVES):
+            self.game = game
             if game.finished or game.to_act is None:
                 self.say("", *settlement_lines(game, self.names, self.style))
                 return game

@@ -1,0 +1,411 @@
+// The text form of game records (docs/RECORDS.md), and nothing else: parse and format, with no
+// gRPC, no generated code and no protobuf runtime, so that the web table's browser bundle
+// uses the same code as the Node client (clients/node/src/record.ts wraps it into the
+// contract's GameRecord / MatchRecord messages and RecordParseError).
+//
+// Records here are plain data shaped as the contract's GameRecord message (a GameRecord is
+// one): enums as their numbers (Rank, Suit, TransferReason of protos/tienlen/v1), int64s as
+// bigint. The text is the one the Python client writes and reads (tienlen_client.record).
+
+/** The longest record text the parser reads. */
+export const MAX_RECORD_TEXT_BYTES = 256 * 1024;
+/** The most moves a record may hold (the service's bound too). */
+export const MAX_RECORD_MOVES = 1000;
+const MAX_PLAYERS = 4;
+const HEADER_TAGS = ["Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game"];
+const RESULT_TAGS = ["Result", "Places", "Transfer", "Net"];
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const TAG_LINE = /^\[\s*([A-Za-z][A-Za-z0-9]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$/;
+const MOVE_LINE = /^(\d+)\.\s+(-?\d+)\s*:\s*(.*?)\s*$/;
+const SUIT_LETTERS: Record<string, string> = { "♠": "S", "♣": "C", "♦": "D", "♥": "H" };
+/** Rank texts, weakest first: `RANKS[i]` is the contract's Rank i + 1 (RANK_THREE = 1). */
+export const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];
+/** Suit letters, weakest first: `SUITS[i]` is the contract's Suit i + 1 (SUIT_SPADES = 1). */
+export const SUITS = ["S", "C", "D", "H"];
+/** TransferReason names without their prefix: `TRANSFER_REASONS[i]` is the contract's
+ * TransferReason i + 1 (TRANSFER_REASON_PLACE = 1). The Node client's tests check these three
+ * tables against the generated enums. */
+export const TRANSFER_REASONS = [
+  "PLACE", "CHOP", "ROTTEN", "FROZEN", "INSTANT_WIN", "BLIND_THREE", "ROTTEN_THREE", "COMPENSATION", "CARD_COUNT",
+];
+
+/** A card: the contract's Rank and Suit numbers. */
+export interface RecordCard {
+  readonly rank: number;
+  readonly suit: number;
+}
+
+/** A move: a seat's cards, or a pass. */
+export interface RecordMove {
+  readonly seat: number;
+  readonly cards: readonly RecordCard[];
+  readonly passTurn: boolean;
+}
+
+/** A payment of the result (`reason`: the contract's TransferReason number). */
+export interface RecordTransfer {
+  readonly payer: number;
+  readonly payee: number;
+  readonly amount: bigint;
+  readonly reason: number;
+  readonly cards: readonly RecordCard[];
+}
+
+/** The result a record states. */
+export interface RecordResultData {
+  readonly places: readonly number[];
+  readonly transfers: readonly RecordTransfer[];
+  readonly net: readonly bigint[];
+}
+
+/** One game's record, shaped as the contract's GameRecord (which is one). */
+export interface RecordData {
+  readonly rules?: { readonly variant: string; readonly options: { readonly [name: string]: string } } | undefined;
+  readonly players: number;
+  readonly playerNames: readonly string[];
+  readonly dealer: number;
+  readonly leader: number;
+  readonly firstGame: boolean;
+  readonly gameNumber: number;
+  readonly matchTotals: readonly bigint[];
+  readonly hands: readonly { readonly cards: readonly RecordCard[] }[];
+  readonly moves: readonly RecordMove[];
+  readonly result?: RecordResultData | undefined;
+}
+
+/** Text that is not a game record: `line` and `column` (1-based) say where, `detail` what. */
+export class RecordSyntaxError extends Error {
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    readonly detail: string,
+  ) {
+    super(`line ${line}, column ${column}: ${detail}`);
+    this.name = "RecordSyntaxError";
+  }
+}
+
+/** `10D` for the 10 of diamonds. */
+export function recordCardText(card: RecordCard): string {
+  return `${RANKS[card.rank - 1] ?? "?"}${SUITS[card.suit - 1] ?? "?"}`;
+}
+
+/** The card of a canonical card text (`10D`, as readCards gives). */
+export function cardOf(text: string): RecordCard {
+  return { rank: RANKS.indexOf(text.slice(0, -1)) + 1, suit: SUITS.indexOf(text.slice(-1)) + 1 };
+}
+
+// --- writing ---------------------------------------------------------------------------------
+
+function tag(name: string, value: string): string {
+  return `[${name} "${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
+}
+
+function cardsText(cards: readonly RecordCard[]): string {
+  return cards.map(recordCardText).join(" ");
+}
+
+function reasonText(reason: number): string {
+  return TRANSFER_REASONS[reason - 1] ?? "UNSPECIFIED";
+}
+
+/** The text form of one game (docs/RECORDS.md), exactly as the Python client writes it. */
+export function formatRecord(record: RecordData): string {
+  const lines = [tag("Variant", record.rules?.variant || "southern")];
+  for (const name of Object.keys(record.rules?.options ?? {}).sort()) {
+    lines.push(tag("Option", `${name}=${record.rules!.options[name]}`));
+  }
+  const totals = record.matchTotals.length ? record.matchTotals : Array<bigint>(record.players).fill(0n);
+  lines.push(
+    tag("Players", String(record.players)),
+    tag("Dealer", String(record.dealer)),
+    tag("Leader", String(record.leader)),
+    tag("FirstGame", record.firstGame ? "true" : "false"),
+    tag("Game", String(record.gameNumber || 1)),
+    tag("Totals", totals.join(" ")),
+  );
+  record.playerNames.forEach((name, seat) => lines.push(tag(`Name${seat}`, name)));
+  record.hands.forEach((hand, seat) => lines.push(tag(`Hand${seat}`, cardsText(hand.cards))));
+  lines.push("");
+  record.moves.forEach((m, i) => lines.push(`${i + 1}. ${m.seat}: ${m.passTurn ? "pass" : cardsText(m.cards)}`));
+  if (record.moves.length) lines.push("");
+  const result = record.result;
+  if (result === undefined) {
+    lines.push(tag("Result", "unfinished"));
+  } else {
+    lines.push(tag("Result", "over"), tag("Places", result.places.join(" ")));
+    for (const t of result.transfers) {
+      lines.push(tag("Transfer", [t.payer, t.payee, t.amount, reasonText(t.reason), ...t.cards.map(recordCardText)].join(" ")));
+    }
+    lines.push(tag("Net", result.net.join(" ")));
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** The text of a match: its games' texts, a blank line between. */
+export function formatMatch(match: { readonly games: readonly RecordData[] }): string {
+  return match.games.map(formatRecord).join("\n");
+}
+
+// --- reading ---------------------------------------------------------------------------------
+
+interface Located {
+  value: string;
+  line: number;
+  column: number;
+}
+
+interface Draft {
+  line: number;
+  tags: Map<string, Located>;
+  options: [string, string][];
+  moves: { move: RecordMove; line: number; column: number }[];
+  result: Map<string, Located>;
+  transfers: Located[];
+  phase: "tags" | "moves" | "result";
+}
+
+/** Every game of a record text, with the line each starts on; RecordSyntaxError (line,
+ * column) at the first problem. The rules are not judged here: that is ReplayGame's work. */
+export function parseRecords(text: string): { record: RecordData; line: number }[] {
+  if (new TextEncoder().encode(text).length > MAX_RECORD_TEXT_BYTES) {
+    throw new RecordSyntaxError(1, 1, `the text is longer than ${MAX_RECORD_TEXT_BYTES} bytes`);
+  }
+  const drafts: Draft[] = [];
+  let last = 1;
+  text.split("\n").forEach((raw, index) => {
+    const number = index + 1;
+    const line = raw.replace(/\r$/, "");
+    const stripped = line.trim();
+    if (!stripped || stripped.startsWith(";")) return; // blank lines and ; comments
+    last = number;
+    const column = line.length - line.trimStart().length + 1;
+    if (stripped.startsWith("[")) {
+      readTag(drafts, line, number, column);
+    } else if (/^\d/.test(stripped)) {
+      const draft = drafts.at(-1);
+      if (draft === undefined || draft.phase === "result") throw new RecordSyntaxError(number, column, "a move before the game's tags");
+      readMove(draft, line, number, column);
+    } else {
+      throw new RecordSyntaxError(number, column, 'expected a tag [Name "value"] or a move "1. 0: 3S"');
+    }
+  });
+  if (!drafts.length) throw new RecordSyntaxError(last, 1, "no game in the text");
+  return drafts.map((draft) => ({ record: finish(draft, last), line: draft.line }));
+}
+
+function readTag(drafts: Draft[], line: string, number: number, column: number): void {
+  const match = TAG_LINE.exec(line.trim());
+  if (match === null) throw new RecordSyntaxError(number, column, 'a tag is [Name "value"] on one line (a closing quote or ] missing?)');
+  const name = match[1]!;
+  const value = match[2]!.replace(/\\(.)/g, "$1");
+  const nameColumn = line.indexOf(name) + 1;
+  const valueColumn = line.indexOf('"') + 2;
+  const located = { value, line: number, column: valueColumn };
+  if (RESULT_TAGS.includes(name)) {
+    const draft = drafts.at(-1);
+    if (draft === undefined) throw new RecordSyntaxError(number, nameColumn, `[${name}] before the game's tags`);
+    if (name !== "Result" && draft.phase !== "result") throw new RecordSyntaxError(number, nameColumn, `[${name}] must follow [Result]`);
+    draft.phase = "result";
+    if (name === "Transfer") draft.transfers.push(located);
+    else if (draft.result.has(name)) throw new RecordSyntaxError(number, nameColumn, `[${name}] given twice`);
+    else draft.result.set(name, located);
+    return;
+  }
+  if (!knownHeader(name)) {
+    throw new RecordSyntaxError(
+      number,
+      nameColumn,
+      `unknown tag [${name}]; the tags are ${HEADER_TAGS.join(", ")}, Totals, Name<seat>, Hand<seat> and, after the moves, ${RESULT_TAGS.join(", ")}`,
+    );
+  }
+  let draft = drafts.at(-1);
+  if (draft === undefined || draft.phase !== "tags") {
+    if (draft?.phase === "moves") throw new RecordSyntaxError(number, nameColumn, `[${name}] after the moves: the [Result] tag is missing`);
+    draft = { line: number, tags: new Map(), options: [], moves: [], result: new Map(), transfers: [], phase: "tags" };
+    drafts.push(draft);
+  }
+  if (name === "Option") {
+    const at = value.indexOf("=");
+    const option = at < 0 ? "" : value.slice(0, at).trim();
+    if (!option) throw new RecordSyntaxError(number, valueColumn, 'an option is "name=value"');
+    if (draft.options.some(([o]) => o === option)) throw new RecordSyntaxError(number, valueColumn, `option '${option}' given twice`);
+    draft.options.push([option, value.slice(at + 1).trim()]);
+    return;
+  }
+  if (draft.tags.has(name)) throw new RecordSyntaxError(number, nameColumn, `[${name}] given twice`);
+  draft.tags.set(name, located);
+}
+
+function knownHeader(name: string): boolean {
+  if (HEADER_TAGS.includes(name) || name === "Totals") return true;
+  const m = /^(Name|Hand)(\d)$/.exec(name);
+  return m !== null && Number(m[2]) < MAX_PLAYERS;
+}
+
+function readMove(draft: Draft, line: string, number: number, column: number): void {
+  const trimmed = line.trim();
+  const match = MOVE_LINE.exec(trimmed);
+  if (match === null) throw new RecordSyntaxError(number, column, 'a move is "<number>. <seat>: <cards>" or "<number>. <seat>: pass"');
+  draft.phase = "moves";
+  const expected = draft.moves.length + 1;
+  if (Number(match[1]) !== expected) throw new RecordSyntaxError(number, column, `move number ${expected} expected here`);
+  if (expected > MAX_RECORD_MOVES) throw new RecordSyntaxError(number, column, `more than ${MAX_RECORD_MOVES} moves`);
+  // Columns of the seat and the cards: where their groups start in the trimmed line.
+  const seatColumn = column + match[0].indexOf(match[2]!, match[1]!.length + 1);
+  const body = match[3]!;
+  const cardsColumn = column + trimmed.length - body.length;
+  const seat = Number(match[2]);
+  if (body.toLowerCase() === "pass") {
+    draft.moves.push({ move: { seat, cards: [], passTurn: true }, line: number, column: seatColumn });
+    return;
+  }
+  if (!body) throw new RecordSyntaxError(number, cardsColumn, "a move plays cards or is 'pass'");
+  const cards = readCards(body, number, cardsColumn).map(cardOf);
+  draft.moves.push({ move: { seat, cards, passTurn: false }, line: number, column: seatColumn });
+}
+
+function tokens(text: string): { token: string; at: number }[] {
+  return [...text.matchAll(/\S+/g)].map((m) => ({ token: m[0], at: m.index }));
+}
+
+/** Canonical card texts of `text`, each checked; RecordSyntaxError at the bad card. */
+export function readCards(text: string, line: number, column: number): string[] {
+  return tokens(text).map(({ token, at }) => {
+    const upper = token.toUpperCase();
+    const suit = SUIT_LETTERS[upper.slice(-1)] ?? upper.slice(-1);
+    const rank = upper.slice(0, -1) === "T" ? "10" : upper.slice(0, -1);
+    if (upper.length < 2) throw new RecordSyntaxError(line, column + at, `bad card '${token}': a card is a rank (3-10, T, J, Q, K, A, 2) then a suit (S, C, D, H)`);
+    if (!RANKS.includes(rank)) throw new RecordSyntaxError(line, column + at, `bad card '${token}': unknown rank '${upper.slice(0, -1)}'`);
+    if (!SUITS.includes(suit)) throw new RecordSyntaxError(line, column + at, `bad card '${token}': unknown suit '${upper.slice(-1)}'`);
+    return rank + suit;
+  });
+}
+
+export function strength(text: string): number {
+  return RANKS.indexOf(text.slice(0, -1)) * 4 + SUITS.indexOf(text.slice(-1));
+}
+
+function integer(value: string, line: number, column: number, what: string, low: bigint, high: bigint): bigint {
+  const text = value.trim();
+  if (!/^[+-]?\d+$/.test(text)) throw new RecordSyntaxError(line, column, `${what} must be a whole number`);
+  const n = BigInt(text);
+  if (n < low || n > high) throw new RecordSyntaxError(line, column, `${what} must be ${low} to ${high}, not ${n}`);
+  return n;
+}
+
+function integers(located: Located, what: string, count: number): bigint[] {
+  const numbers = tokens(located.value).map(({ token, at }) => integer(token, located.line, located.column + at, what, INT64_MIN, INT64_MAX));
+  if (numbers.length !== count) throw new RecordSyntaxError(located.line, located.column, `${what}: ${count} numbers, one per seat`);
+  return numbers;
+}
+
+function finish(draft: Draft, lastLine: number): RecordData {
+  const need = (name: string): Located => {
+    const found = draft.tags.get(name);
+    if (found === undefined) throw new RecordSyntaxError(draft.line, 1, `the game has no [${name}] tag`);
+    return found;
+  };
+  const small = (l: Located, what: string, low: number, high: number) => Number(integer(l.value, l.line, l.column, what, BigInt(low), BigInt(high)));
+  const players = small(need("Players"), "Players", 2, MAX_PLAYERS);
+  const variantTag = need("Variant");
+  const variant = variantTag.value.trim();
+  if (!variant) throw new RecordSyntaxError(variantTag.line, variantTag.column, "the variant is empty");
+  const leader = small(need("Leader"), "Leader", 0, players - 1);
+  const dealerTag = draft.tags.get("Dealer");
+  const dealer = dealerTag ? small(dealerTag, "Dealer", 0, players - 1) : 0;
+  let firstGame = true;
+  const first = draft.tags.get("FirstGame");
+  if (first !== undefined) {
+    const v = first.value.trim().toLowerCase();
+    if (v !== "true" && v !== "false") throw new RecordSyntaxError(first.line, first.column, 'FirstGame is "true" or "false"');
+    firstGame = v === "true";
+  }
+  const gameTag = draft.tags.get("Game");
+  const gameNumber = gameTag ? small(gameTag, "Game", 1, 2 ** 31 - 1) : 1;
+  const totalsTag = draft.tags.get("Totals");
+  const matchTotals = totalsTag ? integers(totalsTag, "Totals", players) : Array<bigint>(players).fill(0n);
+  for (const [name, located] of draft.tags) {
+    const m = /^(Name|Hand)(\d)$/.exec(name);
+    if (m && Number(m[2]) >= players) throw new RecordSyntaxError(located.line, 2, `[${name}]: seat ${m[2]} is not at this table`);
+  }
+  const hands = readHands(draft, players);
+  let playerNames: string[] = [];
+  if ([...Array(players).keys()].some((seat) => draft.tags.has(`Name${seat}`))) {
+    playerNames = [...Array(players).keys()].map((seat) => need(`Name${seat}`).value);
+  }
+  for (const { move, line, column } of draft.moves) {
+    if (move.seat < 0 || move.seat >= players) throw new RecordSyntaxError(line, column, `seat ${move.seat} is not at this table of ${players}`);
+  }
+  if (!draft.result.has("Result")) {
+    throw new RecordSyntaxError(lastLine, 1, 'the game ends without its [Result "over"] or [Result "unfinished"] tag: the record is cut short');
+  }
+  const options: Record<string, string> = {};
+  for (const [name, value] of draft.options) options[name] = value;
+  return {
+    rules: { variant, options },
+    players,
+    playerNames,
+    dealer,
+    leader,
+    firstGame,
+    gameNumber,
+    matchTotals,
+    hands: hands.map((h) => ({ cards: h.map(cardOf) })),
+    moves: draft.moves.map((m) => m.move),
+    result: readResult(draft, players),
+  };
+}
+
+function readHands(draft: Draft, players: number): string[][] {
+  const seen = new Map<string, number>();
+  const hands: string[][] = [];
+  for (let seat = 0; seat < players; seat++) {
+    const located = draft.tags.get(`Hand${seat}`);
+    if (located === undefined) throw new RecordSyntaxError(draft.line, 1, `the game has no [Hand${seat}] tag`);
+    const hand = readCards(located.value, located.line, located.column);
+    if (!hand.length) throw new RecordSyntaxError(located.line, located.column, `hand ${seat} is empty`);
+    tokens(located.value).forEach(({ at }, i) => {
+      const text = hand[i]!;
+      if (seen.has(text)) throw new RecordSyntaxError(located.line, located.column + at, `${text} is dealt twice (also to seat ${seen.get(text)})`);
+      seen.set(text, seat);
+    });
+    hands.push(hand.sort((a, b) => strength(a) - strength(b)));
+  }
+  return hands;
+}
+
+function readResult(draft: Draft, players: number): RecordResultData | undefined {
+  const result = draft.result.get("Result")!;
+  const state = result.value.trim().toLowerCase();
+  if (state === "unfinished") {
+    const extra = [...draft.result.keys()].find((n) => n !== "Result") ?? (draft.transfers.length ? "Transfer" : undefined);
+    if (extra !== undefined) throw new RecordSyntaxError(result.line, result.column, `an "unfinished" game has no [${extra}]`);
+    return undefined;
+  }
+  if (state !== "over") throw new RecordSyntaxError(result.line, result.column, 'Result is "over" or "unfinished"');
+  for (const name of ["Places", "Net"]) {
+    if (!draft.result.has(name)) throw new RecordSyntaxError(result.line, result.column, `the result has no [${name}] tag: the record is cut short`);
+  }
+  const places = integers(draft.result.get("Places")!, "Places", players).map(Number);
+  const net = integers(draft.result.get("Net")!, "Net", players);
+  const transfers = draft.transfers.map((t) => readTransfer(t, players));
+  return { places, transfers, net };
+}
+
+function readTransfer(located: Located, players: number): RecordTransfer {
+  const { line, column } = located;
+  const parts = tokens(located.value);
+  if (parts.length < 4) throw new RecordSyntaxError(line, column, 'a transfer is "payer payee amount REASON [cards]"');
+  const at = (i: number) => column + parts[i]!.at;
+  const payer = Number(integer(parts[0]!.token, line, at(0), "payer", -1n, BigInt(players - 1)));
+  const payee = Number(integer(parts[1]!.token, line, at(1), "payee", 0n, BigInt(players - 1)));
+  const amount = integer(parts[2]!.token, line, at(2), "amount", 1n, INT64_MAX);
+  const reason = TRANSFER_REASONS.indexOf(parts[3]!.token.toUpperCase()) + 1;
+  if (reason === 0) throw new RecordSyntaxError(line, at(3), `unknown reason; one of ${TRANSFER_REASONS.join(", ")}`);
+  const rest = parts.length > 4 ? located.value.slice(parts[4]!.at) : "";
+  const cards = rest ? readCards(rest, line, at(4)).map(cardOf) : [];
+  return { payer, payee, amount, reason, cards };
+}
+
