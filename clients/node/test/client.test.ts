@@ -27,7 +27,8 @@ let server: RunningServer;
 let client: TienLenClient;
 
 before(async () => {
-  server = await startServer();
+  // Every call's access-log line (the request-id test reads them): not the 1-in-100 default.
+  server = await startServer([python(), "-m", "tienlen_service", ...serverArgs(), "--log-sample", "1"]);
   client = new TienLenClient(server.address);
 });
 after(async () => {
@@ -307,7 +308,8 @@ test("every call, unary or streamed, carries a new x-request-id that the service
         return [];
       }
     });
-  for (let i = 0; i < 50 && !sent.every((id) => logged().includes(id)); i++) await new Promise((r) => setTimeout(r, 100));
+  // Wait for the lines themselves (the server writes them after answering), up to the test's own bound.
+  for (let i = 0; i < 250 && !sent.every((id) => logged().includes(id)); i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(sent.filter((id) => !logged().includes(id)), []);
 });
 
