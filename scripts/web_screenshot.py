@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parent.parent
+# As root, in a sandbox whose network is closed: no sandbox, no GPU, and none of Chromium's
+# background connections (each would be refused, and slow the start).
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -35,6 +37,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 STEP_TIMEOUT_MS = 30_000
+"""Longest wait for the page to answer one click (bots included); generous: CI is shared."""
 WAITING = "body[data-phase=human], body[data-phase=over]"
 
 

@@ -35,29 +35,18 @@ except ImportError:  # the dev extra installs it; only a hand-made venv lacks it
         raise
     pytest.skip("playwright is not installed (pip install -e '.[dev]')", allow_module_level=True)
 
+# How Chromium is started and how long a click may take: one definition, the screenshot
+# script's, for the script and the test.
+from scripts.web_screenshot import CHROMIUM_ARGS, STEP_TIMEOUT_MS, WAITING
+
 ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = ROOT / "clients" / "web" / "dist"
 CHROMIUM = "/usr/bin/chromium"
-# As root, in a sandbox whose network is closed: no sandbox, no GPU, and none of Chromium's
-# background connections (each would be refused, and slow the start).
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-STEP_TIMEOUT_MS = 30_000
-"""Longest wait for the page to answer one click (bots included); generous: CI is shared."""
 MAX_HUMAN_TURNS = 60
 """A 4-player game gives the human at most 13 plays and a few dozen passes."""
 GAME_DEADLINE_S = 300.0
 SEED = 7
 PLAYER_COUNT = 4
-WAITING = "body[data-phase=human], body[data-phase=over]"
 RESPONSES = {"NewGame": service_pb2.NewGameResponse, "ApplyMove": service_pb2.ApplyMoveResponse}
 
 
