@@ -3,14 +3,17 @@
 Names follow the standard gRPC server metrics (as go-grpc-prometheus and py-grpc-prometheus
 export them) so that existing dashboards and alerts work unchanged, plus a few domain counters
 prefixed ``tienlen_``. Labels never hold a game, a player, a card or a token. The interceptor
-(`observability`) and the web port feed them; every call is counted and timed.
+(`observability`) and the web port feed them; every call is counted and timed. The servicer
+times and counts each bot run of SuggestMove (`BotSearch`) under the bot's name.
 """
 
 from __future__ import annotations
 
 import socket
 import threading
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, ParamSpec, TypeVar
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import grpc
@@ -27,6 +30,8 @@ from prometheus_client import (
     make_wsgi_app,
 )
 from prometheus_client.exposition import ThreadingWSGIServer
+
+from tienlen_rules import BOTS, Abandoned
 
 if TYPE_CHECKING:
     _Handler = grpc.RpcMethodHandler[Any, Any]
@@ -56,6 +61,21 @@ HANDLING_BUCKETS: Final = (
     10.0,
 )
 
+# A bot's answer, from tens of microseconds to seconds: a random or greedy suggestion takes
+# about 50-100 µs (below the calls' first bucket, where the two could not be told apart), a
+# Monte-Carlo search hundreds of playouts, about a second at a game's first lead. Above 0.1 ms
+# the bounds are the calls' own, so a search reads against its SuggestMove calls bucket by bucket.
+SEARCH_BUCKETS: Final = (0.000025, 0.00005, *HANDLING_BUCKETS)
+
+#: What became of one bot run of SuggestMove (the `outcome` label of tienlen_bot_searches_total):
+#: it answered with a move; it answered that the seat has nothing to do; it stopped because its
+#: call ended (deadline passed or client cancelled: the engine's `Abandoned`); or it never ran,
+#: refused at once because every search slot was taken (TOO_MANY_SEARCHES).
+SEARCH_OUTCOMES: Final = ("suggested", "no_move", "abandoned", "refused")
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
 
 class VariantCounters(NamedTuple):
     """One variant's domain counters (children of the `variant`-labelled counters)."""
@@ -65,6 +85,36 @@ class VariantCounters(NamedTuple):
     games_finished: Counter
     instant_wins: Counter
     chops: Counter
+
+
+class BotSearch:
+    """One bot's series: its child of the search-time histogram and its children of the
+    outcome counter, looked up once (`labels()` validates, sorts and locks on every call)."""
+
+    def __init__(self, seconds: Histogram, searches: Counter, bot: str) -> None:
+        self._seconds = seconds.labels(bot=bot)
+        self._outcomes = {o: searches.labels(bot=bot, outcome=o) for o in SEARCH_OUTCOMES}
+
+    def refused(self) -> None:
+        """No search slot was free: counted, not timed (the bot never ran)."""
+        self._outcomes["refused"].inc()
+
+    def run(self, search: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """`search(*args, **kwargs)`, timed and counted by how it ended: `suggested` (an
+        answer), `no_move` (None: the seat has nothing to do) or `abandoned` (`Abandoned`,
+        re-raised). Any other exception is a bug, left to the gRPC metrics (code UNKNOWN)."""
+        start = time.perf_counter()
+        try:
+            result = search(*args, **kwargs)
+        except Abandoned:
+            self._finish("abandoned", start)
+            raise
+        self._finish("no_move" if result is None else "suggested", start)
+        return result
+
+    def _finish(self, outcome: str, start: float) -> None:
+        self._seconds.observe(time.perf_counter() - start)
+        self._outcomes[outcome].inc()
 
 
 class Metrics:
@@ -157,6 +207,25 @@ class Metrics:
             registry=r,
         )
         self._variants: dict[str, VariantCounters] = {}
+        # --- the bots of SuggestMove ------------------------------------------------------------
+        self.bot_search_seconds = Histogram(
+            "tienlen_bot_search_seconds",
+            "Time a bot took to answer SuggestMove (or to give up, abandoned), in seconds.",
+            ("bot",),
+            buckets=SEARCH_BUCKETS,
+            registry=r,
+        )
+        self.bot_searches = Counter(
+            "tienlen_bot_searches",
+            "Bot runs of SuggestMove, by bot and outcome (suggested, no_move, abandoned, refused).",
+            ("bot", "outcome"),
+            registry=r,
+        )
+        # Every bot's series from the start, at zero (a dashboard sees a bot before its first
+        # call); the label values are the engine's bot names only, never a caller's string.
+        self._bots = {
+            bot: BotSearch(self.bot_search_seconds, self.bot_searches, bot) for bot in BOTS
+        }
         self.build_info = Gauge(
             "tienlen_build_info",
             "Always 1; the labels tell the running version.",
@@ -196,6 +265,11 @@ class Metrics:
             # A race only builds the same children twice: labels() returns one child per value.
             self._variants[variant] = counters
         return counters
+
+    def bot_search(self, bot: str) -> BotSearch:
+        """The series of `bot`, one of the engine's `BOTS` (KeyError for any other name: the
+        servicer refuses an unknown bot before it asks, so no label holds a caller's string)."""
+        return self._bots[bot]
 
     def initialize_methods(self, service: str, methods: dict[str, str]) -> None:
         """Create the zero-valued series of every method (name -> grpc_type) of `service`.

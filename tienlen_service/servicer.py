@@ -388,12 +388,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             raise FieldError(
                 UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {', '.join(sorted(engine.BOTS))}"
             )
-        if state.over:  # nothing to do: no suggestion, as ListLegalMoves lists no move
-            return service_pb2.SuggestMoveResponse(bot=name)
-        if name in SEARCH_BOTS:
-            move = self._search(state, request, name, context)
-        else:
-            move = engine.suggest_move(state, request.seat, name, seed=_suggestion_seed(request))
+        # A finished game runs no bot: nothing to suggest, as ListLegalMoves lists no move.
+        move = None if state.over else self._search(state, request, name, context)
         if move is None:
             return service_pb2.SuggestMoveResponse(bot=name)
         combo = engine.validate(state, move)
@@ -427,8 +423,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         name: str,
         context: grpc.ServicerContext,
     ) -> engine.Move | None:
-        """A searching bot's suggestion, in one of the search slots, stopped when the call is."""
-        if not self._searches.acquire(blocking=False):
+        """A bot's suggestion, timed and counted by bot; a search (SEARCH_BOTS) takes a slot."""
+        search, bounded = self._metrics.bot_search(name), name in SEARCH_BOTS
+        if bounded and not self._searches.acquire(blocking=False):
+            search.refused()
             abort(
                 context,
                 rich_status(
@@ -440,12 +438,13 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
                 ),
             )
         try:
-            return engine.suggest_move(
+            return search.run(
+                engine.suggest_move,
                 state,
                 request.seat,
                 name,
                 seed=_suggestion_seed(request),
-                should_stop=call_gone(context),
+                should_stop=call_gone(context) if bounded else None,
             )
         except engine.Abandoned:
             expired = context.time_remaining() <= 0
@@ -461,7 +460,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
                 ),
             )
         finally:
-            self._searches.release()
+            if bounded:
+                self._searches.release()
 
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not

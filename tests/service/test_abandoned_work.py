@@ -4,7 +4,8 @@ A Monte-Carlo suggestion plays hundreds of games out. When its caller cancels or
 passes, nobody will read the answer: the search must stop at its next playout and free the
 worker (six abandoned calls once held both default workers for seconds). And at most
 `search_slots(workers)` searches run at once: one more is refused at once with
-RESOURCE_EXHAUSTED (TOO_MANY_SEARCHES), while cheap calls go on.
+RESOURCE_EXHAUSTED (TOO_MANY_SEARCHES), while cheap calls go on. Each search is counted under
+its bot by how it ended (tienlen_bot_searches_total): abandoned, refused or suggested.
 
 The playouts are replaced by one that counts itself and, the first time, waits until the
 server has seen its call end (a callback on the call's context): so "the search stopped" is
@@ -171,6 +172,87 @@ def test_one_search_too_many_is_resource_exhausted_while_cheap_calls_go_on(
         assert first.result().HasField("move")
         # The slot is free again once the first search is done.
         assert stub.SuggestMove(search(token, seat), timeout=WAIT).HasField("move")
+
+
+# -- every search counted by how it ended ------------------------------------------------------
+
+
+def outcomes(running: Any, bot: str = "montecarlo") -> dict[str, float]:
+    """The server's count of `bot`'s searches by outcome (its registry: the series exist at 0
+    from the start), and how many were timed."""
+    registry = running.handle.metrics.registry
+
+    def value(name: str, **labels: str) -> float:
+        found = registry.get_sample_value(name, {"bot": bot, **labels})
+        assert found is not None, (name, labels)
+        return float(found)
+
+    counted = {
+        o: value("tienlen_bot_searches_total", outcome=o)
+        for o in ("suggested", "no_move", "abandoned", "refused")
+    }
+    return counted | {"timed": value("tienlen_bot_search_seconds_count")}
+
+
+def test_an_expired_search_is_counted_abandoned_and_timed(
+    server_factory: Callable[..., Any], playouts: Playouts
+) -> None:
+    running = server_factory(workers=1)
+    with grpc.insecure_channel(running.address) as channel:
+        stub = Stub(channel)
+        token = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT).game.state_token
+        with pytest.raises(grpc.RpcError) as info:
+            stub.SuggestMove(search(token, to_act(stub, token)), timeout=1.0)
+        assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        # One worker: served only once the search has ended, and so been counted.
+        stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
+    assert playouts.searches == 1
+    assert outcomes(running) == {
+        "suggested": 0,
+        "no_move": 0,
+        "abandoned": 1,
+        "refused": 0,
+        "timed": 1,
+    }
+
+
+def test_a_cancelled_search_is_counted_abandoned(
+    server_factory: Callable[..., Any], playouts: Playouts
+) -> None:
+    running = server_factory(workers=1)
+    with grpc.insecure_channel(running.address) as channel:
+        stub = Stub(channel)
+        token = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT).game.state_token
+        call = stub.SuggestMove.future(search(token, to_act(stub, token)), timeout=WAIT)
+        assert playouts.started.wait(WAIT)
+        call.cancel()
+        stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)  # the search ended
+    assert outcomes(running)["abandoned"] == 1
+    assert outcomes(running)["suggested"] == 0
+
+
+def test_a_search_refused_for_want_of_a_slot_is_counted_refused_and_not_timed(
+    server_factory: Callable[..., Any], playouts: Playouts
+) -> None:
+    running = server_factory(workers=2)  # one search slot
+    with grpc.insecure_channel(running.address) as channel:
+        stub = Stub(channel)
+        token = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT).game.state_token
+        seat = to_act(stub, token)
+        first = stub.SuggestMove.future(search(token, seat), timeout=WAIT)
+        assert playouts.started.wait(WAIT)
+        with pytest.raises(grpc.RpcError) as info:
+            stub.SuggestMove(search(token, seat), timeout=WAIT)
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        playouts.release()
+        assert first.result().HasField("move")
+    assert outcomes(running) == {
+        "suggested": 1,
+        "no_move": 0,
+        "abandoned": 0,
+        "refused": 1,
+        "timed": 1,
+    }
 
 
 def test_search_slots_leave_a_worker_for_cheap_calls() -> None:

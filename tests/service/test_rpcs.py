@@ -543,6 +543,51 @@ def test_domain_metrics_count_games_moves_and_refusals(running: Any, stub: Stub)
     assert samples['tienlen_instant_wins_total{variant="southern"}'] == 1
 
 
+def bot_series(samples: dict[str, float], bot: str) -> dict[str, float]:
+    """A bot's searches by outcome, and its search-time histogram's count as `timed`."""
+    outcomes = ("suggested", "no_move", "abandoned", "refused")
+    series = {
+        o: samples[f'tienlen_bot_searches_total{{bot="{bot}",outcome="{o}"}}'] for o in outcomes
+    }
+    series["timed"] = samples[f'tienlen_bot_search_seconds_count{{bot="{bot}"}}']
+    assert samples[f'tienlen_bot_search_seconds_bucket{{bot="{bot}",le="+Inf"}}'] == series["timed"]
+    return series
+
+
+def test_bot_metrics_time_and_count_each_suggestion_under_its_bot(running: Any, stub: Stub) -> None:
+    zero = {"suggested": 0, "no_move": 0, "abandoned": 0, "refused": 0, "timed": 0}
+    before = scrape(running.metrics_url)
+    # Every bot's series exist at zero before its first call.
+    assert {bot: bot_series(before, bot) for bot in ("greedy", "random", "montecarlo")} == {
+        "greedy": zero,
+        "random": zero,
+        "montecarlo": zero,
+    }
+    token = new_game(stub, explicit=hands_of("3S 9S", "4S 10S", "5S JS", "6S QS")).game.state_token
+
+    def suggest(seat: int, bot: str, state_token: bytes = token) -> service_pb2.SuggestMoveResponse:
+        request = service_pb2.SuggestMoveRequest(state_token=state_token, seat=seat, bot=bot)
+        response: service_pb2.SuggestMoveResponse = stub.SuggestMove(request, timeout=60)
+        return response
+
+    assert texts(suggest(0, "greedy").move.play.cards) == ["3S"]
+    assert not suggest(2, "greedy").HasField("move")  # not seat 2's turn: nothing to do
+    assert texts(suggest(0, "montecarlo").move.play.cards) == ["3S"]
+    with pytest.raises(grpc.RpcError) as unknown:
+        suggest(0, "bogus")  # refused before any metric is touched: no "bogus" series
+    assert unknown.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    finished = new_game(stub, explicit=hands_of("3S", "4S 5S")).game.state_token
+    over = apply(stub, finished, 0, play("3S")).game
+    assert over.finished
+    assert not suggest(1, "greedy", over.state_token).HasField("move")  # a finished game: no bot
+    after = scrape(running.metrics_url)
+    assert bot_series(after, "greedy") == zero | {"suggested": 1, "no_move": 1, "timed": 2}
+    assert bot_series(after, "montecarlo") == zero | {"suggested": 1, "timed": 1}
+    assert bot_series(after, "random") == zero
+    assert after['tienlen_bot_search_seconds_sum{bot="greedy"}'] > 0
+    assert not [name for name in after if 'bot="bogus"' in name]
+
+
 def test_events_are_tienlen_event_messages(stub: Stub) -> None:
     game = new_game(stub, players=2, seed=1).game
     assert all(isinstance(e, events_pb2.Event) for e in game.events)

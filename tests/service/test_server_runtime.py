@@ -270,8 +270,10 @@ def test_every_domain_metric_is_exported_with_its_standard_name(server_factory, 
         "tienlen_instant_wins_total",
         "tienlen_chops_total",
         "tienlen_tokens_rejected_total",
+        "tienlen_bot_searches_total",
     ):
         assert f"# TYPE {name} counter" in text
+    assert "# TYPE tienlen_bot_search_seconds histogram" in text
 
 
 def test_two_servers_in_one_process_keep_separate_metrics(server_factory, probe) -> None:
