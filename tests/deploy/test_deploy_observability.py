@@ -37,8 +37,9 @@ COUNTERS = {
     "tienlen_instant_wins_total",
     "tienlen_chops_total",
     "tienlen_tokens_rejected_total",
+    "tienlen_bot_searches_total",
 }
-HISTOGRAMS = {"grpc_server_handling_seconds"}
+HISTOGRAMS = {"grpc_server_handling_seconds", "tienlen_bot_search_seconds"}
 GAUGES = {"tienlen_rpcs_in_flight", "tienlen_build_info"}
 # prometheus_client's process and GC collectors, registered in the server's own registry.
 RUNTIME = {
@@ -246,6 +247,8 @@ def test_dashboard_breaks_down_by_the_contract_labels() -> None:
         ("tienlen_moves_rejected_total", "reason"),
         ("tienlen_chops_total", "variant"),
         ("tienlen_tokens_rejected_total", "reason"),
+        ("tienlen_bot_searches_total", "outcome"),
+        ("tienlen_bot_search_seconds_bucket", "bot"),
     ]:
         assert re.search(rf"by \([^)]*\b{label}\b[^)]*\) \(rate\({metric}\b", text), (
             f"no panel shows {metric} by {label}"
