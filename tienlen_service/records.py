@@ -10,7 +10,9 @@ the last move, or another settlement, is refused (RECORD_RESULT_MISMATCH), so a 
 stopped early is never passed off as the game the record describes.
 
 Bounded: at most `MAX_MOVES` moves and `MAX_BYTES` bytes (RECORD_TOO_LARGE), checked before
-anything is dealt. Pure: protobuf in, engine values out; the servicer encodes the answer.
+anything is dealt; a game number and match totals that leave the match room to go on from the
+replay (`MAX_GAME_NUMBER`, `MAX_MATCH_TOTAL`). Pure: protobuf in, engine values out; the
+servicer encodes the answer.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ MAX_BYTES: Final = 16 * 1024
 MAX_NAME_CHARS: Final = 64
 #: At most this many transfers in a stated result (a game settles a few dozen at most).
 MAX_TRANSFERS: Final = 256
+#: The largest game number a record may give: far beyond any match, and far enough below the
+#: wire's int32 that the games played on from the replay (NextGame) can still be numbered.
+MAX_GAME_NUMBER: Final = 1_000_000
+#: The largest match total a record may give, either way, in chips: a thousand times the most
+#: any one rule option may pay (codec.MAX_OPTION_CHIPS), a thousandth of the wire's int64, so
+#: that the nets of the games played on from the replay keep the totals inside it.
+MAX_MATCH_TOTAL: Final = 1000 * codec.MAX_OPTION_CHIPS
 
 RECORD_ILLEGAL_MOVE: Final = "RECORD_ILLEGAL_MOVE"
 RECORD_RESULT_MISMATCH: Final = "RECORD_RESULT_MISMATCH"
@@ -130,8 +139,7 @@ def deal(record: record_pb2.GameRecord, field: str) -> tuple[GameState, tuple[Ev
             f"{field}.match_totals",
             f"{len(totals)} totals for {players} seats: give one per seat, or none",
         )
-    if record.game_number < 0:
-        raise FieldError(codec.INVALID_ARGUMENT, f"{field}.game_number", "must not be negative")
+    _check_match_position(record, totals, field)
     match = Match(record.game_number or 1, totals, -1, record.dealer)
     try:
         return engine.new_game(
@@ -153,6 +161,28 @@ def _setup_path(engine_field: str, field: str) -> str:
     if engine_field.startswith(field):
         return engine_field
     return f"{field}.{engine_field}" if engine_field else field
+
+
+def _check_match_position(
+    record: record_pb2.GameRecord, totals: tuple[int, ...], field: str
+) -> None:
+    """The game number and totals must leave room for the match to go on: a replay's state
+    token plays on (NextGame adds one to the number and each game's net to the totals), and a
+    number or total past the wire's int32 / int64 could not be answered."""
+    if not 0 <= record.game_number <= MAX_GAME_NUMBER:
+        raise FieldError(
+            codec.INVALID_ARGUMENT,
+            f"{field}.game_number",
+            f"game {record.game_number}: a record's game number is 1 to {MAX_GAME_NUMBER}"
+            " (0: unset, read as 1)",
+        )
+    for seat, total in enumerate(totals):
+        if abs(total) > MAX_MATCH_TOTAL:
+            raise FieldError(
+                codec.INVALID_ARGUMENT,
+                f"{field}.match_totals[{seat}]",
+                f"{total} chips: a match total is at most {MAX_MATCH_TOTAL} either way",
+            )
 
 
 def _check_names(record: record_pb2.GameRecord, players: int, field: str) -> None:

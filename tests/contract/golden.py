@@ -42,9 +42,12 @@ def cards(text: str) -> dict[str, str]:
 
 
 def _card_text(card: Any) -> str | None:
-    if isinstance(card, dict) and set(card) == {"rank", "suit"}:
+    """The card text of a recorded card, or None if `card` is not one. A card answered over
+    gRPC carries an empty `text` (the web port's JSON fills it): the shorthand stands for it
+    too, since the runners compare an expected card's rank and suit only."""
+    if isinstance(card, dict) and set(card) - {"text"} == {"rank", "suit"}:
         rank, suit = _RANK_TEXT.get(card["rank"]), _SUIT_TEXT.get(card["suit"])
-        if rank and suit:
+        if rank and suit and card.get("text", "") in {"", rank + suit}:
             return rank + suit
     return None
 
@@ -147,6 +150,11 @@ def project(rpc: str, answer: dict[str, Any]) -> dict[str, Any]:
         }
     if rpc == "NextGame":
         return {"game": project_update(answer["game"], full_view=True)}
+    if rpc == "ReplayGame":  # a game dealt again and played to the record's end: a new match
+        return {
+            "game": project_update(answer["game"], full_view=True),
+            "seatTokens": {"$len": len(answer["seatTokens"])},
+        }
     if rpc == "ApplyMove":
         return {"game": project_update(answer["game"], full_view=False)}
     if rpc == "GetView":
@@ -203,13 +211,15 @@ class Script:
         error: str | None = None,
         code: str | None = None,
         fields: list[str] | None = None,
+        metadata: dict[str, str] | None = None,
         must: dict[str, Any] | None = None,
         keep: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Run one step. `error`: the expected ErrorInfo reason (`code` defaults to
         FAILED_PRECONDITION for engine reasons, else INVALID_ARGUMENT); `fields`: the expected
-        BadRequest fields; `must`: rule facts the answer must contain; `keep`: the expectation
-        to write instead of the default projection."""
+        BadRequest fields; `metadata`: ErrorInfo metadata entries the refusal must carry;
+        `must`: rule facts the answer must contain; `keep`: the expectation to write instead of
+        the default projection."""
         number = len(self.steps) + 1
         where = f"{self.name} step {number}"
         resolved = runner.resolve(runner.expand(request), self.answers, where)
@@ -229,13 +239,15 @@ class Script:
             }
             expect["reason"] = error
             expect["fieldViolations"] = fields if fields is not None else got["fieldViolations"]
+            if metadata is not None:
+                expect["metadata"] = metadata
             found = runner.check_refusal(expect, got)
             if found:
                 raise GenerationError(f"{where} ({rpc}): {found} — got {got}") from None
             step["expect"] = expect
             self.steps.append(step)
             return got
-        if error is not None or code is not None:
+        if error is not None or code is not None or metadata is not None:
             raise GenerationError(f"{where} ({rpc}): expected {code or ''} {error}, got OK")
         if must is not None:
             found = runner.compare(runner.expand(must), answer, "")
@@ -250,7 +262,7 @@ class Script:
             "response": contract(keep if keep is not None else project(rpc, shown)),
         }
         self.steps.append(step)
-        if rpc == "NewGame":
+        if rpc in {"NewGame", "ReplayGame"}:  # both answer a new match's seat tokens
             self.game_step = self.state_step = number
         elif rpc in {"ApplyMove", "NextGame"}:
             self.state_step = number

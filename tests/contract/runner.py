@@ -62,6 +62,7 @@ RPCS: Final[dict[str, type[Message]]] = {
     "NextGame": service_pb2.NextGameRequest,
     "DescribeRules": service_pb2.DescribeRulesRequest,
     "SuggestMove": service_pb2.SuggestMoveRequest,
+    "ReplayGame": service_pb2.ReplayGameRequest,
 }
 
 RESPONSES: Final[dict[str, type[Message]]] = {
@@ -73,6 +74,7 @@ RESPONSES: Final[dict[str, type[Message]]] = {
     "NextGame": service_pb2.NextGameResponse,
     "DescribeRules": service_pb2.DescribeRulesResponse,
     "SuggestMove": service_pb2.SuggestMoveResponse,
+    "ReplayGame": service_pb2.ReplayGameResponse,
 }
 
 _RANKS: Final = {
@@ -319,9 +321,16 @@ def _compare_operator(expected: dict[str, Any], actual: Any, where: str) -> tupl
 
 
 def error_json(error: grpc.RpcError) -> dict[str, Any]:
-    """A refusal as the runners compare it: code, ErrorInfo reasons and BadRequest fields."""
+    """A refusal as the runners compare it: code, ErrorInfo reasons (and metadata) and
+    BadRequest fields."""
     code = error.code()
-    out: dict[str, Any] = {"code": code.name, "reasons": [], "domains": [], "fieldViolations": []}
+    out: dict[str, Any] = {
+        "code": code.name,
+        "reasons": [],
+        "domains": [],
+        "metadata": {},
+        "fieldViolations": [],
+    }
     try:
         status = rpc_status.from_call(error)  # type: ignore[arg-type]
     except ValueError as exc:  # the rich status disagrees with the call's code
@@ -335,6 +344,7 @@ def error_json(error: grpc.RpcError) -> dict[str, Any]:
             detail.Unpack(info)
             out["reasons"].append(info.reason)
             out["domains"].append(info.domain)
+            out["metadata"].update(info.metadata)
         elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
             bad = error_details_pb2.BadRequest()
             detail.Unpack(bad)
@@ -343,7 +353,8 @@ def error_json(error: grpc.RpcError) -> dict[str, Any]:
 
 
 def check_refusal(expect: dict[str, Any], got: dict[str, Any]) -> tuple[str, str] | None:
-    """Compare a refusal with ``expect``: code, then exactly one ErrorInfo with the reason."""
+    """Compare a refusal with ``expect``: code, then exactly one ErrorInfo with the reason,
+    the ErrorInfo metadata entries ``expect`` lists (others are not checked), the fields."""
     if got["code"] != expect.get("code", "OK"):
         detail = f"expected {expect.get('code', 'OK')}, got {got['code']}"
         if got["reasons"]:
@@ -361,6 +372,11 @@ def check_refusal(expect: dict[str, Any], got: dict[str, Any]) -> tuple[str, str
             )
         elif got["domains"] != [DOMAIN]:
             return "reason", f"expected ErrorInfo.domain {DOMAIN}, got {got['domains']}"
+    for key, value in expect.get("metadata", {}).items():
+        actual = got["metadata"].get(key)
+        if actual != value:
+            shown = "(absent)" if actual is None else json.dumps(actual)
+            return f"metadata.{key}", f"expected {json.dumps(value)}, got {shown}"
     if "fieldViolations" in expect and sorted(got["fieldViolations"]) != sorted(
         expect["fieldViolations"]
     ):

@@ -2084,3 +2084,416 @@ def dem_la(s: Script) -> None:
         note="Seat 0 goes out: the game ends. Seat 1: 2 cards + red 2 (4) = 6 stakes; seat 2: 3 cards; seat 3 never played: (5 cards + four 8s (4)) × 2 = 18 stakes.",
         must={"game": {"finished": True, "settlement": {"net": ["2700", "-600", "-300", "-1800"]}}},
     )
+
+
+# ============================================================================================
+# Game records: ReplayGame (docs/RECORDS.md)
+
+#: The example game of docs/RECORDS.md: 3 players (Lan, Minh, Hoa), a stake of 50 chips, a
+#: first game, so the holder of ♠3 (seat 0) leads it.
+RECORD_RULES: dict[str, Any] = {"variant": "southern", "options": {"stake": "50"}}
+RECORD_HANDS = ("3S 7D 7H 2C", "4S 8C 8D QH", "5S 9S 10S JS")
+RECORD_MOVES: tuple[tuple[int, str | None], ...] = (
+    (0, "3S"),
+    (1, "4S"),
+    (2, "5S"),
+    (0, "2C"),
+    (1, None),
+    (2, None),
+    (0, "7D 7H"),
+    (1, "8C 8D"),
+    (2, None),
+    (1, "QH"),
+)
+#: Its result by RULES §8, 3 players: last pays 1st 2 stakes (100), 2nd pays 1st 1 stake (50).
+RECORD_NET = [150, -50, -100]
+RECORD_PLACES = [1, 2, 3]
+RECORD_TRANSFERS = [transfer(2, 0, 100, "PLACE"), transfer(1, 0, 50, "PLACE")]
+
+
+def recorded(seat: int, text: str | None) -> dict[str, Any]:
+    """A RecordedMove: `seat` plays the cards `text`, or passes (None)."""
+    if text is None:
+        return {"seat": seat, "passTurn": True}
+    return {"seat": seat, "cards": {"$cards": text}}
+
+
+def game_record(
+    moves: tuple[tuple[int, str | None], ...] | list[dict[str, Any]] = RECORD_MOVES,
+    *,
+    stated: bool = True,
+    **fields: Any,
+) -> dict[str, Any]:
+    """The GameRecord of the example game (JSON mapping), its result stated unless `stated` is
+    False; `moves` as (seat, cards or None) pairs or as RecordedMove JSON; `fields` replace
+    or add record fields."""
+    record: dict[str, Any] = {
+        "rules": RECORD_RULES,
+        "players": 3,
+        "playerNames": ["Lan", "Minh", "Hoa"],
+        "dealer": 0,
+        "leader": 0,
+        "firstGame": True,
+        "gameNumber": 1,
+        "hands": [{"cards": {"$cards": hand}} for hand in RECORD_HANDS],
+        "moves": [m if isinstance(m, dict) else recorded(*m) for m in moves],
+    }
+    if stated:
+        record["result"] = {
+            "places": RECORD_PLACES,
+            "transfers": RECORD_TRANSFERS,
+            "net": [str(n) for n in RECORD_NET],
+        }
+    record.update(fields)
+    return record
+
+
+def _illegal_move(number: int, reason: str, seat: int, field: str) -> dict[str, Any]:
+    """What a RECORD_ILLEGAL_MOVE refusal names: the move (1-based), the rule, the seat, the field."""
+    return {
+        "error": "RECORD_ILLEGAL_MOVE",
+        "fields": [field],
+        "metadata": {
+            "move_number": str(number),
+            "move_reason": reason,
+            "seat": str(seat),
+            "field": field,
+        },
+    }
+
+
+@scenario(
+    "game_records",
+    "ReplayGame checks a game record: the example game of docs/RECORDS.md played live, then its record replayed to the same events and settlement; the replay's tokens play on (NextGame once over, ApplyMove for a record of a game still being played) as a new match",
+    "RULES §4",
+    "RULES §8",
+    "docs/RECORDS.md",
+    "service.proto ReplayGame",
+)
+def game_records(s: Script) -> None:
+    live = s.new_game(
+        list(RECORD_HANDS),
+        variant="southern",
+        options={"stake": "50"},
+        players=3,
+        note="The example game of docs/RECORDS.md, played live first: 3 players, a stake of 50 chips, a first game led by the holder of ♠3 (seat 0, Lan).",
+        must={
+            "game": {
+                "toAct": 0,
+                "events": [
+                    {
+                        "gameStarted": {
+                            "gameNumber": 1,
+                            "leader": 0,
+                            "mustInclude": {"$card": "3S"},
+                            "firstGame": True,
+                        }
+                    }
+                ],
+            }
+        },
+    )
+    events: list[Any] = list(live["game"]["events"])
+    after: list[int] = [len(events)]  # the number of events after the deal and after each move
+    notes = {
+        4: "Lan's 2♣ tops the round.",
+        6: "Both others passed: Lan won the round and leads again.",
+        7: "Lan's last cards: she finishes first. Nobody is frozen (cóng): Minh and Hoa have each played a card.",
+        9: "Hoa passes: Minh made the round's last play and leads (Lan has gone out).",
+        10: "Minh's last card: he finishes second and Hoa, still holding cards, is last.",
+    }
+    to_act = (1, 2, 0, 1, 2, 0, 1, 2, 1)
+    for number, (seat, text) in enumerate(RECORD_MOVES, start=1):
+        must = (
+            over(RECORD_NET, RECORD_PLACES, RECORD_TRANSFERS)
+            if number == len(RECORD_MOVES)
+            else acts(to_act[number - 1])
+        )
+        note = notes.get(number, "")
+        answer = (
+            s.pass_(seat, note=note, must=must)
+            if text is None
+            else s.play(seat, text, note=note, must=must)
+        )
+        events += answer["game"]["events"]
+        after.append(len(events))
+    settled = answer["game"]["settlement"]
+    live_step = s.game_step
+
+    replayed = s.call(
+        "ReplayGame",
+        {"record": game_record()},
+        note="The game's record (docs/RECORDS.md's example, names and result included) replayed: the same events from the deal on, the same end, the same settlement; the stated result is reached, so the record is accepted. A replay is a new match: new seat tokens.",
+        must={
+            "game": {
+                "events": events,
+                "toAct": None,
+                "finished": True,
+                "settlement": settled,
+                "view": {"players": 3, "rules": RECORD_RULES, "moveCount": len(RECORD_MOVES)},
+                "gameNumber": 1,
+                "moveNumber": len(RECORD_MOVES),
+            },
+            "seatTokens": {"$len": 3},
+        },
+    )
+    del replayed
+    s.next_game(
+        ["4D 9H", "5C JD", "6S KH"],
+        note="The replay's state token goes on like the live game's: NextGame deals game 2 of the match, led by the winner (Lan) with any combination, the totals carried over.",
+        must={
+            "game": {
+                "toAct": 0,
+                "events": [
+                    {
+                        "gameStarted": {
+                            "gameNumber": 2,
+                            "leader": 0,
+                            "mustInclude": None,
+                            "firstGame": False,
+                        }
+                    }
+                ],
+                "view": {
+                    "seats": [
+                        {"matchTotal": str(RECORD_NET[0])},
+                        {"matchTotal": str(RECORD_NET[1])},
+                        {"matchTotal": str(RECORD_NET[2])},
+                    ]
+                },
+            }
+        },
+    )
+    s.play(
+        0,
+        "4D",
+        note="The replay's seat tokens hold for the whole match it starts.",
+        must=acts(1),
+    )
+
+    cut = 6
+    replay_step = len(s.steps) + 1
+    s.call(
+        "ReplayGame",
+        {"record": game_record(RECORD_MOVES[:cut], stated=False)},
+        note='The record of a game still being played (no result: [Result "unfinished"]) after move 6: replayed to where it stops, not finished, Lan to lead.',
+        must={
+            "game": {
+                "events": events[: after[cut]],
+                "toAct": 0,
+                "finished": False,
+                "settlement": None,
+                "view": {"moveCount": cut},
+                "moveNumber": cut,
+            },
+            "seatTokens": {"$len": 3},
+        },
+    )
+    s.call(
+        "ApplyMove",
+        {
+            "stateToken": {"$stateFrom": replay_step},
+            "seat": 0,
+            "seatToken": {"$seatToken": [live_step, 0]},
+            "move": {"play": {"cards": {"$cards": "7D 7H"}}},
+        },
+        note="The live game's seat token does not open the replay: a replay is a new match with its own seat tokens.",
+        error="SEAT_TOKEN_INVALID",
+        code="PERMISSION_DENIED",
+    )
+    s.play(
+        0,
+        "7D 7H",
+        note="Played on from the replay with its own seat token: the same events as move 7 of the live game.",
+        must={"game": {"events": events[after[cut] : after[cut + 1]], "toAct": 1}},
+    )
+
+
+@scenario(
+    "game_record_refusals",
+    "ReplayGame refuses a record it can't replay, with INVALID_ARGUMENT and the field at fault: an empty record, an illegal move (RECORD_ILLEGAL_MOVE naming the move's number, the rule's reason and the seat), rules that don't exist or don't give the stated result, a result the replay doesn't reach (RECORD_RESULT_MISMATCH), a malformed deal or move",
+    "RULES §4",
+    "docs/RECORDS.md",
+    "service.proto ReplayGame",
+)
+def game_record_refusals(s: Script) -> None:
+    def refused(record: dict[str, Any], note: str, **kw: Any) -> None:
+        s.call("ReplayGame", {"record": record}, note=note, **kw)
+
+    moves = list(RECORD_MOVES)
+
+    refused(
+        {},
+        "An empty record: no players, no hands. The player count is checked first.",
+        error="INVALID_PLAYER_COUNT",
+        fields=["record.players"],
+    )
+    refused(
+        game_record(hands=[]),
+        "A record without its dealt hands.",
+        error="INVALID_DEAL",
+        fields=["record.hands"],
+    )
+    # --- illegal moves: the rules refuse them, as ApplyMove would
+    refused(
+        game_record([*moves[:4], (1, "8C"), *moves[5:]]),
+        "Move 5 altered: Minh's 8♣ does not beat Lan's 2♣. The metadata name the move (1-based), the rule's reason code, the seat; the BadRequest field is the move's cards (0-based index).",
+        **_illegal_move(5, "DOES_NOT_BEAT", 1, "record.moves[4].cards"),
+    )
+    refused(
+        game_record([(1, "4S")]),
+        "The first game's first move must be the ♠3 holder's: Minh (seat 1) moves out of turn.",
+        **_illegal_move(1, "NOT_YOUR_TURN", 1, "record.moves[0].cards"),
+    )
+    refused(
+        game_record([(0, "2C")]),
+        "The first game's lead must include ♠3.",
+        **_illegal_move(1, "MUST_INCLUDE_STARTING_CARD", 0, "record.moves[0].cards"),
+    )
+    refused(
+        game_record([moves[0], (1, "5S")]),
+        "Minh plays a card Hoa was dealt.",
+        **_illegal_move(2, "CARD_NOT_IN_HAND", 1, "record.moves[1].cards"),
+    )
+    refused(
+        game_record([(0, None)]),
+        "The leader of a round may not pass.",
+        **_illegal_move(1, "LEADER_CANNOT_PASS", 0, "record.moves[0].pass_turn"),
+    )
+    refused(
+        game_record([moves[0], (3, "4S")]),
+        "A move by seat 3 at a table of 3: the field is the move's seat.",
+        **_illegal_move(2, "INVALID_SEAT", 3, "record.moves[1].seat"),
+    )
+    refused(
+        game_record([*moves, (2, "9S")]),
+        "A move after the game ended.",
+        **_illegal_move(11, "GAME_OVER", 2, "record.moves[10].cards"),
+    )
+    # --- malformed moves
+    refused(
+        game_record([moves[0], {"seat": 1}]),
+        "A move that neither plays cards nor passes.",
+        error="INVALID_ARGUMENT",
+        fields=["record.moves[1].cards"],
+    )
+    refused(
+        game_record([moves[0], {"seat": 1, "passTurn": True, "cards": {"$cards": "4S"}}]),
+        "A pass that plays cards.",
+        error="INVALID_ARGUMENT",
+        fields=["record.moves[1].cards"],
+    )
+    # --- the rules
+    refused(
+        game_record(rules={"variant": "southen", "options": {"stake": "50"}}),
+        "A variant that does not exist.",
+        error="UNKNOWN_VARIANT",
+        fields=["record.rules.variant"],
+    )
+    refused(
+        game_record(rules={"variant": "southern", "options": {"stakes": "50"}}),
+        "A rule option that does not exist.",
+        error="UNKNOWN_OPTION",
+        fields=["record.rules.options.stakes"],
+    )
+    refused(
+        game_record(rules={"variant": "southern", "options": {"stake": "fifty"}}),
+        "An option value of the wrong type.",
+        error="INVALID_OPTION_VALUE",
+        fields=["record.rules.options.stake"],
+    )
+    refused(
+        game_record(rules={"variant": "southern"}),
+        "The rules altered (the stake option dropped: 100 chips) while the stated result is the 50-chip game's: every move is legal, but the replay's nets (300, -100, -200) are not the record's.",
+        error="RECORD_RESULT_MISMATCH",
+        fields=["record.result.net"],
+    )
+    # --- the stated result
+    refused(
+        game_record(
+            result={
+                "places": RECORD_PLACES,
+                "transfers": [transfer(2, 0, 200, "PLACE"), RECORD_TRANSFERS[1]],
+                "net": [str(n) for n in RECORD_NET],
+            }
+        ),
+        "A stated transfer that the replay's settlement does not make: the field is the first transfer that differs.",
+        error="RECORD_RESULT_MISMATCH",
+        fields=["record.result.transfers[0]"],
+    )
+    refused(
+        game_record(
+            result={
+                "places": [1, 3, 2],
+                "transfers": RECORD_TRANSFERS,
+                "net": [str(n) for n in RECORD_NET],
+            }
+        ),
+        "Stated places that are not the replay's.",
+        error="RECORD_RESULT_MISMATCH",
+        fields=["record.result.places"],
+    )
+    refused(
+        game_record(moves[:-1]),
+        "A record that states a result but lacks its last move: the game is not over after the moves given. Never a partial replay passed off as the whole game.",
+        error="RECORD_RESULT_MISMATCH",
+        fields=["record.result"],
+    )
+    # --- the deal and the table
+    refused(
+        game_record(
+            hands=[{"cards": {"$cards": hand}} for hand in ("3S 7D 7H 2C", "4S 8C 8D QH", "4S 9S")]
+        ),
+        "A card dealt twice (♠4 to seats 1 and 2).",
+        error="INVALID_DEAL",
+        fields=["record.hands[2]"],
+    )
+    refused(
+        game_record(
+            hands=[
+                {"cards": [{"rank": "RANK_UNSPECIFIED", "suit": "SUIT_SPADES"}]},
+                {"cards": {"$cards": RECORD_HANDS[1]}},
+                {"cards": {"$cards": RECORD_HANDS[2]}},
+            ]
+        ),
+        "A card without a rank (RANK_UNSPECIFIED): the field is the card's rank.",
+        error="INVALID_CARD",
+        fields=["record.hands[0].cards[0].rank"],
+    )
+    refused(
+        game_record(leader=1),
+        "A first game led by a seat that does not hold ♠3.",
+        error="INVALID_LEADER",
+        fields=["record.leader"],
+    )
+    refused(
+        game_record(dealer=3),
+        "A dealer not at the table.",
+        error="INVALID_SEAT",
+        code="INVALID_ARGUMENT",
+        fields=["record.dealer"],
+    )
+    refused(
+        game_record(playerNames=["Lan", "Minh"]),
+        "Names for another table: one per seat, or none.",
+        error="INVALID_ARGUMENT",
+        fields=["record.player_names"],
+    )
+    refused(
+        game_record(matchTotals=["0", "0"]),
+        "Match totals for another table: one per seat, or none.",
+        error="INVALID_ARGUMENT",
+        fields=["record.match_totals"],
+    )
+    refused(
+        game_record(gameNumber=1_000_001),
+        "A game number past 1,000,000: the match could not go on from the replay (NextGame numbers the next game).",
+        error="INVALID_ARGUMENT",
+        fields=["record.game_number"],
+    )
+    refused(
+        game_record(matchTotals=["9223372036854775000", "0", "0"]),
+        "A match total past 9,223,372,036,854,000 chips either way: the next game's net could not be added to it within int64.",
+        error="INVALID_ARGUMENT",
+        fields=["record.match_totals[0]"],
+    )

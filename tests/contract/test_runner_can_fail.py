@@ -76,3 +76,23 @@ def test_the_comparison_names_the_deepest_differing_field() -> None:
         "moves",
         "expected 2 elements, got 1",
     )
+
+
+def test_a_refusal_with_other_error_metadata_is_reported_with_the_entry() -> None:
+    got = {
+        "code": "INVALID_ARGUMENT",
+        "reasons": ["RECORD_ILLEGAL_MOVE"],
+        "domains": [runner.DOMAIN],
+        "metadata": {"move_number": "4", "move_reason": "DOES_NOT_BEAT"},
+        "fieldViolations": ["record.moves[3].cards"],
+    }
+    expect = {"code": "INVALID_ARGUMENT", "reason": "RECORD_ILLEGAL_MOVE"}
+    assert runner.check_refusal({**expect, "metadata": {"move_number": "4"}}, got) is None
+    assert runner.check_refusal({**expect, "metadata": {"move_number": "5"}}, got) == (
+        "metadata.move_number",
+        'expected "5", got "4"',
+    )
+    assert runner.check_refusal({**expect, "metadata": {"seat": "1"}}, got) == (
+        "metadata.seat",
+        'expected "1", got (absent)',
+    )

@@ -246,6 +246,58 @@ def test_a_record_over_its_byte_bound_is_refused_even_where_requests_may_be_larg
     assert (refusal.reason, refusal.fields) == (records.RECORD_TOO_LARGE, ["record"])
 
 
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        pytest.param({"game_number": 2**31 - 1}, "record.game_number", id="the int32 game number"),
+        pytest.param(
+            {"game_number": records.MAX_GAME_NUMBER + 1},
+            "record.game_number",
+            id="a game number past the bound",
+        ),
+        pytest.param(
+            {"match_totals": [2**63 - 100, 0]},
+            "record.match_totals[0]",
+            id="a total at the int64 edge",
+        ),
+        pytest.param(
+            {"match_totals": [0, -records.MAX_MATCH_TOTAL - 1]},
+            "record.match_totals[1]",
+            id="a total past the bound, negative",
+        ),
+    ],
+)
+def test_a_record_whose_match_could_not_go_on_is_refused_naming_the_field(
+    stub: Stub, fields: dict[str, Any], field: str
+) -> None:
+    """A replay's state token plays on: NextGame numbers the next game and adds the net to the
+    totals. A record that leaves no room for that (the next number past int32, a total past
+    int64) is refused, instead of a replay whose NextGame could only fail without a reason."""
+    refusal = fails(stub.ReplayGame, service_pb2.ReplayGameRequest(record=short_game(**fields)))
+    assert (refusal.code, refusal.reason) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        codec.INVALID_ARGUMENT,
+    )
+    assert refusal.fields == [field]
+
+
+def test_a_replay_at_the_bounds_of_its_match_plays_on_to_the_next_game(stub: Stub) -> None:
+    bound = records.MAX_MATCH_TOTAL
+    record = short_game(game_number=records.MAX_GAME_NUMBER, match_totals=[bound, -bound])
+    replayed = stub.ReplayGame(service_pb2.ReplayGameRequest(record=record), timeout=TIMEOUT)
+    assert replayed.game.finished
+    assert list(replayed.game.settlement.net) == [-200, 200]
+    following = stub.NextGame(
+        service_pb2.NextGameRequest(
+            state_token=replayed.game.state_token,
+            explicit=service_pb2.ExplicitDeal(hands=[hand("5S 6S"), hand("7S 8S")]),
+        ),
+        timeout=TIMEOUT,
+    ).game
+    assert following.view.game_number == records.MAX_GAME_NUMBER + 1
+    assert [s.match_total for s in following.view.seats] == [bound - 200, -bound + 200]
+
+
 def test_an_instant_win_is_a_record_without_moves(stub: Stub) -> None:
     """Four 2s win on the deal (tới trắng): the game is over before any move."""
     dealt = [hand("2S 2C 2D 2H 3C"), hand("3S 4D"), hand("5S 6D")]

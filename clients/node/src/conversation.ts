@@ -2,7 +2,8 @@
 // second implementation of the format next to tests/contract/runner.py. The format is
 // specified in docs/FRONTEND.md: requests and expectations in the protobuf JSON mapping, card
 // shorthand ($cards, $card), references to earlier answers ($stateFrom, $seatToken, $from),
-// token tampering ($tamper), and subset comparison ($len, $contains, $present, null = absent).
+// token tampering ($tamper), subset comparison ($len, $contains, $present, null = absent), and
+// refusals by code, ErrorInfo reason and metadata, and BadRequest fields.
 
 import { readFileSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -47,7 +48,7 @@ export class Mismatch extends Error {
   }
 }
 
-const RPCS = ["NewGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView", "NextGame", "DescribeRules", "SuggestMove"];
+const RPCS = ["NewGame", "ApplyMove", "ValidateMove", "ListLegalMoves", "GetView", "NextGame", "DescribeRules", "SuggestMove", "ReplayGame"];
 const RANKS: Record<string, string> = {
   "3": "RANK_THREE", "4": "RANK_FOUR", "5": "RANK_FIVE", "6": "RANK_SIX", "7": "RANK_SEVEN", "8": "RANK_EIGHT",
   "9": "RANK_NINE", "10": "RANK_TEN", J: "RANK_JACK", Q: "RANK_QUEEN", K: "RANK_KING", A: "RANK_ACE", "2": "RANK_TWO",
@@ -236,7 +237,8 @@ function compareOperator(op: string, arg: Json, actual: Actual, where: string): 
 
 // --- replaying --------------------------------------------------------------------------------
 
-/** Compare a refusal with the expectation: code, then exactly one ErrorInfo with the reason. */
+/** Compare a refusal with the expectation: code, then exactly one ErrorInfo with the reason,
+ * the ErrorInfo metadata entries the expectation lists (others are not checked), the fields. */
 export function checkRefusal(expect: JsonObject, error: TienLenError): [string, string] | null {
   const code = String(expect.code ?? "OK");
   if (error.codeName !== code) {
@@ -252,6 +254,10 @@ export function checkRefusal(expect: JsonObject, error: TienLenError): [string, 
     } else if (error.domains[0] !== DOMAIN) {
       return ["reason", `expected ErrorInfo.domain ${DOMAIN}, got ${JSON.stringify(error.domains)}`];
     }
+  }
+  for (const [key, value] of Object.entries(isObject(expect.metadata) ? expect.metadata : {})) {
+    const actual = error.metadata[key];
+    if (actual !== value) return [`metadata.${key}`, `expected ${JSON.stringify(value)}, got ${actual === undefined ? "(absent)" : JSON.stringify(actual)}`];
   }
   if ("fieldViolations" in expect) {
     const want = [...(expect.fieldViolations as string[])].sort();

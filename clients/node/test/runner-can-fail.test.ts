@@ -3,11 +3,12 @@
 // a mismatch naming the file, the step and the field. The Python runner proves the same in
 // tests/contract/test_runner_can_fail.py.
 import assert from "node:assert/strict";
+import * as grpc from "@grpc/grpc-js";
 import { join } from "node:path";
 import { test } from "node:test";
-import { WireClient } from "../src/wire.js";
 import type { JsonValue } from "@bufbuild/protobuf";
-import { compare, load, Mismatch, replay } from "../src/conversation.js";
+import { checkRefusal, compare, load, Mismatch, replay } from "../src/conversation.js";
+import { DOMAIN, TienLenError, WireClient } from "../src/wire.js";
 import { CONVERSATIONS_DIR, python, REPO, serverArgs, startServer } from "../src/server.js";
 
 const CONVERSATION = join(CONVERSATIONS_DIR, "southern_refusals.json");
@@ -48,4 +49,15 @@ test("the comparison names the deepest differing field", () => {
   assert.notEqual(compare({ finished: false }, { finished: 0 }, ""), null);
   assert.notEqual(compare({ net: ["100"] }, { net: [100] }, ""), null);
   assert.deepEqual(compare({ moves: { $len: 2 } }, { moves: [1] }, ""), ["moves", "expected 2 elements, got 1"]);
+});
+
+test("a refusal with other error metadata is reported with the entry", () => {
+  const refusal = new TienLenError({ code: grpc.status.INVALID_ARGUMENT, details: "move 4 (seat 1: 8C) is illegal" });
+  refusal.reasons.push("RECORD_ILLEGAL_MOVE");
+  refusal.domains.push(DOMAIN);
+  Object.assign(refusal.metadata, { move_number: "4", move_reason: "DOES_NOT_BEAT" });
+  const expect = { code: "INVALID_ARGUMENT", reason: "RECORD_ILLEGAL_MOVE" };
+  assert.equal(checkRefusal({ ...expect, metadata: { move_number: "4" } }, refusal), null);
+  assert.deepEqual(checkRefusal({ ...expect, metadata: { move_number: "5" } }, refusal), ["metadata.move_number", 'expected "5", got "4"']);
+  assert.deepEqual(checkRefusal({ ...expect, metadata: { seat: "1" } }, refusal), ["metadata.seat", 'expected "1", got (absent)']);
 });
