@@ -379,9 +379,11 @@ def test_malformed_and_oversize_bodies_are_counted_as_refused_before_an_rpc(star
     assert (
         web.grpc_web("NewGame", b"\xff\xff\xff").status == grpc.StatusCode.INVALID_ARGUMENT.value[0]
     )
+    not_a_card = web.connect_json("NewGame", {"explicit": {"hands": [{"cards": ["3X"]}]}})
+    assert error_info(not_a_card.json()["details"]).reason == "INVALID_CARD"
     counted = refusals(running)
     assert counted.get("BODY_TOO_LARGE") == 2
-    assert counted.get("MALFORMED_BODY") == 3
+    assert counted.get("MALFORMED_BODY") == 4
 
 
 @pytest.mark.parametrize(

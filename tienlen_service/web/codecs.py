@@ -29,8 +29,8 @@ T = TypeVar("T")
 
 
 class _Guarded:
-    """A codec whose decode failures are MALFORMED_REQUEST errors (each one reported to
-    `on_malformed`: the request is refused before it reaches an RPC)."""
+    """A codec whose decode failures are MALFORMED_REQUEST errors (each failure, typed ones
+    included, is reported to `on_malformed`: the request is refused before it reaches an RPC)."""
 
     def __init__(self, codec: Codec, what: str, on_malformed: Callable[[], None]) -> None:
         self._codec = codec
@@ -49,7 +49,8 @@ class _Guarded:
         """The message of `data`, or a MALFORMED_REQUEST error saying why not."""
         try:
             return self._codec.decode(data, message_class)  # type: ignore[no-any-return]
-        except ConnectError:
+        except ConnectError:  # already typed (a card text that is not a card: INVALID_CARD)
+            self._on_malformed()
             raise
         except Exception as exc:  # noqa: BLE001 - any parse failure is the caller's input
             self._on_malformed()
