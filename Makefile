@@ -82,7 +82,12 @@ gen-check: $(GENERATED) ## fail if the generated code is not what protos/ genera
 
 # --- running ------------------------------------------------------------------------------
 
-run: $(GENERATED) $(WEB_BUILT) ## run the service as a dev run (--dev: reflection on): gRPC on :50051, browsers on :8080, metrics on :9464; Ctrl-C drains
+# The web table needs Node.js to build; without npm the service runs all the same (the web port
+# serves the RPCs, and / says how to get the table), as the README promises: Python and make.
+RUN_WEB := $(if $(shell command -v npm 2>/dev/null),$(WEB_BUILT),)
+
+run: $(GENERATED) $(RUN_WEB) ## run the service as a dev run (--dev: reflection on): gRPC on :50051, browsers on :8080, metrics on :9464; Ctrl-C drains
+	$(if $(RUN_WEB),,@echo "== no npm: the web table is not built (Node.js 20+ and make web add it)")
 	$(PY) -m tienlen_service --dev $(ARGS)
 
 demo: $(GENERATED) $(CLIENT) ## bots play a full game against a running service (make run first)

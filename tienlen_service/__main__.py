@@ -1,7 +1,8 @@
 """``python -m tienlen_service`` / ``tienlen-service``: run the server until SIGTERM or SIGINT.
 
 On the signal: health NOT_SERVING, stop accepting calls, let the calls in flight finish
-(``--grace`` seconds at most), exit 0. A second SIGINT (Ctrl-C twice) stops at once.
+(``--grace`` seconds at most), exit 0. A second SIGINT (Ctrl-C twice) stops at once: it
+logs ``stop_interrupted`` and exits 130.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 EXIT_STARTUP_FAILED = 1
 EXIT_BAD_SETTINGS = 2
 """As argparse exits for a bad flag: the settings themselves are wrong."""
+EXIT_INTERRUPTED = 130
+"""A second Ctrl-C cut the drain short: the status a shell gives a process Ctrl-C stopped."""
 
 
 class _SignalWaiter:
@@ -98,7 +101,13 @@ def main(argv: Sequence[str] | None = None, *, register: Registrar | None = None
         drain_delay_s=config.drain_delay,
         grace_s=config.grace,
     )
-    server.stop()
+    try:
+        server.stop()
+    except KeyboardInterrupt:
+        # A second Ctrl-C: the operator wants it stopped now. One log line, not a traceback
+        # (the logs stay JSON lines); the process exit ends what the drain had not.
+        log.warning("stop_interrupted")
+        return EXIT_INTERRUPTED
     return 0
 
 

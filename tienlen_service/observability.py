@@ -28,8 +28,9 @@ MALFORMED_REQUEST: Final = "MALFORMED_REQUEST"
 ERROR_DOMAIN: Final = "tienlen.v1"
 
 
-# Probes call these every few seconds: log them at debug level only (they are still counted).
-_QUIET_SERVICES: Final = frozenset({"grpc.health.v1.Health"})
+QUIET_SERVICES: Final = frozenset({"grpc.health.v1.Health"})
+"""Services whose calls are logged at debug level only, on either port: probes call them
+every few seconds (they are still counted in the metrics)."""
 
 
 def _status_code(context: grpc.ServicerContext, default: grpc.StatusCode) -> grpc.StatusCode:
@@ -181,7 +182,7 @@ class ObservabilityInterceptor(_ServerInterceptor):
             grpc_type=grpc_type,
             service=service,
             method=name,
-            quiet=service in _QUIET_SERVICES,
+            quiet=service in QUIET_SERVICES,
             streaming=grpc_type != "unary",
             sampler=AccessLog.sampler(),
             started=m.grpc_started.labels(*labels),

@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from helpers.logs import json_lines
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -212,6 +213,40 @@ def test_web_calls_are_logged_by_the_same_rule(server_factory, log_stream) -> No
         ("deal-2", "OK", 2, "connect"),
         ("bad-move", "INVALID_ARGUMENT", 1, "connect"),
     ]
+
+
+def test_health_checks_are_logged_at_debug_only_on_both_ports(server_factory) -> None:
+    stream = io.StringIO()
+    configure_logging("debug", "json", stream)
+    try:
+        running = server_factory(web_port=0, log_sample=1)
+        with grpc.insecure_channel(running.address) as channel:
+            health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=TIMEOUT
+            )
+        conn = http.client.HTTPConnection("127.0.0.1", running.handle.web_port, timeout=TIMEOUT)
+        try:
+            conn.request(
+                "POST",
+                "/grpc.health.v1.Health/Check",
+                "{}",
+                {"content-type": "application/json", "x-request-id": "web-probe"},
+            )
+            response = conn.getresponse()
+            response.read()
+            assert response.status == 200
+        finally:
+            conn.close()
+    finally:
+        reset_logging()
+    checks = [
+        r
+        for r in json_lines(stream)
+        if r.get("event") == "rpc" and r["rpc"] == "grpc.health.v1.Health/Check"
+    ]
+    # The server's own start-up probe may add gRPC lines; the web one is ours.
+    assert [r["request_id"] for r in checks if "transport" in r] == ["web-probe"]
+    assert {r["level"] for r in checks} == {"debug"}
 
 
 # -- the settings -------------------------------------------------------------------------------

@@ -693,6 +693,19 @@ def test_sigint_drains_too(process_factory) -> None:
     assert process.wait_for_event("shutdown_requested")["signal"] == "SIGINT"
 
 
+def test_a_second_ctrl_c_stops_at_once_with_a_log_line_not_a_traceback(process_factory) -> None:
+    import signal
+
+    process = process_factory("--drain-delay", "600")
+    process.start_and_wait()
+    process.proc.send_signal(signal.SIGINT)
+    process.wait_for_event("not_serving")  # draining: the delay has begun
+    process.proc.send_signal(signal.SIGINT)
+    assert process.wait() == 130
+    assert process.wait_for_event("stop_interrupted")["level"] == "warning"
+    assert not any("Traceback" in line for line in process.lines)
+
+
 # -- configuration ------------------------------------------------------------------------------
 
 

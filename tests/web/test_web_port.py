@@ -347,6 +347,45 @@ def test_an_oversize_body_is_resource_exhausted(start_web) -> None:
     still_serves_both_ports(running, web)
 
 
+def refusals(running: Any) -> dict[str, float]:
+    """`tienlen_web_refused_total` by reason, as /metrics shows it."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(running.metrics_url, timeout=TIMEOUT) as page:
+        text = page.read().decode()
+    return {
+        s.labels["reason"]: s.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "tienlen_web_refused"
+        for s in family.samples
+        if s.name == "tienlen_web_refused_total"
+    }
+
+
+def test_malformed_and_oversize_bodies_are_counted_as_refused_before_an_rpc(start_web) -> None:
+    running, web = start_web(max_request_bytes=1024)
+    huge = base64.b64encode(b"x" * 20_000).decode()
+    assert web.connect_json("GetView", {"stateToken": huge}).status == 429
+    oversize = service_pb2.GetViewRequest(state_token=b"x" * 20_000)
+    assert web.grpc_web("GetView", oversize).status == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+    garbled = web.request(
+        "POST", f"/{SERVICE}/NewGame", b"{not json", {"content-type": "application/json"}
+    )
+    assert garbled.status == 400
+    assert error_info(garbled.json()["details"]).reason == "MALFORMED_REQUEST"
+    assert web.connect_json("NewGame", {"players": 4, "misspelt": 1}).status == 400
+    assert (
+        web.grpc_web("NewGame", b"\xff\xff\xff").status == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    )
+    not_a_card = web.connect_json("NewGame", {"explicit": {"hands": [{"cards": ["3X"]}]}})
+    assert error_info(not_a_card.json()["details"]).reason == "INVALID_CARD"
+    counted = refusals(running)
+    assert counted.get("BODY_TOO_LARGE") == 2
+    assert counted.get("MALFORMED_BODY") == 4
+
+
 @pytest.mark.parametrize(
     "path", [f"/{SERVICE}/NoSuchRpc", "/tienlen.v1.NoSuchService/NewGame", "/a.B/C"]
 )

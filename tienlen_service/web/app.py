@@ -62,6 +62,7 @@ EXPOSE_HEADERS: Final = (
 _RPC_PATH: Final = re.compile(r"/([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)/([A-Za-z_]\w*)")
 _GRPC_WEB: Final = "application/grpc-web"
 _GRPC_WEB_TEXT: Final = "application/grpc-web-text"
+_ENVELOPE_BYTES: Final = 5  # gRPC-Web's flag byte and 4-byte length before the message
 _CONNECT_TYPES: Final = ("application/json", "application/proto")
 _HTTP_STATUS: Final = {  # Connect's code -> HTTP status (the codes refusals use)
     "invalid_argument": 400,
@@ -293,10 +294,27 @@ class WebRouter:
         if content_type.startswith(_GRPC_WEB_TEXT):
             await _grpc_web_text(self._rpc, scope, receive, send, self._max_body_bytes)
             return
+        self._check_declared_length(scope, grpc_web=content_type.startswith(_GRPC_WEB))
         if content_type.startswith(_GRPC_WEB):
             await self._rpc(scope, receive, send)
             return
         await self._rpc(scope, receive, _readable_error_details(send))
+
+    def _check_declared_length(self, scope: Scope, *, grpc_web: bool) -> None:
+        """Refuse a body whose declared length is over what the library would read.
+
+        connectrpc refuses it too (``read_max_bytes``), but as its own error, which no metric
+        counts; refused here it is ``BODY_TOO_LARGE`` like gRPC-Web text's. A body sent
+        without a length (chunked) is still cut off by the library as it is read.
+        """
+        declared = _header(scope, b"content-length")
+        limit = self._max_body_bytes + (_ENVELOPE_BYTES if grpc_web else 0)
+        if declared.isdigit() and int(declared) > limit:
+            raise Refusal(
+                "resource_exhausted",
+                f"the request body is {declared} bytes; the largest this port reads is {limit}",
+                "BODY_TOO_LARGE",
+            )
 
 
 async def _grpc_web_text(

@@ -29,6 +29,7 @@ from prometheus_client import Counter, Histogram
 
 from tienlen_service.logs import REQUEST_ID_HEADER, AccessLog, CallFields, get_logger, request_id_of
 from tienlen_service.metrics import HANDLING_BUCKETS
+from tienlen_service.observability import QUIET_SERVICES
 from tienlen_service.web.context import WebAbort, WebContext, connect_error
 
 if TYPE_CHECKING:
@@ -152,6 +153,8 @@ class _Method:
     behaviour: Callable[[Any, grpc.ServicerContext], Any]
     rpc: str
     sampler: Callable[[], int]
+    quiet: bool
+    """Logged at debug level only, as on the gRPC port (health probes)."""
 
 
 class WebCalls:
@@ -210,6 +213,7 @@ class WebCalls:
                     handler.unary_unary,
                     f"{service}/{method.name}",
                     AccessLog.sampler(),
+                    quiet=service in QUIET_SERVICES,
                 )
                 for transport in TRANSPORTS:
                     self.web_metrics.handled.labels(transport, service, method.name, "OK")
@@ -287,7 +291,7 @@ class WebCalls:
             self.web_metrics.handling_seconds.labels(*labels).observe(elapsed)
             self.web_metrics.handled.labels(*labels, code.name).inc()
             context.run_callbacks()
-            self._access_log.finish(fields, method.sampler, code, elapsed)
+            self._access_log.finish(fields, method.sampler, code, elapsed, quiet=method.quiet)
             self._access_log.end(mark)
         return response
 

@@ -21,17 +21,21 @@ from tienlen_service.web import jsonform
 from tienlen_service.web.context import connect_error
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from connectrpc.codec import Codec
 
 T = TypeVar("T")
 
 
 class _Guarded:
-    """A codec whose decode failures are MALFORMED_REQUEST errors."""
+    """A codec whose decode failures are MALFORMED_REQUEST errors (each failure, typed ones
+    included, is reported to `on_malformed`: the request is refused before it reaches an RPC)."""
 
-    def __init__(self, codec: Codec, what: str) -> None:
+    def __init__(self, codec: Codec, what: str, on_malformed: Callable[[], None]) -> None:
         self._codec = codec
         self._what = what
+        self._on_malformed = on_malformed
 
     def name(self) -> str:
         """The codec's name (the content type's suffix)."""
@@ -45,9 +49,11 @@ class _Guarded:
         """The message of `data`, or a MALFORMED_REQUEST error saying why not."""
         try:
             return self._codec.decode(data, message_class)  # type: ignore[no-any-return]
-        except ConnectError:
+        except ConnectError:  # already typed (a card text that is not a card: INVALID_CARD)
+            self._on_malformed()
             raise
         except Exception as exc:  # noqa: BLE001 - any parse failure is the caller's input
+            self._on_malformed()
             raise malformed(f"the request body is not {self._what}: {exc}") from None
 
 
@@ -74,9 +80,14 @@ class JsonCodec:
         return jsonform.from_json(data, message_class)  # type: ignore[arg-type,return-value]
 
 
-def web_codecs() -> list[Codec]:
-    """Binary protobuf (``proto``) and JSON (``json``)."""
+def _nothing() -> None:
+    pass
+
+
+def web_codecs(on_malformed: Callable[[], None] = _nothing) -> list[Codec]:
+    """Binary protobuf (``proto``) and JSON (``json``); `on_malformed` is called for every
+    request body that doesn't parse (the web port counts it as ``MALFORMED_BODY``)."""
     return [
-        _Guarded(google_protobuf_binary_codec(), "a protobuf message of this RPC"),
-        _Guarded(JsonCodec(), "this RPC's JSON"),
+        _Guarded(google_protobuf_binary_codec(), "a protobuf message of this RPC", on_malformed),
+        _Guarded(JsonCodec(), "this RPC's JSON", on_malformed),
     ]

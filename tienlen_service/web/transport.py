@@ -63,7 +63,7 @@ def start_web_server(
     app = build_app(
         endpoints=endpoints,
         streams=streams,
-        codecs=web_codecs(),
+        codecs=web_codecs(on_malformed=web_metrics.refused.labels("MALFORMED_BODY").inc),
         origins=config.cors_origins,
         serving=serving,
         web_root=web_root(config),
