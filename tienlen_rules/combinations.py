@@ -203,3 +203,30 @@ def target_class(combo: Combination) -> ChopClass | None:
     if combo.kind == FOUR_OF_A_KIND and combo.top >= LOWEST_TWO:
         return None
     return chop_class(combo)
+
+
+#: A card is 0..51 (`cards`): the top cards of every play lie in ``range(0, CARDS)``.
+CARDS = 52
+
+
+def class_tops(chop: ChopClass, *, as_target: bool) -> tuple[int, int]:
+    """The top cards ``[low, high)`` of the plays of class `chop`, as `chop_class` (a bomb) or
+    `target_class` (a chop target, `as_target`) names them: a 2, a pair or a triple of 2s has
+    a 2 on top; four 2s are a four of a kind but no target (RULES §5); any other class, any
+    top. A same-suit straight also needs its suit, which no top card tells (`chop_tables.by_shape`
+    flags it). The same rule as those two functions, as data for the precomputed tables."""
+    if chop.kind <= TRIPLE:
+        return LOWEST_TWO, CARDS
+    if chop.kind == FOUR_OF_A_KIND and as_target:
+        return 0, LOWEST_TWO
+    return 0, CARDS
+
+
+def shape_code(kind: int, length: int) -> int:
+    """A play's type and length as one small int, ``kind << 4 | length`` (a length is at most
+    12): the index of the precomputed chop tables (`chop_tables.by_shape`)."""
+    return kind << 4 | length
+
+
+#: The number of shape codes: every type (1..7) and length (1..12) falls below it.
+SHAPE_CODES = (CONSECUTIVE_TRIPLES + 1) << 4
