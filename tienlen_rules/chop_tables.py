@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from tienlen_rules.choices import ChopTableName
 from tienlen_rules.combinations import (
@@ -136,9 +137,16 @@ def by_shape(targets: Mapping[ChopClass, frozenset[ChopClass]]) -> ShapeChops:
     naming both plays' chop classes. A class is one shape (`shape_code` of its type and length)
     plus what `class_tops` says of its top card and, for a straight, its suit: a play of that
     shape is of that class exactly when those hold (the test `test_chops_by_shape` proves it
-    against `chop_class` and `target_class` for every shape under every rule set)."""
+    against `chop_class` and `target_class` for every shape under every rule set).
+
+    Rule sets with the same chop table share one: a handful of tables serve every rule set."""
+    return _by_shape(frozenset(targets.items()))
+
+
+@cache
+def _by_shape(targets: frozenset[tuple[ChopClass, frozenset[ChopClass]]]) -> ShapeChops:
     rows: list[ShapeChopRow | None] = [None] * SHAPE_CODES
-    for bomb, chopped in targets.items():
+    for bomb, chopped in targets:
         row: list[ShapeChop | None] = [None] * SHAPE_CODES
         bomb_low, _ = class_tops(bomb, as_target=False)
         for target in chopped:
