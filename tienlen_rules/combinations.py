@@ -205,21 +205,22 @@ def target_class(combo: Combination) -> ChopClass | None:
     return chop_class(combo)
 
 
-#: A card is 0..51 (`cards`): the top cards of every play lie in ``range(0, CARDS)``.
-CARDS = 52
+# A card is 0..51 (`cards`): every play's top card lies below this.
+_DECK_SIZE = 52
 
 
 def class_tops(chop: ChopClass, *, as_target: bool) -> tuple[int, int]:
     """The top cards ``[low, high)`` of the plays of class `chop`, as `chop_class` (a bomb) or
     `target_class` (a chop target, `as_target`) names them: a 2, a pair or a triple of 2s has
     a 2 on top; four 2s are a four of a kind but no target (RULES §5); any other class, any
-    top. A same-suit straight also needs its suit, which no top card tells (`chop_tables.by_shape`
-    flags it). The same rule as those two functions, as data for the precomputed tables."""
+    top. A same-suit straight also needs its suit, which no top card tells
+    (`chop_tables.by_shape` flags it). The same rule as those two functions, as data for the
+    tables built once per rule set."""
     if chop.kind <= TRIPLE:
-        return LOWEST_TWO, CARDS
+        return LOWEST_TWO, _DECK_SIZE
     if chop.kind == FOUR_OF_A_KIND and as_target:
         return 0, LOWEST_TWO
-    return 0, CARDS
+    return 0, _DECK_SIZE
 
 
 def shape_code(kind: int, length: int) -> int:
