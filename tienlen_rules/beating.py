@@ -36,24 +36,19 @@ def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Re
     """Whether `new` beats `table`, and the reason code when it does not."""
     # The hot path of every ApplyMove and legal-move list, so written for CPython 3.11: fields
     # are read by index, as needed (unpacking a NamedTuple, a tuple subclass, costs an
-    # iterator); the chop table is read by shape (`chop_tables.by_shape`), an int index
-    # (`shape_code`, inlined) into plain tuples, instead of naming both plays' chop classes.
+    # iterator), and the chop table is read by shape (`chop_tables.by_shape`): plain tuples
+    # indexed by type and length, instead of naming both plays' chop classes.
     kind = new[0]
-    # Only a type some bomb of these rules has can chop (Southern: a four of a kind or a run of
-    # pairs); every other play goes straight to the "same type" rule.
-    if kind in rules.bomb_kinds:
-        row = rules.chops_by_shape[kind << 4 | new[1]]
-        if row is not None:
-            chop = row[table[0] << 4 | table[1]]
+    by_length = rules.chops_by_shape[kind]
+    # Only the types some bomb of these rules has are there (Southern: a four of a kind and
+    # runs of pairs): every other play goes straight to the "same type" rule.
+    if by_length is not None:
+        targets = by_length[new[1]]
+        if targets is not None:
+            chop = targets[table[0]][table[1]]
             if chop is not None:
-                bomb_low, target_low, target_high, same_class, suits = chop
-                top, table_top = new[2], table[2]
-                if (
-                    top >= bomb_low
-                    and target_low <= table_top < target_high
-                    and (top > table_top or not same_class)
-                    and (not suits or _suited(suits, new, table))
-                ):
+                needed, suits = chop
+                if new[2] >= needed[table[2]] and (not suits or _suited(suits, new, table)):
                     return _CHOPS
     if kind != table[0] or new[1] != table[1]:
         return _NO_SHAPE

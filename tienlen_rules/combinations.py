@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, Self
 
 from tienlen_rules.cards import (
     BLACK,
+    DECK_SIZE,
     LOWEST_TWO,
     RANK_TWO,
     RED,
@@ -205,10 +206,6 @@ def target_class(combo: Combination) -> ChopClass | None:
     return chop_class(combo)
 
 
-# A card is 0..51 (`cards`): every play's top card lies below this.
-_DECK_SIZE = 52
-
-
 def class_tops(chop: ChopClass, *, as_target: bool) -> tuple[int, int]:
     """The top cards ``[low, high)`` of the plays of class `chop`, as `chop_class` (a bomb) or
     `target_class` (a chop target, `as_target`) names them: a 2, a pair or a triple of 2s has
@@ -217,17 +214,7 @@ def class_tops(chop: ChopClass, *, as_target: bool) -> tuple[int, int]:
     (`chop_tables.by_shape` flags it). The same rule as those two functions, as data for the
     tables built once per rule set."""
     if chop.kind <= TRIPLE:
-        return LOWEST_TWO, _DECK_SIZE
+        return LOWEST_TWO, DECK_SIZE
     if chop.kind == FOUR_OF_A_KIND and as_target:
         return 0, LOWEST_TWO
-    return 0, _DECK_SIZE
-
-
-def shape_code(kind: int, length: int) -> int:
-    """A play's type and length as one small int, ``kind << 4 | length`` (a length is at most
-    12): the index of the precomputed chop tables (`chop_tables.by_shape`)."""
-    return kind << 4 | length
-
-
-#: The number of shape codes: every type (1..7) and length (1..12) falls below it.
-SHAPE_CODES = (CONSECUTIVE_TRIPLES + 1) << 4
+    return 0, DECK_SIZE

@@ -39,12 +39,11 @@ from tienlen_rules.chop_tables import (
     MOST_PAIRS,
     NO_CHOPS_BY_SHAPE,
     SUITED_STRAIGHT_CHOPS,
-    ShapeChops,
+    ChopsByShape,
     by_shape,
-    kinds_of_bombs,
     with_longer_pairs,
 )
-from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, ChopClass, Kind
+from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, ChopClass
 from tienlen_rules.errors import SetupError
 from tienlen_rules.options import (
     BOMB_PENALTY_OPTIONS,
@@ -143,9 +142,8 @@ class RuleSet:
     # Derived, read by the hot paths.
     chop_targets: Mapping[ChopClass, frozenset[ChopClass]] = field(default_factory=dict)
     out_of_turn: frozenset[ChopClass] = frozenset()
-    # `chop_targets` for `beating.beat`: the types a bomb can have, and the table by shape.
-    bomb_kinds: frozenset[Kind] = frozenset()
-    chops_by_shape: ShapeChops = NO_CHOPS_BY_SHAPE
+    # `chop_targets` indexed by the plays' shapes, for `beating.beat`.
+    chops_by_shape: ChopsByShape = NO_CHOPS_BY_SHAPE
     two_values: tuple[Fraction, Fraction, Fraction, Fraction] = (Fraction(0),) * 4
     bomb_values: Mapping[ChopClass, Fraction] = field(default_factory=dict)
 
@@ -276,7 +274,6 @@ def _derive(rules: RuleSet) -> RuleSet:
             bomb_values[run] = bomb_values.get(CONSECUTIVE_PAIRS_CLASSES[n - 1], Fraction(0))
     derived = {
         "chop_targets": targets,
-        "bomb_kinds": kinds_of_bombs(targets),
         "chops_by_shape": by_shape(targets),
         "out_of_turn": table.out_of_turn if rules.out_of_turn_chops else frozenset(),
         "two_values": (

@@ -1,4 +1,4 @@
-"""The chop table by shape (`RuleSet.chops_by_shape`, `RuleSet.bomb_kinds`) that `beat` reads
+"""The chop table by shape (`RuleSet.chops_by_shape`) that `beat` reads
 says exactly what the chop table by class says (RULES §5, §6, §10): a play chops the table when
 its chop class (`chop_class`) lists the table's (`target_class`), a play of its own class only
 when higher.
@@ -27,7 +27,7 @@ from tienlen_rules import (
     chop_class,
 )
 from tienlen_rules.beating import _follows
-from tienlen_rules.chop_tables import by_shape, kinds_of_bombs
+from tienlen_rules.chop_tables import by_shape
 from tienlen_rules.combinations import target_class
 from tienlen_rules.errors import Reason
 from tienlen_rules.options import PRESETS
@@ -84,7 +84,6 @@ def every_class_chops_every_class(rules: RuleSet) -> RuleSet:
     return dataclasses.replace(
         rules,
         chop_targets=targets,
-        bomb_kinds=kinds_of_bombs(targets),
         chops_by_shape=by_shape(targets),
     )
 
@@ -134,11 +133,16 @@ def beat_by_class(
     return (Beat.BEATS, None) if top > table_top else (Beat.NO, Reason.DOES_NOT_BEAT)
 
 
+def bomb_kinds(rules: RuleSet) -> set[Kind]:
+    """The types the table by shape has a row for: the plays of any other type skip it."""
+    return {kind for kind in Kind if rules.chops_by_shape[kind] is not None}
+
+
 @cache
 def bomb_typed(name: str) -> tuple[Combination, ...]:
     """The plays of the types some bomb of these rules has: the plays that read the table."""
     rules = RULE_SETS[name]
-    return tuple(p for p in PLAYS if p.kind in rules.bomb_kinds)
+    return tuple(p for p in PLAYS if p.kind in bomb_kinds(rules))
 
 
 def test_the_plays_hold_every_chop_class_as_a_bomb_and_as_a_target() -> None:
@@ -147,12 +151,13 @@ def test_the_plays_hold_every_chop_class_as_a_bomb_and_as_a_target() -> None:
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
-def test_only_a_play_of_a_type_some_bomb_has_can_chop(name: str) -> None:
-    """`bomb_kinds` lets every other play skip the chop table: no play outside it has a chop
-    class the rules' table lists."""
+def test_only_a_play_of_a_bomb_s_shape_can_chop(name: str) -> None:
+    """The table by shape has rows for the bombs' types and lengths only, so that every other
+    play skips it: no play of another shape has a chop class the rules' table lists."""
     rules = RULE_SETS[name]
     for play in PLAYS:
-        if play.kind not in rules.bomb_kinds:
+        by_length = rules.chops_by_shape[play.kind]
+        if by_length is None or by_length[play.length] is None:
             assert chop_class(play) not in rules.chop_targets, play
 
 
@@ -181,10 +186,10 @@ def test_every_play_beats_by_shape_as_it_did_by_class(name: str) -> None:
 
 def test_no_southern_straight_pair_or_single_reaches_the_chop_table() -> None:
     """Southern (RULES §5): only a four of a kind and runs of pairs chop; a 2 does not."""
-    assert RULE_SETS["southern"].bomb_kinds == {Kind.FOUR_OF_A_KIND, Kind.CONSECUTIVE_PAIRS}
+    assert bomb_kinds(RULE_SETS["southern"]) == {Kind.FOUR_OF_A_KIND, Kind.CONSECUTIVE_PAIRS}
 
 
 def test_a_same_suit_straight_reaches_the_chop_table_only_with_the_northern_option() -> None:
     """RULES §5 Northern option: a same-suit straight of 5+ cards chops a 2."""
-    assert Kind.STRAIGHT not in RULE_SETS["northern"].bomb_kinds
-    assert Kind.STRAIGHT in RULE_SETS["northern suited_straight_chops"].bomb_kinds
+    assert Kind.STRAIGHT not in bomb_kinds(RULE_SETS["northern"])
+    assert Kind.STRAIGHT in bomb_kinds(RULE_SETS["northern suited_straight_chops"])
