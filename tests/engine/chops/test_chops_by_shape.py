@@ -1,7 +1,6 @@
-"""The chop table by shape (`RuleSet.chops_by_shape`) that `beat` reads
-says exactly what the chop table by class says (RULES §5, §6, §10): a play chops the table when
-its chop class (`chop_class`) lists the table's (`target_class`), a play of its own class only
-when higher.
+"""The chop table by shape (`RuleSet.chops_by_shape`) that `beat` reads says exactly what the
+chop table by class says (RULES §5, §6, §10): a play chops the table when its chop class
+(`chop_class`) lists the table's (`target_class`), a play of its own class only when higher.
 
 Checked for plays of every shape a deck makes — every type and length, with every top rank, a
 black and a red 2, one-suit and mixed straights — under every preset and under the options that
@@ -27,6 +26,7 @@ from tienlen_rules import (
     chop_class,
 )
 from tienlen_rules.beating import _follows
+from tienlen_rules.choices import ChopTableName
 from tienlen_rules.chop_tables import by_shape
 from tienlen_rules.combinations import target_class
 from tienlen_rules.errors import Reason
@@ -101,7 +101,7 @@ def rule_sets() -> Iterator[tuple[str, RuleSet]]:
             f"{variant} suited_straight_chops",
             build_rules(variant, {"suited_straight_chops": True}),
         )
-    for table in ("southern", "hue", "da_nang", "northern", "dau", "none"):
+    for table in ChopTableName:
         yield f"southern chop_table={table}", build_rules("southern", {"chop_table": table})
     yield "every class chops every class", every_class_chops_every_class(build_rules("southern"))
     yield (
