@@ -9,16 +9,9 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from tienlen_rules.cards import LOWEST_TWO, RANK_TWO, RED
-from tienlen_rules.combinations import (
-    PAIR,
-    SINGLE,
-    STRAIGHT,
-    TRIPLE,
-    Combination,
-    chop_class,
-    target_class,
-)
+from tienlen_rules.cards import RANK_TWO, RED, SUIT_MASKS
+from tienlen_rules.chop_tables import SUITED_BOMB, SUITED_TARGET
+from tienlen_rules.combinations import PAIR, SINGLE, STRAIGHT, TRIPLE, Combination, chop_class
 from tienlen_rules.errors import Reason
 from tienlen_rules.ruleset import RuleSet
 
@@ -41,23 +34,39 @@ _NO_HIGHER: tuple[Beat, Reason | None] = (Beat.NO, Reason.DOES_NOT_BEAT)
 
 def beat(new: Combination, table: Combination, rules: RuleSet) -> tuple[Beat, Reason | None]:
     """Whether `new` beats `table`, and the reason code when it does not."""
-    kind, length, top, _ = new
-    table_kind, table_length, table_top, _ = table
-    # Only a 2 (single, pair, triple) or a kind above the triple can have a chop class: every
-    # other play skips the chop table.
-    if (kind > TRIPLE or top >= LOWEST_TWO) and rules.chop_targets:
-        bomb = chop_class(new)
-        if bomb:
-            targets = rules.chop_targets.get(bomb)
-            if targets is not None:
-                target = target_class(table)
-                if target in targets and (target != bomb or top > table_top):
+    # The hot path of every ApplyMove and legal-move list, so written for CPython 3.11: fields
+    # are read by index, as needed (unpacking a NamedTuple, a tuple subclass, costs an
+    # iterator), and the chop table is read by shape (`chop_tables.by_shape`): plain tuples
+    # indexed by type and length, instead of naming both plays' chop classes.
+    kind = new[0]
+    by_length = rules.chops_by_shape[kind]
+    # Only the types some bomb of these rules has are there (Southern: a four of a kind and
+    # runs of pairs): every other play goes straight to the "same type" rule.
+    if by_length is not None:
+        targets = by_length[new[1]]
+        if targets is not None:
+            chop = targets[table[0]][table[1]]
+            if chop is not None:
+                needed, suits = chop
+                if new[2] >= needed[table[2]] and (not suits or _suited(suits, new, table)):
                     return _CHOPS
-    if kind != table_kind or length != table_length:
+    if kind != table[0] or new[1] != table[1]:
         return _NO_SHAPE
     if rules.follow_suit:
         return _follows(new, table, rules)
-    return _BEATS if top > table_top else _NO_HIGHER
+    return _BEATS if new[2] > table[2] else _NO_HIGHER
+
+
+def _suited(suits: int, new: Combination, table: Combination) -> bool:
+    """Whether the plays the flags `suits` name (`chop_tables.SUITED_BOMB`, `SUITED_TARGET`)
+    are same-suit straights, as a straight must be to chop or be chopped (Northern option)."""
+    return (not suits & SUITED_BOMB or _one_suit(new)) and (
+        not suits & SUITED_TARGET or _one_suit(table)
+    )
+
+
+def _one_suit(combo: Combination) -> bool:
+    return combo.cards & SUIT_MASKS[combo.top & 3] == combo.cards
 
 
 def is_out_of_turn_chop(new: Combination, table: Combination, rules: RuleSet) -> bool:

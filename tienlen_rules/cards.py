@@ -26,6 +26,8 @@ RANK_ACE = 11
 LOWEST_TWO = RANK_TWO << 2
 """The 2 of spades: every card from here up is a 2 (a card compares as its index)."""
 FULL_DECK: CardSet = (1 << 52) - 1
+DECK_SIZE = 52
+"""The number of cards: every card, so every play's top card, lies below it."""
 
 SPADES, CLUBS, DIAMONDS, HEARTS = range(4)
 THREE_OF_SPADES: Card = 0

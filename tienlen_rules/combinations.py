@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, Self
 
 from tienlen_rules.cards import (
     BLACK,
+    DECK_SIZE,
     LOWEST_TWO,
     RANK_TWO,
     RED,
@@ -203,3 +204,17 @@ def target_class(combo: Combination) -> ChopClass | None:
     if combo.kind == FOUR_OF_A_KIND and combo.top >= LOWEST_TWO:
         return None
     return chop_class(combo)
+
+
+def class_tops(chop: ChopClass, *, as_target: bool) -> tuple[int, int]:
+    """The top cards ``[low, high)`` of the plays of class `chop`, as `chop_class` (a bomb) or
+    `target_class` (a chop target, `as_target`) names them: a 2, a pair or a triple of 2s has
+    a 2 on top; four 2s are a four of a kind but no target (RULES §5); any other class, any
+    top. A same-suit straight also needs its suit, which no top card tells
+    (`chop_tables.by_shape` flags it). The same rule as those two functions, as data for the
+    tables built once per rule set."""
+    if chop.kind <= TRIPLE:
+        return LOWEST_TWO, DECK_SIZE
+    if chop.kind == FOUR_OF_A_KIND and as_target:
+        return 0, LOWEST_TWO
+    return 0, DECK_SIZE

@@ -37,7 +37,10 @@ from tienlen_rules.choices import (
 from tienlen_rules.chop_tables import (
     CHOP_TABLES,
     MOST_PAIRS,
+    NO_CHOPS_BY_SHAPE,
     SUITED_STRAIGHT_CHOPS,
+    ChopsByShape,
+    by_shape,
     with_longer_pairs,
 )
 from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, ChopClass
@@ -139,6 +142,8 @@ class RuleSet:
     # Derived, read by the hot paths.
     chop_targets: Mapping[ChopClass, frozenset[ChopClass]] = field(default_factory=dict)
     out_of_turn: frozenset[ChopClass] = frozenset()
+    # `chop_targets` indexed by the plays' shapes, for `beating.beat`.
+    chops_by_shape: ChopsByShape = NO_CHOPS_BY_SHAPE
     two_values: tuple[Fraction, Fraction, Fraction, Fraction] = (Fraction(0),) * 4
     bomb_values: Mapping[ChopClass, Fraction] = field(default_factory=dict)
 
@@ -269,6 +274,7 @@ def _derive(rules: RuleSet) -> RuleSet:
             bomb_values[run] = bomb_values.get(CONSECUTIVE_PAIRS_CLASSES[n - 1], Fraction(0))
     derived = {
         "chop_targets": targets,
+        "chops_by_shape": by_shape(targets),
         "out_of_turn": table.out_of_turn if rules.out_of_turn_chops else frozenset(),
         "two_values": (
             rules.penalty_two_spades,
