@@ -87,13 +87,17 @@ def playouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Playouts]:
     counted.release()
 
 
-def start(server_factory: Callable[..., Any], workers: int) -> tuple[Stub, bytes, grpc.Channel]:
+def start(
+    server_factory: Callable[..., Any], workers: int
+) -> tuple[Stub, bytes, grpc.Channel, Any]:
+    """A server with `workers` workers, a channel to it, and a dealt game's state token; the
+    running server last (its metrics registry)."""
     running = server_factory(workers=workers)
     channel = grpc.insecure_channel(running.address)
     stub = Stub(channel)
     # Seed 0: the seat to act has several candidate plays, so the bot searches.
     game = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT).game
-    return stub, game.state_token, channel
+    return stub, game.state_token, channel, running
 
 
 def search(token: bytes, seat: int = -1) -> service_pb2.SuggestMoveRequest:
@@ -108,7 +112,7 @@ def to_act(stub: Stub, token: bytes) -> int:
 def test_a_cancelled_search_stops_at_its_next_playout_and_frees_the_worker(
     server_factory: Callable[..., Any], playouts: Playouts
 ) -> None:
-    stub, token, channel = start(server_factory, workers=1)
+    stub, token, channel, _ = start(server_factory, workers=1)
     with channel:
         call = stub.SuggestMove.future(search(token, to_act(stub, token)), timeout=WAIT)
         assert playouts.started.wait(WAIT)
@@ -121,7 +125,7 @@ def test_a_cancelled_search_stops_at_its_next_playout_and_frees_the_worker(
 def test_an_expired_search_stops_at_its_next_playout(
     server_factory: Callable[..., Any], playouts: Playouts
 ) -> None:
-    stub, token, channel = start(server_factory, workers=1)
+    stub, token, channel, _ = start(server_factory, workers=1)
     with channel:
         seat = to_act(stub, token)
         with pytest.raises(grpc.RpcError) as info:
@@ -137,7 +141,7 @@ def test_six_abandoned_searches_leave_the_workers_free(
     server_factory: Callable[..., Any], playouts: Playouts
 ) -> None:
     # The issue's probe: six montecarlo calls with 0.1 s deadlines, then a cheap call.
-    stub, token, channel = start(server_factory, workers=2)
+    stub, token, channel, _ = start(server_factory, workers=2)
     with channel:
         seat = to_act(stub, token)
         calls = [stub.SuggestMove.future(search(token, seat), timeout=0.1) for _ in range(6)]
@@ -153,7 +157,7 @@ def test_six_abandoned_searches_leave_the_workers_free(
 def test_one_search_too_many_is_resource_exhausted_while_cheap_calls_go_on(
     server_factory: Callable[..., Any], playouts: Playouts
 ) -> None:
-    stub, token, channel = start(server_factory, workers=2)  # one search slot
+    stub, token, channel, _ = start(server_factory, workers=2)  # one search slot
     with channel:
         seat = to_act(stub, token)
         first = stub.SuggestMove.future(search(token, seat), timeout=WAIT)
@@ -197,10 +201,8 @@ def outcomes(running: Any, bot: str = "montecarlo") -> dict[str, float]:
 def test_an_expired_search_is_counted_abandoned_and_timed(
     server_factory: Callable[..., Any], playouts: Playouts
 ) -> None:
-    running = server_factory(workers=1)
-    with grpc.insecure_channel(running.address) as channel:
-        stub = Stub(channel)
-        token = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT).game.state_token
+    stub, token, channel, running = start(server_factory, workers=1)
+    with channel:
         with pytest.raises(grpc.RpcError) as info:
             stub.SuggestMove(search(token, to_act(stub, token)), timeout=1.0)
         assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
@@ -219,10 +221,8 @@ def test_an_expired_search_is_counted_abandoned_and_timed(
 def test_a_cancelled_search_is_counted_abandoned(
     server_factory: Callable[..., Any], playouts: Playouts
 ) -> None:
-    running = server_factory(workers=1)
-    with grpc.insecure_channel(running.address) as channel:
-        stub = Stub(channel)
-        token = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT).game.state_token
+    stub, token, channel, running = start(server_factory, workers=1)
+    with channel:
         call = stub.SuggestMove.future(search(token, to_act(stub, token)), timeout=WAIT)
         assert playouts.started.wait(WAIT)
         call.cancel()
@@ -234,10 +234,8 @@ def test_a_cancelled_search_is_counted_abandoned(
 def test_a_search_refused_for_want_of_a_slot_is_counted_refused_and_not_timed(
     server_factory: Callable[..., Any], playouts: Playouts
 ) -> None:
-    running = server_factory(workers=2)  # one search slot
-    with grpc.insecure_channel(running.address) as channel:
-        stub = Stub(channel)
-        token = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT).game.state_token
+    stub, token, channel, running = start(server_factory, workers=2)  # one search slot
+    with channel:
         seat = to_act(stub, token)
         first = stub.SuggestMove.future(search(token, seat), timeout=WAIT)
         assert playouts.started.wait(WAIT)
