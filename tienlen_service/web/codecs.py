@@ -80,11 +80,7 @@ class JsonCodec:
         return jsonform.from_json(data, message_class)  # type: ignore[arg-type,return-value]
 
 
-def _nothing() -> None:
-    pass
-
-
-def web_codecs(on_malformed: Callable[[], None] = _nothing) -> list[Codec]:
+def web_codecs(on_malformed: Callable[[], None]) -> list[Codec]:
     """Binary protobuf (``proto``) and JSON (``json``); `on_malformed` is called for every
     request body that doesn't parse (the web port counts it as ``MALFORMED_BODY``)."""
     return [
