@@ -56,14 +56,14 @@ def register_engine(
     server: grpc.Server, tokens: TokenCodec, metrics: Metrics, config: Config
 ) -> Sequence[str]:
     """Register the Tiến Lên engine servicer (the contract engineer's `servicer` module)."""
-    from tienlen_service import servicer
+    from tienlen_service import searches, servicer
 
     engine = servicer.TienLenServicer(
         tokens=tokens,
         metrics=metrics,
         require_seat_tokens=config.require_seat_tokens,
         max_streams=servicer.stream_slots(config.workers),
-        max_searches=servicer.search_slots(config.workers),
+        max_searches=searches.search_slots(config.workers),
     )
     servicer.add_to_server(engine, server)
     return (servicer.SERVICE_NAME,)

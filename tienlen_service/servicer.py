@@ -4,10 +4,8 @@ Each method decodes (the state token via `TokenCodec.decode`, then `codec`), cal
 and encodes the answer. It decides no rule. Every domain error is turned into a rich status in
 one place, `_rpc`, by `statuses.error_status` (the table of codes and reasons is there).
 
-Long work watches its call: a bot's search asks `call_gone(context)` between playouts and stops
-when the caller cancelled or its deadline passed, so six abandoned calls cannot hold the
-workers; and at most `search_slots(workers)` searches run at once (more are refused at once
-with RESOURCE_EXHAUSTED, which clients retry with backoff).
+Long work watches its call: a bot's search (`searches.Search`) stops when the caller cancelled
+or its deadline passed, and at most `search_slots(workers)` searches run at once.
 
 PlayStream answers a refused move inside the stream instead (`PlayStreamError`: the code, the
 reason and the metadata of the status ApplyMove would have ended with) and goes on. Every RPC
@@ -17,8 +15,6 @@ is a pure function of its request (the service keeps no state between calls).
 from __future__ import annotations
 
 import functools
-import hashlib
-import struct
 import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Final, TypeVar
@@ -46,13 +42,12 @@ from tienlen_service.paging import (
     page_offset,
     page_token,
 )
+from tienlen_service.searches import DEFAULT_BOT, Search
 from tienlen_service.state_cache import StateCache
 from tienlen_service.statuses import (
-    CALL_ABANDONED,
     DOMAIN_ERRORS,
     SEAT_TOKEN_INVALID,
     TOKEN_MALFORMED,
-    TOO_MANY_SEARCHES,
     TOO_MANY_STREAMS,
     UNKNOWN_BOT,
     SeatTokenError,
@@ -72,10 +67,6 @@ if TYPE_CHECKING:
 
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
 
-DEFAULT_BOT: Final = "greedy"
-#: Bots whose suggestion is a search (hundreds of playouts): watched and bounded.
-SEARCH_BOTS: Final = frozenset({"montecarlo"})
-
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Self_ = TypeVar("Self_", bound="TienLenServicer")
@@ -86,21 +77,6 @@ def stream_slots(workers: int) -> int:
     them. On the sync server each open stream holds a worker thread for its whole life; the
     other workers must stay free for unary calls and health checks. One worker: none."""
     return workers // 2
-
-
-def search_slots(workers: int) -> int:
-    """How many bot searches (`SEARCH_BOTS`) a server with `workers` call threads runs at once:
-    half of them, at least one, so that cheap calls always find a worker."""
-    return max(1, workers // 2)
-
-
-def call_gone(context: grpc.ServicerContext) -> Callable[[], bool]:
-    """A cheap check for long work: True once the call was cancelled or its deadline passed."""
-
-    def gone() -> bool:
-        return context.time_remaining() <= 0 or not context.is_active()
-
-    return gone
 
 
 def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
@@ -157,8 +133,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._require_seat_tokens = require_seat_tokens
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
-        self._max_searches = max_searches
-        self._searches = threading.BoundedSemaphore(max_searches)
+        self._search = Search(metrics=metrics, max_searches=max_searches)
         self._states = StateCache()
         # One zero-valued series per configured key from the start: a rotation's last step
         # (removing the old key) is safe once its series stops growing.
@@ -416,53 +391,6 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     # --- helpers ------------------------------------------------------------------------------
 
-    def _search(
-        self,
-        state: GameState,
-        request: service_pb2.SuggestMoveRequest,
-        name: str,
-        context: grpc.ServicerContext,
-    ) -> engine.Move | None:
-        """A bot's suggestion, timed and counted by bot; a search (SEARCH_BOTS) takes a slot."""
-        search, bounded = self._metrics.bot_search(name), name in SEARCH_BOTS
-        if bounded and not self._searches.acquire(blocking=False):
-            search.refused()
-            abort(
-                context,
-                rich_status(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    TOO_MANY_SEARCHES,
-                    f"this replica runs at most {self._max_searches} {name} searches at once;"
-                    " retry with backoff, or ask a cheaper bot",
-                    {"bot": name},
-                ),
-            )
-        try:
-            return search.run(
-                engine.suggest_move,
-                state,
-                request.seat,
-                name,
-                seed=_suggestion_seed(request),
-                should_stop=call_gone(context) if bounded else None,
-            )
-        except engine.Abandoned:
-            expired = context.time_remaining() <= 0
-            abort(
-                context,
-                rich_status(
-                    grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED,
-                    CALL_ABANDONED,
-                    "the search stopped: the call's deadline passed"
-                    if expired
-                    else "the search stopped: the call was cancelled",
-                    {"bot": name},
-                ),
-            )
-        finally:
-            if bounded:
-                self._searches.release()
-
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
         (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
@@ -589,12 +517,3 @@ def _describe_rules() -> service_pb2.DescribeRulesResponse:
         options=[codec.option_to_pb(spec) for spec in OPTIONS],
         bots=sorted(engine.BOTS),
     )
-
-
-def _suggestion_seed(request: service_pb2.SuggestMoveRequest) -> int:
-    """The bot's random seed, derived from the request: the same request gets the same
-    suggestion on every replica (a pure function)."""
-    digest = hashlib.blake2b(request.state_token, digest_size=8, person=b"tienlen-suggest")
-    digest.update(struct.pack(">i", request.seat))
-    digest.update(request.bot.encode())
-    return int.from_bytes(digest.digest(), "big")

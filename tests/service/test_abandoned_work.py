@@ -24,7 +24,7 @@ import pytest
 
 from tienlen.v1 import service_pb2, service_pb2_grpc
 from tienlen_rules.bots import montecarlo
-from tienlen_service import servicer
+from tienlen_service import searches
 
 from .rich_status import rich
 
@@ -76,13 +76,13 @@ class Playouts:
 def playouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Playouts]:
     counted = Playouts()
     monkeypatch.setattr(montecarlo, "rollout_value", counted.rollout)
-    real_call_gone = servicer.call_gone
+    real_call_gone = searches.call_gone
 
     def call_gone(context: grpc.ServicerContext) -> Callable[[], bool]:
         counted.watch(context)
         return real_call_gone(context)
 
-    monkeypatch.setattr(servicer, "call_gone", call_gone)
+    monkeypatch.setattr(searches, "call_gone", call_gone)
     yield counted
     counted.release()
 
@@ -213,4 +213,4 @@ def test_one_search_too_many_is_resource_exhausted_and_counted_while_cheap_calls
 
 
 def test_search_slots_leave_a_worker_for_cheap_calls() -> None:
-    assert [servicer.search_slots(w) for w in (1, 2, 3, 4, 8)] == [1, 1, 1, 2, 4]
+    assert [searches.search_slots(w) for w in (1, 2, 3, 4, 8)] == [1, 1, 1, 2, 4]
