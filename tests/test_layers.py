@@ -84,3 +84,56 @@ def test_no_module_of_the_engine_or_the_service_is_over_600_lines() -> None:
     assert sizes, "no modules found"
     too_long = {name: n for name, n in sizes.items() if n > MOST_LINES}
     assert not too_long, f"modules over {MOST_LINES} lines: {too_long}"
+
+
+#: The engine's rule questions a layer above it must not ask for itself: whether a play beats or
+#: chops the table, which plays a hand or a seat has. The service asks `legal_listing`,
+#: `validate`, `chops` and `apply` instead (docs/ARCHITECTURE.md: the servicer decides no rule).
+RULE_QUESTIONS = frozenset(
+    {
+        "Beat",
+        "beat",
+        "is_out_of_turn_chop",
+        "has_beat",
+        "plays_beating",
+        "combination_list",
+        "legal_plays",
+        "legal_moves",
+    }
+)
+
+
+def _engine_names_used(path: Path) -> set[str]:
+    """The engine names a module imports from `tienlen_rules` or reads off it (`engine.x`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name == "tienlen_rules"
+    }
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "tienlen_rules":
+            used |= {alias.name for alias in node.names}
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+        ):
+            used.add(node.attr)
+    return used
+
+
+def test_the_service_asks_the_engine_no_rule_question_of_its_own() -> None:
+    service = sorted((ROOT / "tienlen_service").rglob("*.py"))
+    asked = {
+        str(path.relative_to(ROOT)): sorted(_engine_names_used(path) & RULE_QUESTIONS)
+        for path in service
+    }
+    assert {path: names for path, names in asked.items() if names} == {}
+    # The counter-check: the scan does see the servicer's questions to the engine.
+    assert {"legal_listing", "chops", "validate"} <= _engine_names_used(
+        ROOT / "tienlen_service" / "servicer.py"
+    )

@@ -4,7 +4,8 @@ Everything a caller needs is importable from here; the modules behind it hold on
 each: cards and sets of cards (`cards`), combinations and chop classes (`combinations`),
 beating and chopping (`beating`, `chop_tables`), rule options, their choices and presets
 (`options`, `choices`, `ruleset`, `revisions`), the game (`state`, `game`, `rounds`,
-`finishing`, `deal`, `instant_wins`), legal moves (`movegen`), settlement (`settlement`,
+`finishing`, `deal`, `instant_wins`), legal moves (`movegen` for a hand, `listing` for a seat
+now: the ordered, grouped, chop-flagged list), settlement (`settlement`,
 `rotten`), what a seat sees (`seat_view`), the events a move produces (`events`), the engine's
 invariants (`invariants`) and the bots (`bots`).
 
@@ -93,7 +94,9 @@ from tienlen_rules.invariants import (
     check_settlement,
     check_turn,
 )
+from tienlen_rules.listing import LegalListing, LegalMove, chops, legal_listing
 from tienlen_rules.movegen import (
+    GroupKey,
     combination_list,
     count_combinations,
     has_beat,
@@ -164,12 +167,15 @@ __all__ = [
     "GameOver",
     "GameStarted",
     "GameState",
+    "GroupKey",
     "IllegalMove",
     "InstantWin",
     "InstantWinList",
     "InstantWinTie",
     "InvariantError",
     "Kind",
+    "LegalListing",
+    "LegalMove",
     "LongPairsChop",
     "Match",
     "MissingStartingCard",
@@ -203,6 +209,7 @@ __all__ = [
     "check_settlement",
     "check_turn",
     "chop_class",
+    "chops",
     "classify",
     "combination_list",
     "count",
@@ -211,6 +218,7 @@ __all__ = [
     "format_option_value",
     "has_beat",
     "is_out_of_turn_chop",
+    "legal_listing",
     "legal_moves",
     "legal_plays",
     "make_bot",

@@ -319,21 +319,6 @@ def _add_lengths(groups: dict[GroupKey, int], kind: Kind, by_length: dict[int, i
         groups[kind, length] = n
 
 
-def group_key(combo: Combination) -> GroupKey:
-    """Return the page group of a play: its type and length."""
-    return combo.kind, combo.length
-
-
-def group_counts(combos: Iterable[Combination]) -> dict[GroupKey, int]:
-    """Count the plays in each (type, length) group, groups in `sort_key` order."""
-    return dict(sorted(Counter(group_key(c) for c in combos).items()))
-
-
-def sort_key(combo: Combination) -> tuple[int, int, int, int]:
-    """Order plays for paging: type, length, top card, then the cards themselves."""
-    return combo.kind, combo.length, combo.top, combo.cards
-
-
 # --------------------------------------------------------------------------- beating
 
 

@@ -16,20 +16,17 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import Counter
 from typing import TYPE_CHECKING, Final, TypeVar
 
 import grpc
 
 import tienlen_rules as engine
-from tienlen.v1 import game_pb2, moves_pb2, service_pb2, service_pb2_grpc
+from tienlen.v1 import game_pb2, service_pb2, service_pb2_grpc
 from tienlen_rules import (
     OPTIONS,
     SPECTATOR,
-    Beat,
     IllegalMove,
     Reason,
-    beat,
     settle,
     view,
 )
@@ -61,7 +58,7 @@ from tienlen_service.tokens import TokenError
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
-    from tienlen_rules import Combination, Event, GameState, RuleSet
+    from tienlen_rules import Event, GameState, RuleSet
     from tienlen_service.metrics import Metrics
     from tienlen_service.tokens import TokenCodec
 
@@ -248,7 +245,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         if combo is None:
             return service_pb2.ValidateMoveResponse(legal=True)
         return service_pb2.ValidateMoveResponse(
-            legal=True, combination=codec.combination_to_pb(combo), chop=_chops(state, combo)
+            legal=True,
+            combination=codec.combination_to_pb(combo),
+            chop=engine.chops(state, combo),
         )
 
     @_rpc
@@ -265,54 +264,18 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         length = request.filter.length
         if length < 0:
             raise FieldError(codec.INVALID_ARGUMENT, "filter.length", "must not be negative")
-        filtered = kind is not None or length > 0
-        plays, can_pass = engine.legal_plays(state, request.seat)
-        plays = sorted(plays, key=lambda c: (c.kind, c.length, c.top, c.cards))
-        groups = Counter((c.kind, c.length) for c in plays)
-        matching = [
-            c
-            for c in plays
-            if (kind is None or c.kind == kind) and (not length or c.length == length)
-        ]
-        total = len(matching) + (1 if can_pass and not filtered else 0)
+        listing = engine.legal_listing(state, request.seat)
+        moves = listing.matching(kind, length)
+        total = len(moves)
         fingerprint = page_fingerprint(request)
         offset = page_offset(request.page_token, fingerprint, total)
-        moves: list[service_pb2.LegalMove] = []
-        index = offset
         end = min(offset + size, total)
-        while index < end:
-            if can_pass and not filtered:
-                if index == 0:
-                    moves.append(
-                        service_pb2.LegalMove(move=moves_pb2.Move(pass_turn=moves_pb2.Pass()))
-                    )
-                    index += 1
-                    continue
-                combo = matching[index - 1]
-            else:
-                combo = matching[index]
-            moves.append(
-                service_pb2.LegalMove(
-                    move=moves_pb2.Move(play=moves_pb2.Play(cards=codec.cards_to_pb(combo.cards))),
-                    combination=codec.combination_to_pb(combo),
-                    chop=_chops(state, combo),
-                )
-            )
-            index += 1
         return service_pb2.ListLegalMovesResponse(
-            moves=moves,
+            moves=[codec.legal_move_to_pb(move) for move in moves[offset:end]],
             total_size=total,
             next_page_token=page_token(end, fingerprint) if end < total else "",
-            group_counts=[
-                service_pb2.MoveGroupCount(
-                    group=service_pb2.MoveGroup(
-                        type=moves_pb2.CombinationType.ValueType(k), length=n
-                    ),
-                    count=count,
-                )
-                for (k, n), count in sorted(groups.items())
-            ],
-            can_pass=can_pass,
+            group_counts=codec.group_counts_to_pb(listing.groups),
+            can_pass=listing.can_pass,
         )
 
     @_rpc
@@ -501,12 +464,6 @@ def _view_response(state: GameState, seat: int) -> service_pb2.GetViewResponse:
     response = service_pb2.GetViewResponse()
     response.view.MergeFromString(codec.view_to_wire(view(state, seat), state))
     return response
-
-
-def _chops(state: GameState, combo: Combination) -> bool:
-    """Whether a legal play chops the table."""
-    table = state.table
-    return table is not None and beat(combo, table, state.rules)[0] == Beat.CHOPS
 
 
 @functools.cache

@@ -621,19 +621,6 @@ def test_page_sizes_above_1000_are_treated_as_1000(stub: Stub) -> None:
     assert sum(g.count for g in page.group_counts) == page.total_size
 
 
-def test_plays_are_listed_by_type_then_length_then_strength(stub: Stub) -> None:
-    token = many_moves_game(stub)
-    moves = stub.ListLegalMoves(
-        service_pb2.ListLegalMovesRequest(state_token=token, seat=0, page_size=1000),
-        timeout=TIMEOUT,
-    ).moves
-    keys = [
-        (m.combination.type, m.combination.length, codec.card_from_pb(m.combination.top, "top"))
-        for m in moves
-    ]
-    assert keys == sorted(keys)
-
-
 # --- NextGame -------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import grpc
 import pytest
 
+import tienlen_rules as engine
 from tienlen.v1 import (
     cards_pb2,
     events_pb2,
@@ -252,24 +253,25 @@ def test_validate_move_is_a_dry_run(stub: Stub) -> None:
     assert apply(stub, game.state_token, 0, play("3S", "3C")).game.to_act == 1
 
 
-def test_validate_move_flags_a_chop(stub: Stub) -> None:
-    game = new_game(
-        stub,
-        explicit=hands_of("2S 9S", "3C 3D 4S 4C 5S 5C 10S", "6S JS", "7S QS"),
-        first_game=False,
-        leader=0,
-    ).game
-    game = apply(stub, game.state_token, 0, play("2S")).game
-    check = stub.ValidateMove(
-        service_pb2.ValidateMoveRequest(
-            state_token=game.state_token, seat=1, move=play("3C", "3D", "4S", "4C", "5S", "5C")
-        ),
-        timeout=TIMEOUT,
-    )
-    assert check.legal
-    assert check.chop
-    assert check.combination.type == moves_pb2.COMBINATION_TYPE_CONSECUTIVE_PAIRS
-    assert check.combination.length == 3
+def test_validate_move_answers_the_engines_chop_flag(stub: Stub) -> None:
+    hands = ("2S 9S", "3C 3D 4S 4C 5S 5C 10S", "6S JS", "7S QS")
+    flags = []
+    for lead, cards in (("2S", "3C 3D 4S 4C 5S 5C"), ("9S", "10S")):
+        game = new_game(stub, explicit=hands_of(*hands), first_game=False, leader=0).game
+        game = apply(stub, game.state_token, 0, play(lead)).game
+        state = engine_game(hands, (f"0: {lead}",))
+        check = stub.ValidateMove(
+            service_pb2.ValidateMoveRequest(
+                state_token=game.state_token, seat=1, move=play(*cards.split())
+            ),
+            timeout=TIMEOUT,
+        )
+        combo = engine.classify(engine.parse_set(cards), state.rules)
+        assert combo is not None
+        assert check.legal
+        assert check.chop == engine.chops(state, combo)
+        flags.append(check.chop)
+    assert flags == [True, False]
 
 
 # --- ListLegalMoves ----------------------------------------------------------------------------
@@ -296,17 +298,67 @@ def list_all(
             return pages, first
 
 
-def test_list_legal_moves_pages_through_every_move(stub: Stub) -> None:
-    game = new_game(stub, players=4, seed=5, first_game=False, leader=0).game
+def engine_game(hands: tuple[str, ...], moves: tuple[str, ...]) -> engine.GameState:
+    """The game NewGame deals from these hands (not a first game, seat 0 leading), played in
+    the engine itself: the listing the RPC must hand out."""
+    state, _ = engine.new_game(
+        engine.build_rules("southern"),
+        len(hands),
+        hands=[engine.parse_set(h) for h in hands],
+        first_game=False,
+        leader=0,
+    )
+    for step in moves:
+        seat, _, cards = step.partition(":")
+        state, _ = engine.apply(state, engine.play(int(seat), engine.parse_cards(cards.strip())))
+    return state
+
+
+def as_listed(listing: engine.LegalListing) -> list[tuple[str, bool]]:
+    return [
+        ("pass", False)
+        if m.combination is None
+        else (engine.format_cards(m.combination.cards), m.chop)
+        for m in listing.moves
+    ]
+
+
+def rpc_listed(moves: list[Any]) -> list[tuple[str, bool]]:
+    return [
+        ("pass", False)
+        if m.move.WhichOneof("action") == "pass_turn"
+        else (" ".join(texts(m.move.play.cards)), m.chop)
+        for m in moves
+    ]
+
+
+LEAD_HANDS = ("3S 3C 4S 4C 5S 5C 6D 7D 2H", "9S", "10S", "JS")
+
+
+def test_list_legal_moves_hands_out_the_engines_listing_page_by_page(stub: Stub) -> None:
+    game = new_game(stub, explicit=hands_of(*LEAD_HANDS), first_game=False, leader=0).game
+    listing = engine.legal_listing(engine_game(LEAD_HANDS, ()), 0)
     everything, first = list_all(stub, game.state_token, 0, 1000)
     paged, _ = list_all(stub, game.state_token, 0, 7)
-    assert len(everything) == first.total_size > 20
+    assert len(listing.moves) > 20
+    assert rpc_listed(everything) == as_listed(listing)
     assert paged == everything
-    assert sum(g.count for g in first.group_counts) == first.total_size  # the leader can't pass
-    assert not first.can_pass
-    keys = [(m.combination.type, m.combination.length) for m in everything]
-    assert keys == sorted(keys)
-    assert len({tuple(texts(m.move.play.cards)) for m in everything}) == len(everything)
+    assert first.total_size == len(listing.moves)
+    assert [(g.group.type, g.group.length, g.count) for g in first.group_counts] == [
+        (kind, length, n) for (kind, length), n in listing.groups.items()
+    ]
+    assert first.can_pass == listing.can_pass
+
+
+def test_list_legal_moves_hands_out_the_pass_and_the_chop_flags(stub: Stub) -> None:
+    hands = ("2S 9S", "3C 3D 4S 4C 5S 5C 10S", "6S JS", "7S QS")
+    game = new_game(stub, explicit=hands_of(*hands), first_game=False, leader=0).game
+    game = apply(stub, game.state_token, 0, play("2S")).game
+    listing = engine.legal_listing(engine_game(hands, ("0: 2S",)), 1)
+    moves, first = list_all(stub, game.state_token, 1, 2)
+    assert rpc_listed(moves) == as_listed(listing)
+    assert any(chop for _, chop in as_listed(listing))
+    assert first.can_pass
 
 
 def test_list_legal_moves_filters_one_group(stub: Stub) -> None:
@@ -326,15 +378,6 @@ def test_list_legal_moves_filters_one_group(stub: Stub) -> None:
     )
     assert all(m.combination.type == moves_pb2.COMBINATION_TYPE_PAIR for m in only)
     assert len(only) == first.total_size == sum(pairs.values())
-
-
-def test_list_legal_moves_lists_the_pass_first_when_allowed(stub: Stub) -> None:
-    game = new_game(stub, explicit=hands_of("3S 9S", "4S 10S", "5S JS", "6S QS")).game
-    game = apply(stub, game.state_token, 0, play("3S")).game
-    moves, first = list_all(stub, game.state_token, 1, 1000)
-    assert first.can_pass
-    assert moves[0].move.WhichOneof("action") == "pass_turn"
-    assert [texts(m.move.play.cards) for m in moves[1:]] == [["4S"], ["10S"]]
 
 
 def test_a_seat_that_is_not_to_act_has_no_moves(stub: Stub) -> None:

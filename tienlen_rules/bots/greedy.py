@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from tienlen_rules.beating import Beat, beat
 from tienlen_rules.bots.base import Observation, decline, to_move
 from tienlen_rules.bots.plan import is_precious, plan_cost
 from tienlen_rules.cards import RANK_ACE, CardSet
 from tienlen_rules.combinations import Combination, Kind
 from tienlen_rules.finishing import ranks_last
+from tienlen_rules.listing import chops
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState, Move
 
@@ -134,9 +134,9 @@ def follow(sit: Situation) -> Combination | None:
     table = sit.table
     assert table is not None
     rules, hand = sit.rules, sit.hand
-    chops = [c for c in sit.plays if beat(c, table, rules)[0] == Beat.CHOPS]
-    if chops:
-        return cheapest(chops)
+    chopping = [c for c in sit.plays if chops(sit.state, c)]
+    if chopping:
+        return cheapest(chopping)
     plain = [c for c in sit.plays if not is_precious(c, rules)]
     late = hand.bit_count() <= LATE_HAND or sit.danger <= DANGER
     if plain:

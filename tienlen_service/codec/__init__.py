@@ -6,6 +6,7 @@ The engine (`tienlen_rules`) never sees protobuf; this package is the one place 
     rules       RuleSetSpec <-> RuleSet; DescribeRules' options and presets
     state       GameState <-> the payload of a state token (protobuf's deterministic bytes)
     events      the engine's events -> Event (the events of a move's answer)
+    listing     a seat's legal-move listing -> ListLegalMoves' LegalMove and MoveGroupCount
     settlement  a finished game's Settlement
     view        what one seat sees -> TableView (the view of every answer)
     errors      FieldError (a request field that can't be read) and StateDecodeError
@@ -45,6 +46,7 @@ from tienlen_service.codec.errors import (
     StateDecodeError,
 )
 from tienlen_service.codec.events import event_to_pb, events_to_pb, events_to_wire
+from tienlen_service.codec.listing import group_counts_to_pb, legal_move_to_pb
 from tienlen_service.codec.rules import (
     MAX_OPTION_CHIPS,
     check_amounts,
@@ -84,8 +86,10 @@ __all__ = [
     "events_to_pb",
     "events_to_wire",
     "follow_rules_to_pb",
+    "group_counts_to_pb",
     "hand_from_pb",
     "kind_from_pb",
+    "legal_move_to_pb",
     "move_from_pb",
     "move_to_pb",
     "new_game_id",

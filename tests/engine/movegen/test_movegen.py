@@ -15,7 +15,7 @@ from helpers.datafile import Leads, leads_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tienlen_rules import movegen
+from tienlen_rules import listing, movegen
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_rules.cards import FULL_DECK, format_cards, parse_set
 from tienlen_rules.combinations import Combination, Kind, chop_class, classify
@@ -83,9 +83,9 @@ def hand_and_table(draw: st.DrawFn, rules: RuleSet) -> tuple[int, Combination]:
     hand = draw(dense_hands())
     other = draw(dense_hands(max_cards=12, avoid=hand).filter(bool))
     plays = movegen.combination_list(other, rules)
-    groups = sorted({movegen.group_key(c) for c in plays})
+    groups = sorted({listing.group_key(c) for c in plays})
     group = draw(st.sampled_from(groups))
-    table = draw(st.sampled_from([c for c in plays if movegen.group_key(c) == group]))
+    table = draw(st.sampled_from([c for c in plays if listing.group_key(c) == group]))
     return hand, table
 
 
@@ -153,7 +153,7 @@ def test_every_combination_a_hand_forms_is_generated_once(rules: RuleSet, hand: 
 def test_counting_is_arithmetic_and_matches_generation(rules: RuleSet, hand: int) -> None:
     generated = movegen.combination_list(hand, rules)
     assert movegen.count_combinations(hand, rules) == len(generated)
-    assert movegen.count_by_group(hand, rules) == movegen.group_counts(generated)
+    assert movegen.count_by_group(hand, rules) == listing.group_counts(generated)
     assert list(movegen.combinations_in(hand, rules)) == generated
 
 
@@ -167,8 +167,8 @@ def test_a_page_group_holds_exactly_the_plays_of_its_type_and_length(
     for kind in Kind:
         for length in range(1, 13):
             group = movegen.plays_in_group(hand, rules, kind, length)
-            expected = [c for c in generated if movegen.group_key(c) == (kind, length)]
-            assert sorted(group, key=movegen.sort_key) == sorted(expected, key=movegen.sort_key)
+            expected = [c for c in generated if listing.group_key(c) == (kind, length)]
+            assert sorted(group, key=listing.sort_key) == sorted(expected, key=listing.sort_key)
 
 
 @pytest.mark.parametrize("case", leads_cases(Path(__file__).with_name("leads.perft")))
@@ -179,10 +179,10 @@ def test_a_hand_leads_exactly_the_plays_of_each_type_and_length_that_the_rules_a
     brute-force model, with the generated list and with the arithmetic counts."""
     where = case.line.where
     assert sum(case.counts.values()) == case.total, where  # the block adds up
-    model = Counter(movegen.group_key(c) for c in classified_subsets(case.hand, case.rules))
+    model = Counter(listing.group_key(c) for c in classified_subsets(case.hand, case.rules))
     assert dict(model) == case.counts, where
     generated = movegen.combination_list(case.hand, case.rules)
-    assert movegen.group_counts(generated) == case.counts, where
+    assert listing.group_counts(generated) == case.counts, where
     assert len(generated) == case.total, where
     assert movegen.count_by_group(case.hand, case.rules) == case.counts, where
     assert movegen.count_combinations(case.hand, case.rules) == case.total, where
@@ -336,9 +336,9 @@ def test_nothing_beats_the_highest_two_without_a_bomb() -> None:
 
 def test_group_counts_are_in_sort_order() -> None:
     plays = movegen.combination_list(parse_set("3S 3C 4S 5S 5C"), SOUTHERN)
-    counts = movegen.group_counts(plays)
+    counts = listing.group_counts(plays)
     assert list(counts) == sorted(counts)
-    assert counts == dict(sorted(Counter(movegen.group_key(c) for c in plays).items()))
+    assert counts == dict(sorted(Counter(listing.group_key(c) for c in plays).items()))
 
 
 def test_plays_containing_keeps_the_plays_with_the_starting_card() -> None:
