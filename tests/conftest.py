@@ -39,6 +39,7 @@ from typing import Any, ClassVar, NamedTuple
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from helpers.deadlines import STARTUP_TIMEOUT
 
 from tienlen_service.config import Config
 from tienlen_service.logs import configure_logging, reset_logging
@@ -47,8 +48,11 @@ from tienlen_service.server import Server, register_engine
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 ROOT = Path(__file__).resolve().parent.parent
-STARTUP_TIMEOUT = 20.0
-"""Seconds a server gets to say SERVING (generous: CI machines are shared)."""
+#: Every listener a test server opens: loopback, and port 0 (a free port) for gRPC; the
+#: metrics exporter and the web port off unless a test asks (`--metrics-port 0`/`--web-port 0`
+#: turn them off; from code, `metrics_port=0` picks a free port). Never a default port: 9464
+#: or 8080 may be held by another process on the machine.
+LISTENERS = ("--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--web-port", "0")
 
 PROBE_SERVICE = "tienlen.test.Probe"
 
@@ -339,15 +343,16 @@ class ServerProcess:
 
 @pytest.fixture
 def process_factory() -> Iterator[Callable[..., ServerProcess]]:
-    """Start `python -m tienlen_service ARGS` (loopback, free port, JSON logs); killed after."""
+    """Start `python -m tienlen_service ARGS` (or `python -c script ARGS`, a main of its own)
+    with `LISTENERS` (loopback, port 0, no metrics or web port unless ARGS ask) and JSON logs;
+    killed after."""
     started: list[ServerProcess] = []
 
-    def start(*args: str, env: dict[str, str] | None = None, module: bool = True) -> ServerProcess:
-        base = ["-m", "tienlen_service", "--host", "127.0.0.1", "--port", "0"] if module else []
-        defaults = (
-            ["--metrics-port", "0", "--web-port", "0", "--log-format", "json"] if module else []
-        )
-        process = ServerProcess([*base, *defaults, *args], env=env)
+    def start(
+        *args: str, env: dict[str, str] | None = None, script: str | None = None
+    ) -> ServerProcess:
+        program = ["-m", "tienlen_service"] if script is None else ["-c", script]
+        process = ServerProcess([*program, *LISTENERS, "--log-format", "json", *args], env=env)
         started.append(process)
         return process
 

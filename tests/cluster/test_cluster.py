@@ -38,6 +38,7 @@ from grpc_channelz.v1 import channelz_pb2
 # The in-process channelz queries (what the channelz service answers); grpc-stubs types them here.
 from grpc_channelz.v1._servicer import ChannelzServicer
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from helpers.deadlines import STARTUP_TIMEOUT
 from tienlen_client import Game, InvalidToken, LegalMove, TienLenClient, channel_target
 
 pytestmark = pytest.mark.cluster
@@ -47,7 +48,6 @@ NGINX_RENDER_SCRIPT = REPO / "deploy" / "nginx" / "render.py"
 ENGINE_SERVICE = "tienlen.v1.TienLenEngine"
 LOOPBACK = "127.0.0.1"
 
-STARTUP_TIMEOUT = 20.0  # seconds for one replica to report SERVING
 SHUTDOWN_GRACE = 5  # the replicas' --grace
 # --drain-delay of the rolling restart: after SIGTERM a replica reports NOT_SERVING this long
 # before it closes its port, so that clients which watch its health move their calls away first

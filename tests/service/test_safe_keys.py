@@ -65,8 +65,10 @@ def test_only_the_published_keys_of_a_ring_are_flagged() -> None:
 
 def test_a_server_refuses_the_published_key_unless_it_is_a_dev_run() -> None:
     with pytest.raises(PublishedKeyError, match="--dev"):
-        Server(Config(host="127.0.0.1", port=0, metrics_port=None, keys=EXAMPLE))
-    Server(Config(host="127.0.0.1", port=0, metrics_port=None, keys=EXAMPLE, dev=True))
+        Server(Config(host="127.0.0.1", port=0, metrics_port=None, web_port=None, keys=EXAMPLE))
+    Server(
+        Config(host="127.0.0.1", port=0, metrics_port=None, web_port=None, keys=EXAMPLE, dev=True)
+    )
 
 
 def test_the_command_exits_2_with_one_clear_line_for_the_published_key(

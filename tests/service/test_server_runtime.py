@@ -527,18 +527,7 @@ sys.exit(main(sys.argv[1:], register=ProbeService().register))
 
 
 def test_sigterm_lets_the_calls_in_flight_finish_then_exits_0(process_factory, probe) -> None:
-    process = process_factory(
-        "-c",
-        PROBE_MAIN,
-        "--host=127.0.0.1",
-        "--port=0",
-        "--metrics-port=0",
-        "--web-port=0",
-        "--log-format=json",
-        "--log-sample=1",
-        "--grace=15",
-        module=False,
-    )
+    process = process_factory("--log-sample=1", "--grace=15", script=PROBE_MAIN)
     address = process.start_and_wait()
     calls_in_flight = 4
     with grpc.insecure_channel(address) as channel:
@@ -672,9 +661,7 @@ def test_bad_keys_stop_the_start_with_exit_1_and_no_secret_in_the_output(process
 def test_a_sigterm_right_after_start_up_still_drains(process_factory) -> None:
     # The handlers are installed before the port opens: a signal sent the instant the server
     # says "serving" must not meet Python's default action (death, exit -15).
-    process = process_factory(
-        "-c", PROBE_MAIN, "--host=127.0.0.1", "--port=0", "--web-port=0", module=False
-    )
+    process = process_factory(script=PROBE_MAIN)
     process.wait_for_event("serving")
     process.terminate()
     assert process.wait() == 0
@@ -684,9 +671,7 @@ def test_a_sigterm_right_after_start_up_still_drains(process_factory) -> None:
 def test_sigint_drains_too(process_factory) -> None:
     import signal
 
-    process = process_factory(
-        "-c", PROBE_MAIN, "--host=127.0.0.1", "--port=0", "--web-port=0", module=False
-    )
+    process = process_factory(script=PROBE_MAIN)
     process.start_and_wait()
     process.proc.send_signal(signal.SIGINT)
     assert process.wait() == 0
