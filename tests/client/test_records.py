@@ -330,6 +330,22 @@ def test_the_example_record_reads_and_writes_back_exactly() -> None:
     assert record.moves[2].is_pass
 
 
+def test_a_records_own_tags_are_kept_and_written_back_standard_ones_first() -> None:
+    """Tags PGN users add (`Event`, `Site`, `Date`, `Round`, `Annotator`, or any other) are
+    not the game's: they are kept as they are and written first, the standard ones in their
+    order, then the others in the order they were read."""
+    loose = '[Table "4"]\n[Date "2026.02.??"]\n' + GOOD.replace(
+        "[Dealer", '[Event "Tết \\"at home\\""]\n[Dealer'
+    )
+    record = GameRecord.from_text(loose)
+    assert record.tags == (("Event", 'Tết "at home"'), ("Date", "2026.02.??"), ("Table", "4"))
+    text = record.to_text()
+    assert text == '[Event "Tết \\"at home\\""]\n[Date "2026.02.??"]\n[Table "4"]\n' + GOOD
+    assert GameRecord.from_text(text) == record
+    assert GameRecord.from_pb(record.to_pb()) == record
+    assert GameRecord.from_json(record.to_json()) == record
+
+
 def test_input_is_read_leniently_and_written_canonically() -> None:
     """Lower case, T for 10, Unicode suits, comments and blank lines are read; the output is
     the canonical form."""
@@ -341,7 +357,13 @@ def test_input_is_read_leniently_and_written_canonically() -> None:
     ("text", "line", "column", "words"),
     [
         pytest.param(
-            GOOD.replace("[Dealer", "[Table"), 3, 2, "unknown tag [Table]", id="an unknown tag"
+            GOOD.replace("[Dealer", "[Hand7"), 3, 2, "the seat tags are", id="a seat of no table"
+        ),
+        pytest.param(
+            '[Date "17 Feb 2026"]\n' + GOOD, 1, 8, "YYYY.MM.DD", id="a date not as PGN writes it"
+        ),
+        pytest.param(
+            '[Event "a"]\n[Event "b"]\n' + GOOD, 2, 2, "[Event] given twice", id="a tag twice"
         ),
         pytest.param(
             GOOD.replace("4S 10S", "4S 11S"),

@@ -14,6 +14,11 @@ export const MAX_RECORD_MOVES = 1000;
 const MAX_PLAYERS = 4;
 const HEADER_TAGS = ["Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game"];
 const RESULT_TAGS = ["Result", "Places", "Transfer", "Net"];
+/** A record's own tags (not the game's), written first and in this order when present: the
+ * event, where and when (PGN's `YYYY.MM.DD`, `??` for an unknown part), its round, who wrote
+ * the record down. Any other tag a program adds is kept too, after these. */
+export const STANDARD_TAGS = ["Event", "Site", "Date", "Round", "Annotator"];
+const DATE = /^(\d{4}|\?{4})\.(\d{2}|\?{2})\.(\d{2}|\?{2})$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const TAG_LINE = /^\[\s*([A-Za-z][A-Za-z0-9]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$/;
@@ -72,6 +77,21 @@ export interface RecordData {
   readonly hands: readonly { readonly cards: readonly RecordCard[] }[];
   readonly moves: readonly RecordMove[];
   readonly result?: RecordResultData | undefined;
+  /** The record's own tags (Event, Site, Date, ...), in their written order (`orderedTags`). */
+  readonly tags?: readonly RecordTagData[] | undefined;
+}
+
+/** A tag of a record's own, as `[Event "Tết at home"]` writes it. */
+export interface RecordTagData {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** A record's own tags in their written order: the standard ones first (`STANDARD_TAGS`
+ * order), then the others as given. */
+export function orderedTags(tags: readonly RecordTagData[]): RecordTagData[] {
+  const standard = STANDARD_TAGS.flatMap((name) => tags.filter((t) => t.name === name));
+  return [...standard, ...tags.filter((t) => !STANDARD_TAGS.includes(t.name))];
 }
 
 /** Text that is not a game record: `line` and `column` (1-based) say where, `detail` what. */
@@ -112,7 +132,8 @@ function reasonText(reason: number): string {
 
 /** The text form of one game (docs/RECORDS.md), exactly as the Python client writes it. */
 export function formatRecord(record: RecordData): string {
-  const lines = [tag("Variant", record.rules?.variant || "southern")];
+  const lines = orderedTags(record.tags ?? []).map((t) => tag(t.name, t.value));
+  lines.push(tag("Variant", record.rules?.variant || "southern"));
   for (const name of Object.keys(record.rules?.options ?? {}).sort()) {
     lines.push(tag("Option", `${name}=${record.rules!.options[name]}`));
   }
@@ -163,6 +184,7 @@ interface Draft {
   moves: { move: RecordMove; line: number; column: number }[];
   result: Map<string, Located>;
   transfers: Located[];
+  own: RecordTagData[]; // the record's own tags (Event, Site, ...)
   phase: "tags" | "moves" | "result";
 }
 
@@ -213,17 +235,13 @@ function readTag(drafts: Draft[], line: string, number: number, column: number):
     else draft.result.set(name, located);
     return;
   }
-  if (!knownHeader(name)) {
-    throw new RecordSyntaxError(
-      number,
-      nameColumn,
-      `unknown tag [${name}]; the tags are ${HEADER_TAGS.join(", ")}, Totals, Name<seat>, Hand<seat> and, after the moves, ${RESULT_TAGS.join(", ")}`,
-    );
+  if (!knownHeader(name) && /^(Name|Hand)\d+$/.test(name)) {
+    throw new RecordSyntaxError(number, nameColumn, `[${name}]: the seat tags are Name0..Name${MAX_PLAYERS - 1} and Hand0..Hand${MAX_PLAYERS - 1}`);
   }
   let draft = drafts.at(-1);
   if (draft === undefined || draft.phase !== "tags") {
     if (draft?.phase === "moves") throw new RecordSyntaxError(number, nameColumn, `[${name}] after the moves: the [Result] tag is missing`);
-    draft = { line: number, tags: new Map(), options: [], moves: [], result: new Map(), transfers: [], phase: "tags" };
+    draft = { line: number, tags: new Map(), options: [], moves: [], result: new Map(), transfers: [], own: [], phase: "tags" };
     drafts.push(draft);
   }
   if (name === "Option") {
@@ -234,8 +252,13 @@ function readTag(drafts: Draft[], line: string, number: number, column: number):
     draft.options.push([option, value.slice(at + 1).trim()]);
     return;
   }
-  if (draft.tags.has(name)) throw new RecordSyntaxError(number, nameColumn, `[${name}] given twice`);
-  draft.tags.set(name, located);
+  if (draft.tags.has(name) || draft.own.some((t) => t.name === name)) throw new RecordSyntaxError(number, nameColumn, `[${name}] given twice`);
+  if (knownHeader(name)) {
+    draft.tags.set(name, located);
+    return;
+  }
+  if (name === "Date" && !DATE.test(value.trim())) throw new RecordSyntaxError(number, valueColumn, 'a Date is "YYYY.MM.DD" ("??" for unknown)');
+  draft.own.push({ name, value }); // a record's own tag (Event, Site, ...): kept as it is
 }
 
 function knownHeader(name: string): boolean {
@@ -355,6 +378,7 @@ function finish(draft: Draft, lastLine: number): RecordData {
     hands: hands.map((h) => ({ cards: h.map(cardOf) })),
     moves: draft.moves.map((m) => m.move),
     result: readResult(draft, players),
+    tags: orderedTags(draft.own),
   };
 }
 

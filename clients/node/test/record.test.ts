@@ -122,6 +122,18 @@ test("the example record reads, writes back exactly, and replays", { timeout: 30
   assert.equal(formatMatch(match), GOOD + "\n" + GOOD);
 });
 
+test("a record's own tags are kept and written back, the standard ones first", () => {
+  const loose = '[Table "4"]\n[Date "2026.02.??"]\n' + GOOD.replace("[Dealer", '[Event "Tết \\"at home\\""]\n[Dealer');
+  const record = parseRecord(loose);
+  assert.deepEqual(
+    record.tags.map((t) => [t.name, t.value]),
+    [["Event", 'Tết "at home"'], ["Date", "2026.02.??"], ["Table", "4"]],
+  );
+  const text = formatRecord(record);
+  assert.equal(text, '[Event "Tết \\"at home\\""]\n[Date "2026.02.??"]\n[Table "4"]\n' + GOOD);
+  assert.equal(formatRecord(parseRecord(text)), text);
+});
+
 test("a stated result the replay does not reach is refused with the field", { timeout: 30_000 }, async () => {
   await assert.rejects(replayRecord(client, GOOD.replace('[Net "-200 200"]', '[Net "200 -200"]')), (error: unknown) => {
     assert.ok(error instanceof TienLenError);
@@ -132,7 +144,9 @@ test("a stated result the replay does not reach is refused with the field", { ti
 });
 
 const MALFORMED: [string, string, number, number, string][] = [
-  ["an unknown tag", GOOD.replace("[Dealer", "[Table"), 3, 2, "unknown tag [Table]"],
+  ["a seat of no table", GOOD.replace("[Dealer", "[Hand7"), 3, 2, "the seat tags are"],
+  ["a date not as PGN writes it", '[Date "17 Feb 2026"]\n' + GOOD, 1, 8, "YYYY.MM.DD"],
+  ["a tag twice", '[Event "a"]\n[Event "b"]\n' + GOOD, 2, 2, "[Event] given twice"],
   ["a card that does not exist", GOOD.replace("4S 10S", "4S 11S"), 9, 12, "unknown rank '11'"],
   ["a card dealt twice", GOOD.replace("4S 10S", "4S 9S"), 9, 12, "9S is dealt twice"],
   ["a move by a seat not at the table", GOOD.replace("2. 1: 4S", "2. 5: 4S"), 12, 4, "seat 5 is not at this table"],

@@ -52,11 +52,10 @@ from tienlen_client.record import (
     GameRecord,
     MatchRecord,
     RecordedMove,
-    RecordMoveRejected,
     RecordParseError,
     RecordResult,
-    RecordUnavailable,
 )
+from tienlen_client.record_log import RecordMoveRejected, RecordUnavailable
 from tienlen_client.rules import RuleOption, Rules, Variant
 from tienlen_client.stream import MoveStream
 

@@ -1,4 +1,4 @@
-"""`TienLenClient`: the thin Python client of the Tiến Lên engine service.
+"""`TienLenClient`: the Python client of the Tiến Lên engine service (thin: it decides no rule).
 
     with TienLenClient("127.0.0.1:50051") as client:
         game = client.new_game(variant="southern", players=4, seed=7)
@@ -41,7 +41,8 @@ from tienlen_client.follow import (
     follow_game,
 )
 from tienlen_client.models import Game, LegalMove, Validation, View
-from tienlen_client.record import GameLog, GameRecord, replay_error
+from tienlen_client.record import GameRecord
+from tienlen_client.record_log import GameLog, replay_error
 from tienlen_client.request_ids import request_metadata
 from tienlen_client.rules import Rules
 from tienlen_client.stream import MoveStream

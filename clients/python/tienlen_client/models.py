@@ -28,7 +28,8 @@ __all__ = [  # Combination is re-exported: it was defined here before it had its
 ]
 
 if TYPE_CHECKING:
-    from tienlen_client.record import GameLog, GameRecord, MatchRecord
+    from tienlen_client.record import GameRecord, MatchRecord
+    from tienlen_client.record_log import GameLog
 
 
 def _enum_name(prefix: str, name: str) -> str:
@@ -209,13 +210,13 @@ class Game:
         """The record of the game so far (docs/RECORDS.md), from the answers the client followed;
         `names`: the players' names, one per seat. RecordUnavailable when the client does not
         know the dealt hands (see `tienlen_client.record`)."""
-        from tienlen_client.record import record_of
+        from tienlen_client.record_log import record_of
 
         return record_of(self, names)
 
     def match_record(self) -> MatchRecord:
         """The records of the match's games the client followed, this one last."""
-        from tienlen_client.record import match_record_of
+        from tienlen_client.record_log import match_record_of
 
         return match_record_of(self)
 

@@ -28,7 +28,8 @@ from tienlen_client.client import TienLenClient
 from tienlen_client.errors import InvalidRequest
 from tienlen_client.events import Event, Passed, Played
 from tienlen_client.models import Game
-from tienlen_client.record import GameRecord, MatchRecord, RecordMoveRejected, RecordParseError
+from tienlen_client.record import GameRecord, MatchRecord, RecordParseError
+from tienlen_client.record_log import RecordMoveRejected
 
 RESULT_MISMATCH = "RECORD_RESULT_MISMATCH"
 
