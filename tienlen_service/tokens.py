@@ -31,38 +31,47 @@ deployment id, a token names its deployment truthfully once its tag verifies, so
 can say exactly why (TOKEN_WRONG_DEPLOYMENT) instead of a vague bad signature — and a forger
 can't move a token between deployments.
 
-Keys: each configured key (32 random bytes recommended, 16 at least) is never used directly;
-three sub-keys are derived from it with HKDF-SHA256 — one per purpose (``info`` = "tienlen
-mac", "tienlen seal", "tienlen seat") — so a MAC, a ciphertext and a seat token can never be
-confused for one another. The first key of the ring signs; every key verifies, which is how
-keys are rotated without breaking the games in progress.
+The keys (a `KeyRing`, each key derived into its sub-keys) are `keys.py`.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import hmac
-import os
 import re
-import secrets
 import struct
 import time
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
 
 from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from tienlen_service.entropy import random_bytes
+from tienlen_service.keys import (
+    GENERATED_KEY_BYTES,
+    MIN_KEY_BYTES,
+    PUBLISHED_EXAMPLE_KEYS,
+    DerivedKey,
+    KeyConfigError,
+    KeyRing,
+    mac_of,
+)
+
+__all__ = [
+    "GENERATED_KEY_BYTES",
+    "MIN_KEY_BYTES",
+    "PUBLISHED_EXAMPLE_KEYS",
+    "KeyConfigError",
+    "KeyRing",
+    "TokenCodec",
+    "TokenError",
+    "TokenReason",
+    "deployment_problem",
+]
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
-    from pathlib import Path
+    from collections.abc import Callable
 
 VERSION: Final = 2
 """The format with an issue time (made where a maximum age is set)."""
@@ -75,26 +84,12 @@ _KNOWN_FLAGS: Final = FLAG_SEALED
 TAG_BYTES: Final = 32
 NONCE_BYTES: Final = 12
 GCM_TAG_BYTES: Final = 16
-MIN_KEY_BYTES: Final = 16
-GENERATED_KEY_BYTES: Final = 32
 SEAT_TAG_BYTES: Final = 16
 """Seat tokens carry 128 bits of HMAC: enough against guessing, short enough to paste."""
 MAX_SEAT: Final = 0xFFFF
 
-_KID_RE: Final = re.compile(r"[A-Za-z0-9._-]{1,32}")
 _DEPLOYMENT_RE: Final = re.compile(r"[A-Za-z0-9._:/-]{1,64}")
 _SEAT_TOKEN_RE: Final = re.compile(r"[A-Za-z0-9_-]{22}")
-
-_INFO_MAC: Final = b"tienlen mac"
-_INFO_SEAL: Final = b"tienlen seal"
-_INFO_SEAT: Final = b"tienlen seat"
-
-#: SHA-256 of the key material published as an example in this repository (the deploy
-#: manifests shipped it before their dev overlay generated its own key): anyone can read it, so tokens signed with it can be forged. A server
-#: refuses to start with it unless told it is a development run (`--dev`).
-PUBLISHED_EXAMPLE_KEYS: Final = frozenset(
-    {"1dc4e8424347ab7d61485ed809ed71fb63ec632ba1db87a429a39e0f0ae8f7b4"}
-)
 
 
 class TokenReason(StrEnum):
@@ -124,175 +119,6 @@ class TokenError(Exception):
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message
-
-
-class KeyConfigError(ValueError):
-    """A key specification that can't be used (the message never repeats key material)."""
-
-
-def _derive(material: bytes, info: bytes) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(material)
-
-
-def _hmac(keyed: hmac.HMAC, data: bytes) -> bytes:
-    """HMAC-SHA256 of `data` under the key of `keyed` (a keyed HMAC object, never updated).
-
-    Not `hmac.digest()`: OpenSSL's one-shot HMAC releases the GIL on every call, which in a
-    loaded threaded server hands the GIL to another thread and costs a context switch per
-    token. A copy of a keyed object hashes under the GIL (below 2 KiB of data) and skips the
-    keying, so it is faster too."""
-    mac = keyed.copy()
-    mac.update(data)
-    return mac.digest()
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class _Key:
-    kid: str
-    kid_bytes: bytes
-    mac: hmac.HMAC  # keyed with the MAC sub-key; only ever copied (see `_hmac`)
-    seat_mac: hmac.HMAC  # keyed with the seat sub-key
-    aead: AESGCM
-
-    @classmethod
-    def derive(cls, kid: str, material: bytes) -> _Key:
-        return cls(
-            kid=kid,
-            kid_bytes=kid.encode("ascii"),
-            mac=hmac.new(_derive(material, _INFO_MAC), digestmod=hashlib.sha256),
-            seat_mac=hmac.new(_derive(material, _INFO_SEAT), digestmod=hashlib.sha256),
-            aead=AESGCM(_derive(material, _INFO_SEAL)),
-        )
-
-
-def _decode_material(kid: str, text: str) -> bytes:
-    """Key material is base64url (padding optional); standard base64 is accepted too."""
-    cleaned = text.strip()
-    padded = cleaned + "=" * (-len(cleaned) % 4)
-    try:
-        material = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-    except (binascii.Error, ValueError):
-        raise KeyConfigError(f"key {kid!r}: the key material is not base64url") from None
-    if len(material) < MIN_KEY_BYTES:
-        raise KeyConfigError(
-            f"key {kid!r}: {len(material)} bytes of key material; at least {MIN_KEY_BYTES} "
-            f"(32 recommended) are required"
-        )
-    return material
-
-
-class KeyRing:
-    """The configured keys, in order: the first signs, every one verifies.
-
-    Specification text: ``kid1:base64url,kid2:base64url`` (commas or new lines between keys,
-    ``#`` starts a comment in a file). Key ids are 1–32 characters of ``[A-Za-z0-9._-]``.
-    """
-
-    __slots__ = ("_by_kid", "_keys", "generated", "published_kids")
-
-    def __init__(self, keys: Iterable[tuple[str, bytes]], *, generated: bool = False) -> None:
-        derived: list[_Key] = []
-        seen: set[str] = set()
-        published: list[str] = []
-        for kid, material in keys:
-            if not _KID_RE.fullmatch(kid):
-                raise KeyConfigError(
-                    f"key id {kid!r}: use 1-32 characters of letters, digits, '.', '_', '-'"
-                )
-            if kid in seen:
-                raise KeyConfigError(f"key id {kid!r} appears twice")
-            if len(material) < MIN_KEY_BYTES:
-                raise KeyConfigError(
-                    f"key {kid!r}: at least {MIN_KEY_BYTES} bytes of key material are required"
-                )
-            seen.add(kid)
-            derived.append(_Key.derive(kid, material))
-            if hashlib.sha256(material).hexdigest() in PUBLISHED_EXAMPLE_KEYS:
-                published.append(kid)
-        if not derived:
-            raise KeyConfigError("no keys: give at least one kid:base64url key")
-        self.published_kids: tuple[str, ...] = tuple(published)
-        """The key ids whose material is a published example key (see PUBLISHED_EXAMPLE_KEYS)."""
-        self._keys: tuple[_Key, ...] = tuple(derived)
-        self._by_kid: dict[bytes, _Key] = {k.kid_bytes: k for k in derived}
-        self.generated = generated
-        """True for a ring made by `generate()`: fine on a laptop, never in production."""
-
-    @classmethod
-    def from_spec(cls, spec: str) -> KeyRing:
-        """Parse ``kid1:base64url,kid2:base64url`` (the first key signs)."""
-        entries: list[tuple[str, bytes]] = []
-        for raw_line in spec.splitlines():
-            line = raw_line.split("#", 1)[0]
-            for raw_entry in line.split(","):
-                entry = raw_entry.strip()
-                if not entry:
-                    continue
-                kid, sep, text = entry.partition(":")
-                kid = kid.strip()
-                if not sep or not kid:
-                    raise KeyConfigError(
-                        "each key is written kid:base64url (a key id, a colon, the key)"
-                    )
-                entries.append((kid, _decode_material(kid, text)))
-        return cls(entries)
-
-    @classmethod
-    def from_file(cls, path: str | os.PathLike[str] | Path) -> KeyRing:
-        """Read a key specification from a file (one ``kid:base64url`` per line, ``#`` comments)."""
-        try:
-            with open(path, encoding="utf-8") as handle:  # noqa: PTH123 - str or Path alike
-                text = handle.read()
-        except OSError as exc:
-            raise KeyConfigError(
-                f"can't read the keys file {os.fspath(path)!r}: {exc.strerror}"
-            ) from None
-        return cls.from_spec(text)
-
-    @classmethod
-    def generate(cls) -> KeyRing:
-        """Make a ring of one fresh random key, for local use.
-
-        Tokens die with the process and other replicas can't read them.
-        """
-        kid = "local-" + secrets.token_hex(4)
-        return cls([(kid, secrets.token_bytes(GENERATED_KEY_BYTES))], generated=True)
-
-    @staticmethod
-    def new_spec_entry(kid: str) -> str:
-        """Make a ``kid:base64url`` entry of 32 fresh random bytes (for operators making keys)."""
-        if not _KID_RE.fullmatch(kid):
-            raise KeyConfigError(
-                f"key id {kid!r}: use 1-32 characters of letters, digits, '.', '_', '-'"
-            )
-        return (
-            f"{kid}:{base64.urlsafe_b64encode(secrets.token_bytes(GENERATED_KEY_BYTES)).decode()}"
-        )
-
-    @property
-    def signing_kid(self) -> str:
-        """The key id that signs new tokens."""
-        return self._keys[0].kid
-
-    @property
-    def kids(self) -> tuple[str, ...]:
-        """Every key id, the signing one first."""
-        return tuple(k.kid for k in self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __repr__(self) -> str:
-        return f"KeyRing(kids={self.kids!r}, generated={self.generated})"
-
-    def _signing(self) -> _Key:
-        return self._keys[0]
-
-    def _lookup(self, kid: bytes) -> _Key | None:
-        return self._by_kid.get(kid)
-
-    def _all(self) -> tuple[_Key, ...]:
-        return self._keys
 
 
 def deployment_problem(deployment: str) -> str | None:
@@ -390,7 +216,7 @@ class TokenCodec:
         else:
             body = bytes(payload)
         prefix = header + body
-        return prefix + _hmac(key.mac, prefix)
+        return prefix + mac_of(key.mac, prefix)
 
     def decode(self, token: bytes) -> bytes:
         """Verify `token` and return its payload; raise `TokenError` (and nothing else)."""
@@ -433,7 +259,7 @@ class TokenCodec:
                 "the state token was signed by a key this server does not have",
             )
         prefix = data[:tag_at]
-        expected = _hmac(key.mac, prefix)
+        expected = mac_of(key.mac, prefix)
         if not hmac.compare_digest(expected, data[tag_at:]):
             raise TokenError(
                 TokenReason.TOKEN_BAD_SIGNATURE,
@@ -486,9 +312,9 @@ class TokenCodec:
                 )
         return token[3:kid_end].decode("ascii")
 
-    def _seat_tag(self, key: _Key, game_id: bytes, seat: int) -> bytes:
+    def _seat_tag(self, key: DerivedKey, game_id: bytes, seat: int) -> bytes:
         message = self._seat_prefix + seat.to_bytes(2, "big") + game_id
-        return _hmac(key.seat_mac, message)[:SEAT_TAG_BYTES]
+        return mac_of(key.seat_mac, message)[:SEAT_TAG_BYTES]
 
     def seat_token(self, game_id: bytes, seat: int) -> str:
         """Mint the capability token that lets its holder act for `seat` in game `game_id`.
