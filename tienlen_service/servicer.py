@@ -5,7 +5,8 @@ and encodes the answer. It decides no rule. Every domain error is turned into a 
 one place, `_rpc`, by `statuses.error_status` (the table of codes and reasons is there).
 
 Long work watches its call: a bot's search asks `call_gone(context)` between playouts and stops
-when the caller cancelled or its deadline passed, so six abandoned calls cannot hold the
+when the caller cancelled, hung up or its deadline passed (every transport's context honours
+one contract for this, `call_context.CallContext`), so six abandoned calls cannot hold the
 workers; and at most `search_slots(workers)` searches run at once (more are refused at once
 with RESOURCE_EXHAUSTED, which clients retry with backoff).
 
@@ -38,6 +39,7 @@ from tienlen_rules import (
     view,
 )
 from tienlen_service import codec, records
+from tienlen_service.call_context import call_gone, expired
 from tienlen_service.codec import FieldError, StateDecodeError
 from tienlen_service.paging import (
     DEFAULT_PAGE_SIZE,
@@ -92,15 +94,6 @@ def search_slots(workers: int) -> int:
     """How many bot searches (`SEARCH_BOTS`) a server with `workers` call threads runs at once:
     half of them, at least one, so that cheap calls always find a worker."""
     return max(1, workers // 2)
-
-
-def call_gone(context: grpc.ServicerContext) -> Callable[[], bool]:
-    """A cheap check for long work: True once the call was cancelled or its deadline passed."""
-
-    def gone() -> bool:
-        return context.time_remaining() <= 0 or not context.is_active()
-
-    return gone
 
 
 def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
@@ -447,14 +440,16 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
                 should_stop=call_gone(context) if bounded else None,
             )
         except engine.Abandoned:
-            expired = context.time_remaining() <= 0
+            deadline_passed = expired(context)
             abort(
                 context,
                 rich_status(
-                    grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED,
+                    grpc.StatusCode.DEADLINE_EXCEEDED
+                    if deadline_passed
+                    else grpc.StatusCode.CANCELLED,
                     CALL_ABANDONED,
                     "the search stopped: the call's deadline passed"
-                    if expired
+                    if deadline_passed
                     else "the search stopped: the call was cancelled",
                     {"bot": name},
                 ),
