@@ -24,7 +24,7 @@ from tienlen_service.logs import AccessLog, get_logger
 from tienlen_service.metrics import Metrics, MetricsServer, start_metrics_server
 from tienlen_service.observability import ObservabilityInterceptor
 from tienlen_service.reflection import enable_reflection
-from tienlen_service.tokens import KeyConfigError, KeyRing, TokenCodec
+from tienlen_service.tokens import DealKey, KeyConfigError, KeyRing, TokenCodec
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -62,6 +62,7 @@ def register_engine(
         tokens=tokens,
         metrics=metrics,
         require_seat_tokens=config.require_seat_tokens,
+        deal_key=None if config.deal_key_file is None else DealKey.from_file(config.deal_key_file),
         max_streams=servicer.stream_slots(config.workers),
         max_searches=servicer.search_slots(config.workers),
     )

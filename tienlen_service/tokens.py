@@ -32,9 +32,9 @@ can say exactly why (TOKEN_WRONG_DEPLOYMENT) instead of a vague bad signature �
 can't move a token between deployments.
 
 Keys: each configured key (32 random bytes recommended, 16 at least) is never used directly;
-three sub-keys are derived from it with HKDF-SHA256 — one per purpose (``info`` = "tienlen
-mac", "tienlen seal", "tienlen seat") — so a MAC, a ciphertext and a seat token can never be
-confused for one another. The first key of the ring signs; every key verifies, which is how
+four sub-keys are derived from it with HKDF-SHA256 — one per purpose (``info`` = "tienlen
+mac", "tienlen seal", "tienlen seat", "tienlen deal") — so a MAC, a ciphertext, a seat token
+and a deal's seed can never be confused for one another. The first key of the ring signs; every key verifies, which is how
 keys are rotated without breaking the games in progress.
 """
 
@@ -88,6 +88,9 @@ _SEAT_TOKEN_RE: Final = re.compile(r"[A-Za-z0-9_-]{22}")
 _INFO_MAC: Final = b"tienlen mac"
 _INFO_SEAL: Final = b"tienlen seal"
 _INFO_SEAT: Final = b"tienlen seat"
+_INFO_DEAL: Final = b"tienlen deal"
+MIN_DEAL_KEY_CHARS: Final = 22
+"""A deal key is at least 22 characters (128 bits as base64url)."""
 
 #: SHA-256 of the key material published as an example in this repository (the deploy
 #: manifests shipped it before their dev overlay generated its own key): anyone can read it, so tokens signed with it can be forged. A server
@@ -152,6 +155,7 @@ class _Key:
     kid_bytes: bytes
     mac: hmac.HMAC  # keyed with the MAC sub-key; only ever copied (see `_hmac`)
     seat_mac: hmac.HMAC  # keyed with the seat sub-key
+    deal_mac: hmac.HMAC  # keyed with the deal sub-key
     aead: AESGCM
 
     @classmethod
@@ -161,6 +165,7 @@ class _Key:
             kid_bytes=kid.encode("ascii"),
             mac=hmac.new(_derive(material, _INFO_MAC), digestmod=hashlib.sha256),
             seat_mac=hmac.new(_derive(material, _INFO_SEAT), digestmod=hashlib.sha256),
+            deal_mac=hmac.new(_derive(material, _INFO_DEAL), digestmod=hashlib.sha256),
             aead=AESGCM(_derive(material, _INFO_SEAL)),
         )
 
@@ -316,6 +321,7 @@ class TokenCodec:
 
     __slots__ = (
         "_clock",
+        "_deal_prefix",
         "_dep_header",
         "_deployment",
         "_keyring",
@@ -347,6 +353,7 @@ class TokenCodec:
         dep = deployment.encode("ascii")
         self._dep_header = bytes([len(dep)]) + dep
         self._seat_prefix = b"tienlen seat token\x00" + self._dep_header
+        self._deal_prefix = b"tienlen next deal\x00" + self._dep_header
 
     @property
     def keyring(self) -> KeyRing:
@@ -520,3 +527,53 @@ class TokenCodec:
             # No early exit: the time taken doesn't tell which key (if any) matched.
             ok |= hmac.compare_digest(self._seat_tag(key, gid, seat), given)
         return ok
+
+    def deal_seed(self, token: bytes, game_id: bytes, game_number: int) -> int:
+        """The seed of game `game_number`'s random deal in the match `game_id`, for a token
+        already known good (`decode` accepted it): a 63-bit HMAC under the deal sub-key of the
+        key that signed `token`, over (deployment, game number, game id).
+
+        So the next deal is fixed by the finished game (NextGame asked twice deals the same
+        hands: nobody can re-deal until the hands suit them) and unpredictable without the
+        key. The signing key of the token, not the ring's first: every replica derives the
+        same seed from the same token, during a key rotation too."""
+        key = self._keyring._lookup(token[3 : 3 + token[2]])  # noqa: SLF001
+        if key is None:  # pragma: no cover - decode accepted the token, so its key is here
+            raise TokenError(
+                TokenReason.TOKEN_UNKNOWN_KEY, "the state token's key is not configured"
+            )
+        message = self._deal_prefix + struct.pack(">I", game_number) + bytes(game_id)
+        return int.from_bytes(_hmac(key.deal_mac, message)[:8], "big") >> 1
+
+
+class DealKey:
+    """The host's credential for seeded and explicit deals (``--deal-key-file``): a secret
+    of at least `MIN_DEAL_KEY_CHARS` characters that only the host holds and sends in
+    `deal_key`. Compared in constant time (as SHA-256 digests, so the length doesn't show)."""
+
+    __slots__ = ("_digest",)
+
+    def __init__(self, secret: str) -> None:
+        secret = secret.strip()
+        if len(secret) < MIN_DEAL_KEY_CHARS:
+            raise KeyConfigError(
+                f"the deal key has {len(secret)} characters; at least {MIN_DEAL_KEY_CHARS} are"
+                " required (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+            )
+        self._digest = hashlib.sha256(secret.encode()).digest()
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str] | Path) -> DealKey:
+        """Read the deal key from a file (its one line; surrounding white space ignored)."""
+        try:
+            with open(path, encoding="utf-8") as handle:  # noqa: PTH123
+                return cls(handle.read())
+        except OSError as exc:
+            raise KeyConfigError(f"cannot read the deal key file: {exc.strerror}") from None
+
+    def check(self, given: str) -> bool:
+        """Whether `given` is the deal key (constant time)."""
+        return hmac.compare_digest(hashlib.sha256(given.strip().encode()).digest(), self._digest)
+
+    def __repr__(self) -> str:
+        return "DealKey(<secret>)"
