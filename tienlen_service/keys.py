@@ -1,14 +1,15 @@
 """The service's keys: a `KeyRing` of named keys, each derived into the sub-keys it is used as.
 
 Each configured key (32 random bytes recommended, 16 at least) is never used directly;
-three sub-keys are derived from it with HKDF-SHA256 — one per purpose (``info`` = "tienlen
-mac", "tienlen seal", "tienlen seat") — so a MAC, a ciphertext and a seat token can never be
-confused for one another. The first key of the ring signs; every key verifies, which is how
+four sub-keys are derived from it with HKDF-SHA256 — one per purpose (``info`` = "tienlen
+mac", "tienlen seal", "tienlen seat", "tienlen deal") — so a MAC, a ciphertext, a seat token
+and a deal's seed can never be confused for one another. The first key of the ring signs; every key verifies, which is how
 keys are rotated without breaking the games in progress.
 
 A key is configured as ``kid:base64url-material`` (`KeyRing.from_spec`, or a file of such
 lines, `KeyRing.from_file`); `KeyRing.generate` makes a throwaway one for a development run.
-The state and seat tokens that use the keys are `tokens.py`.
+`DealKey` is the host's separate credential for seeded and explicit deals. The state and seat
+tokens that use the keys are `tokens.py`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ _KID_RE: Final = re.compile(r"[A-Za-z0-9._-]{1,32}")
 _INFO_MAC: Final = b"tienlen mac"
 _INFO_SEAL: Final = b"tienlen seal"
 _INFO_SEAT: Final = b"tienlen seat"
+_INFO_DEAL: Final = b"tienlen deal"
+MIN_DEAL_KEY_CHARS: Final = 22
+"""A deal key is at least 22 characters (128 bits as base64url)."""
 
 #: SHA-256 of the key material published as an example in this repository (the deploy
 #: manifests shipped it before their dev overlay generated its own key): anyone can read it, so tokens signed with it can be forged. A server
@@ -76,6 +80,7 @@ class DerivedKey:
     kid_bytes: bytes
     mac: hmac.HMAC  # keyed with the MAC sub-key; only ever copied (see `mac_of`)
     seat_mac: hmac.HMAC  # keyed with the seat sub-key
+    deal_mac: hmac.HMAC  # keyed with the deal sub-key
     aead: AESGCM
 
     @classmethod
@@ -86,6 +91,7 @@ class DerivedKey:
             kid_bytes=kid.encode("ascii"),
             mac=hmac.new(_derive(material, _INFO_MAC), digestmod=hashlib.sha256),
             seat_mac=hmac.new(_derive(material, _INFO_SEAT), digestmod=hashlib.sha256),
+            deal_mac=hmac.new(_derive(material, _INFO_DEAL), digestmod=hashlib.sha256),
             aead=AESGCM(_derive(material, _INFO_SEAL)),
         )
 
@@ -218,3 +224,36 @@ class KeyRing:
 
     def _all(self) -> tuple[DerivedKey, ...]:
         return self._keys
+
+
+class DealKey:
+    """The host's credential for seeded and explicit deals (``--deal-key-file``): a secret
+    of at least `MIN_DEAL_KEY_CHARS` characters that only the host holds and sends in
+    `deal_key`. Compared in constant time (as SHA-256 digests, so the length doesn't show)."""
+
+    __slots__ = ("_digest",)
+
+    def __init__(self, secret: str) -> None:
+        secret = secret.strip()
+        if len(secret) < MIN_DEAL_KEY_CHARS:
+            raise KeyConfigError(
+                f"the deal key has {len(secret)} characters; at least {MIN_DEAL_KEY_CHARS} are"
+                " required (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+            )
+        self._digest = hashlib.sha256(secret.encode()).digest()
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str] | Path) -> DealKey:
+        """Read the deal key from a file (its one line; surrounding white space ignored)."""
+        try:
+            with open(path, encoding="utf-8") as handle:  # noqa: PTH123
+                return cls(handle.read())
+        except OSError as exc:
+            raise KeyConfigError(f"cannot read the deal key file: {exc.strerror}") from None
+
+    def check(self, given: str) -> bool:
+        """Whether `given` is the deal key (constant time)."""
+        return hmac.compare_digest(hashlib.sha256(given.strip().encode()).digest(), self._digest)
+
+    def __repr__(self) -> str:
+        return "DealKey(<secret>)"

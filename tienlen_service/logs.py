@@ -1,13 +1,16 @@
 """Logs: structlog set-up, and the access log that decides which calls get their `rpc` line.
 
-Logs are structlog, in JSON when stdout is not a terminal, readable colours when it is. Each
-call may get one canonical line (``rpc``, ``code``, ``duration_ms``, ``request_id``,
+Logs are structlog, in JSON when stdout is not a terminal, readable colours when it is. No
+line ever holds a frame's locals (structlog's `dict_tracebacks` and the console's rich
+tracebacks render them by default: a state token and every hand, once) and no value in a line
+is longer than `MAX_VALUE_CHARS` (`cut_long_values`). Each call may get one canonical line (``rpc``, ``code``, ``duration_ms``, ``request_id``,
 ``sampled``); `AccessLog` decides which: every failed, slow or streaming call, and one
 successful unary call in ``--log-sample``.
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import logging
 import re
@@ -74,10 +77,22 @@ def configure_logging(
     ]
     renderer: Processor
     if log_format == "json":
-        shared.append(structlog.processors.dict_tracebacks)
+        # Tracebacks as data, without the frames' locals (dict_tracebacks shows them).
+        shared.append(
+            structlog.processors.ExceptionRenderer(
+                structlog.tracebacks.ExceptionDictTransformer(
+                    show_locals=False, max_frames=MAX_TRACEBACK_FRAMES
+                )
+            )
+        )
         renderer = structlog.processors.JSONRenderer()
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=out.isatty())
+        # The standard library's traceback, never rich's or better-exceptions' (both show
+        # locals), its lines cut like every value.
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=out.isatty(), exception_formatter=short_traceback
+        )
+    shared.append(cut_long_values)
 
     structlog.configure(
         processors=[*shared, renderer],
@@ -103,6 +118,53 @@ def configure_logging(
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(numeric_level)
+
+
+MAX_VALUE_CHARS: Final = 500
+"""The longest string value a log line holds (longer ones are cut, saying by how much): an
+error message may quote a request, and nothing a reader needs is longer."""
+MAX_TRACEBACK_FRAMES: Final = 20
+"""Frames of a traceback kept (the outermost and innermost halves)."""
+
+_PLAIN: Final = (str, int, float, bool, type(None))
+
+
+def cut(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    """`text`, or its first `limit` characters and how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}...[{len(text) - limit} more characters cut]"
+
+
+def _cut_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return cut(value)
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, dict):
+        return {cut(str(k)): _cut_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_cut_value(v) for v in value]
+    return cut(repr(value))  # what the renderer would write, cut
+
+
+def cut_long_values(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
+    """Cut every string value of a line, at any depth (a structlog processor, the last before
+    the renderer): an object is written as its repr, cut too. `exc_info` is left for the
+    renderer (the console's `short_traceback` cuts its lines); records of the standard
+    library (`_record`, `_from_structlog`) pass untouched."""
+    for key, value in event.items():
+        if key not in {"exc_info", "_record", "_from_structlog"}:
+            event[key] = _cut_value(value)
+    return event
+
+
+def short_traceback(sio: TextIO, exc_info: Any) -> None:
+    """The console's traceback: structlog's `plain_traceback` (the standard library's: no
+    frame locals), each line cut to `MAX_VALUE_CHARS`."""
+    buffer = io.StringIO()
+    structlog.dev.plain_traceback(buffer, exc_info)
+    sio.write("\n".join(cut(line) for line in buffer.getvalue().split("\n")))
 
 
 class _LogHandler(logging.StreamHandler):  # type: ignore[type-arg]

@@ -1,7 +1,8 @@
 """Bot suggestions for SuggestMove: which bot by default, and the searches that watch their call.
 
 A search (`SEARCH_BOTS`: hundreds of playouts) asks `call_gone(context)` between playouts and
-stops when the caller cancelled or its deadline passed, so six abandoned calls cannot hold the
+stops when the caller cancelled, hung up or its deadline passed (every transport's context
+honours one contract for this, `call_context.CallContext`), so six abandoned calls cannot hold the
 workers; and at most `search_slots(workers)` searches run at once (more are refused at once
 with RESOURCE_EXHAUSTED, which clients retry with backoff). The bot's seed is derived from the
 request (`suggestion_seed`), so the same request gets the same suggestion on every replica.
@@ -17,11 +18,10 @@ from typing import TYPE_CHECKING, Final
 import grpc
 
 import tienlen_rules as engine
+from tienlen_service.call_context import call_gone, expired
 from tienlen_service.statuses import CALL_ABANDONED, TOO_MANY_SEARCHES, abort, rich_status
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from tienlen.v1 import service_pb2
     from tienlen_rules import GameState
     from tienlen_service.metrics import Metrics
@@ -35,15 +35,6 @@ def search_slots(workers: int) -> int:
     """How many bot searches (`SEARCH_BOTS`) a server with `workers` call threads runs at once:
     half of them, at least one, so that cheap calls always find a worker."""
     return max(1, workers // 2)
-
-
-def call_gone(context: grpc.ServicerContext) -> Callable[[], bool]:
-    """A cheap check for long work: True once the call was cancelled or its deadline passed."""
-
-    def gone() -> bool:
-        return context.time_remaining() <= 0 or not context.is_active()
-
-    return gone
 
 
 class Search:
@@ -86,14 +77,16 @@ class Search:
                 should_stop=call_gone(context) if bounded else None,
             )
         except engine.Abandoned:
-            expired = context.time_remaining() <= 0
+            deadline_passed = expired(context)
             abort(
                 context,
                 rich_status(
-                    grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED,
+                    grpc.StatusCode.DEADLINE_EXCEEDED
+                    if deadline_passed
+                    else grpc.StatusCode.CANCELLED,
                     CALL_ABANDONED,
                     "the search stopped: the call's deadline passed"
-                    if expired
+                    if deadline_passed
                     else "the search stopped: the call was cancelled",
                     {"bot": name},
                 ),

@@ -20,6 +20,7 @@ from google.protobuf import descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tienlen_service.draining import DrainingHealthServicer, StreamCloser
+from tienlen_service.keys import DealKey
 from tienlen_service.logs import AccessLog, get_logger
 from tienlen_service.metrics import Metrics, MetricsServer, start_metrics_server
 from tienlen_service.observability import ObservabilityInterceptor
@@ -62,6 +63,7 @@ def register_engine(
         tokens=tokens,
         metrics=metrics,
         require_seat_tokens=config.require_seat_tokens,
+        deal_key=None if config.deal_key_file is None else DealKey.from_file(config.deal_key_file),
         max_streams=servicer.stream_slots(config.workers),
         max_searches=searches.search_slots(config.workers),
     )

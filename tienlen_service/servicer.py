@@ -5,7 +5,8 @@ and encodes the answer. It decides no rule. Every domain error is turned into a 
 one place, `_rpc`, by `statuses.error_status` (the table of codes and reasons is there).
 
 Long work watches its call: a bot's search (`searches.Search`) stops when the caller cancelled
-or its deadline passed, and at most `search_slots(workers)` searches run at once.
+hung up or its deadline passed (one contract for every transport: `call_context.CallContext`),
+and at most `search_slots(workers)` searches run at once.
 
 PlayStream answers a refused move inside the stream instead (`PlayStreamError`: the code, the
 reason and the metadata of the status ApplyMove would have ended with) and goes on. Every RPC
@@ -47,6 +48,7 @@ from tienlen_service.statuses import (
     TOKEN_MALFORMED,
     TOO_MANY_STREAMS,
     UNKNOWN_BOT,
+    DealNotAllowed,
     SeatTokenError,
     abort,
     error_status,
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from tienlen_rules import Event, GameState, RuleSet
+    from tienlen_service.keys import DealKey
     from tienlen_service.metrics import Metrics
     from tienlen_service.tokens import TokenCodec
 
@@ -112,6 +115,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
     events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
+    `deal_key` is the host's credential for seeded and explicit deals (see `_check_dealer`);
     `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`);
     `max_searches` how many bot searches may run at once (see `search_slots`).
     """
@@ -122,12 +126,14 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         tokens: TokenCodec,
         metrics: Metrics,
         require_seat_tokens: bool = False,
+        deal_key: DealKey | None = None,
         max_streams: int = 1,
         max_searches: int = 1,
     ) -> None:
         self._tokens = tokens
         self._metrics = metrics
         self._require_seat_tokens = require_seat_tokens
+        self._deal_key = deal_key
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
         self._search = Search(metrics=metrics, max_searches=max_searches)
@@ -146,6 +152,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> service_pb2.NewGameResponse:
         """Deal the first game of a match."""
         del context
+        self._check_dealer(request)
         rules = codec.rules_from_pb(request.rules)
         seed, hands = _deal(request)
         players = request.players or (
@@ -294,13 +301,23 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     def NextGame(  # noqa: N802
         self, request: service_pb2.NextGameRequest, context: grpc.ServicerContext
     ) -> service_pb2.NextGameResponse:
-        """The next game of the match (same game id: the seat tokens stay valid)."""
+        """The next game of the match (same game id: the seat tokens stay valid). A random
+        deal is fixed by the finished game (`TokenCodec.deal_seed`): asking again deals the
+        same hands."""
         del context
+        self._check_dealer(request)
         state, game_id = self._decode(request.state_token)
         seed, hands = _deal(request)
-        new_state, events = engine.next_game(
-            state, seed=seed, hands=hands, random_deal=request.HasField("random")
-        )
+        if hands is None and seed is None and (request.HasField("random") or state.match.seed < 0):
+            # A random deal, drawn from a seed only the service can derive from this game, so
+            # that nobody can re-deal until the hands suit them. The match keeps its own seed
+            # (or none), so later games go on as the match deals.
+            number = state.match.game_number + 1
+            dealt = self._tokens.deal_seed(request.state_token, game_id, number)
+            new_state, events = engine.next_game(state, seed=dealt)
+            new_state = new_state._replace(match=new_state.match._replace(seed=state.match.seed))
+        else:
+            new_state, events = engine.next_game(state, seed=seed, hands=hands)
         response = service_pb2.NextGameResponse()
         self._update(response.game, new_state, game_id, events)
         return response
@@ -362,6 +379,26 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         if verified is not None:
             verified.inc()
         return decoded
+
+    def _check_dealer(
+        self, request: service_pb2.NewGameRequest | service_pb2.NextGameRequest
+    ) -> None:
+        """Only the host chooses a deal (docs/SECURITY.md): a seeded or explicit deal needs the
+        deal key where the service has one; where it checks seat tokens and has none, only
+        random deals are dealt (a seat token never deals). Elsewhere anyone may act for any
+        seat, so anyone may deal. DealNotAllowed if not."""
+        if request.WhichOneof("deal") not in {"seed", "explicit"}:
+            return
+        if self._deal_key is not None:
+            if not request.deal_key:
+                raise DealNotAllowed("a seeded or explicit deal needs the host's deal key")
+            if not self._deal_key.check(request.deal_key):
+                raise DealNotAllowed("the deal key is not this service's")
+        elif self._require_seat_tokens:
+            raise DealNotAllowed(
+                "this service deals only at random: it checks seat tokens and has no deal key"
+                " (--deal-key-file) for the host's seeded or explicit deals"
+            )
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat`: the seat must be at the table and, when

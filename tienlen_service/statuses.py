@@ -14,6 +14,8 @@ other malformed field        INVALID_ARGUMENT        INVALID_ARGUMENT (+ BadRequ
 SetupError                   INVALID_ARGUMENT        its code: UNKNOWN_VARIANT, ... (+ BadRequest)
 TokenError                   INVALID_ARGUMENT        TOKEN_* (+ BadRequest on state_token)
 seat token missing/wrong     PERMISSION_DENIED       SEAT_TOKEN_INVALID
+seeded/explicit deal, no     PERMISSION_DENIED       DEAL_NOT_ALLOWED (+ BadRequest on deal_key)
+host's deal key
 unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
 IllegalRecordMove            INVALID_ARGUMENT        RECORD_ILLEGAL_MOVE (+ BadRequest, move_number)
 too many open PlayStreams    RESOURCE_EXHAUSTED      TOO_MANY_STREAMS
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 DOMAIN: Final = "tienlen.v1"
 SEAT_TOKEN_INVALID: Final = "SEAT_TOKEN_INVALID"  # noqa: S105 - a reason code, not a secret
 UNKNOWN_BOT: Final = "UNKNOWN_BOT"
+DEAL_NOT_ALLOWED: Final = "DEAL_NOT_ALLOWED"
 TOO_MANY_STREAMS: Final = "TOO_MANY_STREAMS"
 TOO_MANY_SEARCHES: Final = "TOO_MANY_SEARCHES"
 CALL_ABANDONED: Final = "CALL_ABANDONED"
@@ -63,6 +66,10 @@ class SeatTokenError(Exception):
     """The seat token of a call made for a seat is missing or wrong."""
 
 
+class DealNotAllowed(Exception):  # noqa: N818 - a refusal named for its reason code
+    """A seeded or explicit deal without the host's deal key (docs/SECURITY.md)."""
+
+
 #: The errors a request can cause (anything else is a bug and ends the call with UNKNOWN).
 DOMAIN_ERRORS: Final = (
     IllegalMove,
@@ -72,6 +79,7 @@ DOMAIN_ERRORS: Final = (
     TokenError,
     StateDecodeError,
     SeatTokenError,
+    DealNotAllowed,
     records.IllegalRecordMove,
 )
 
@@ -209,6 +217,13 @@ def error_status(exc: Exception, seat: int | None) -> status_pb2.Status | None:
         case SeatTokenError():
             return rich_status(
                 grpc.StatusCode.PERMISSION_DENIED, SEAT_TOKEN_INVALID, str(exc), seat_meta
+            )
+        case DealNotAllowed():
+            return rich_status(
+                grpc.StatusCode.PERMISSION_DENIED,
+                DEAL_NOT_ALLOWED,
+                str(exc),
+                violations=[("deal_key", str(exc))],
             )
         case records.IllegalRecordMove():
             return rich_status(

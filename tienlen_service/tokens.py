@@ -31,7 +31,7 @@ deployment id, a token names its deployment truthfully once its tag verifies, so
 can say exactly why (TOKEN_WRONG_DEPLOYMENT) instead of a vague bad signature — and a forger
 can't move a token between deployments.
 
-The keys (a `KeyRing`, each key derived into its sub-keys) are `keys.py`.
+The keys (a `KeyRing`, each key derived into its sub-keys, and the host's `DealKey`) are `keys.py`.
 """
 
 from __future__ import annotations
@@ -142,6 +142,7 @@ class TokenCodec:
 
     __slots__ = (
         "_clock",
+        "_deal_prefix",
         "_dep_header",
         "_deployment",
         "_keyring",
@@ -173,6 +174,7 @@ class TokenCodec:
         dep = deployment.encode("ascii")
         self._dep_header = bytes([len(dep)]) + dep
         self._seat_prefix = b"tienlen seat token\x00" + self._dep_header
+        self._deal_prefix = b"tienlen next deal\x00" + self._dep_header
 
     @property
     def keyring(self) -> KeyRing:
@@ -346,3 +348,20 @@ class TokenCodec:
             # No early exit: the time taken doesn't tell which key (if any) matched.
             ok |= hmac.compare_digest(self._seat_tag(key, gid, seat), given)
         return ok
+
+    def deal_seed(self, token: bytes, game_id: bytes, game_number: int) -> int:
+        """The seed of game `game_number`'s random deal in the match `game_id`, for a token
+        already known good (`decode` accepted it): a 63-bit HMAC under the deal sub-key of the
+        key that signed `token`, over (deployment, game number, game id).
+
+        So the next deal is fixed by the finished game (NextGame asked twice deals the same
+        hands: nobody can re-deal until the hands suit them) and unpredictable without the
+        key. The signing key of the token, not the ring's first: every replica derives the
+        same seed from the same token, during a key rotation too."""
+        key = self._keyring._lookup(token[3 : 3 + token[2]])  # noqa: SLF001
+        if key is None:  # pragma: no cover - decode accepted the token, so its key is here
+            raise TokenError(
+                TokenReason.TOKEN_UNKNOWN_KEY, "the state token's key is not configured"
+            )
+        message = self._deal_prefix + struct.pack(">I", game_number) + bytes(game_id)
+        return int.from_bytes(mac_of(key.deal_mac, message)[:8], "big") >> 1

@@ -1,8 +1,10 @@
 """The web table (clients/web) plays a whole game in a real browser against a real service.
 
 Debian's Chromium (installed by `make apt-deps`), driven headless by Playwright pointed at
-/usr/bin/chromium: Playwright downloads no browser. The service runs as a deployment would:
-`--require-seat-tokens --seal`, its gRPC and web ports on free ports serving the built table
+/usr/bin/chromium: Playwright downloads no browser. The service runs with `--seal` (the table
+sends every seat token all the same; `--require-seat-tokens` is off because the games are dealt
+from a seed, which such a service deals only for the host's deal key, and a page is no host),
+its gRPC and web ports on free ports serving the built table
 (`make web`) at `/`. The test clicks as a person would — New match, a card pair that is no
 combination (refused, with the service's reason on screen), then each turn the first
 highlighted legal play or Pass — until the settlement shows, and checks the table on screen
@@ -63,11 +65,12 @@ def chromium_or_skip() -> str:
 
 @pytest.fixture
 def table_server(server_factory: Callable[..., Any]) -> Any:
-    """A service with seat tokens required and sealed tokens, its web port (a free one: 0, as
-    only an in-process server can ask; on the command line 0 turns it off) serving the table."""
+    """A service with sealed tokens, its web port (a free one: 0, as only an in-process server
+    can ask; on the command line 0 turns it off) serving the table. Seat tokens are not
+    required: the tests deal from a seed (docs/SECURITY.md: only the host chooses a deal)."""
     if not (WEB_DIST / "index.html").is_file():
         pytest.fail("the web table is not built: run `make web` (make pytest builds it)")
-    return server_factory(seal=True, require_seat_tokens=True, web_port=0, web_root=str(WEB_DIST))
+    return server_factory(seal=True, web_port=0, web_root=str(WEB_DIST))
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import json
 import threading
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -222,9 +223,14 @@ def test_suggest_and_describe_rules(client: TienLenClient) -> None:
 # --- seat tokens, tokens and errors ------------------------------------------------------------
 
 
-def test_seat_tokens_travel_with_the_game(server_factory: Callable[..., Any]) -> None:
-    running = server_factory(require_seat_tokens=True)
-    with TienLenClient(running.address) as client:
+def test_seat_tokens_travel_with_the_game(
+    server_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    deal_key = tmp_path / "deal-key"
+    deal_key.write_text("client-test-deal-key-0123456789abcdef\n")
+    running = server_factory(require_seat_tokens=True, deal_key_file=str(deal_key))
+    # The host's client: its explicit deals carry the deal key.
+    with TienLenClient(running.address, deal_key=deal_key.read_text().strip()) as client:
         game = client.new_game(hands=HANDS)
         game = client.play(game, 0, ["3S"])
         assert client.view(game, 1).hand == ("4S", "10S")

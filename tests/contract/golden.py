@@ -28,6 +28,9 @@ ENGINE_REASONS: Final = frozenset(
         "CANNOT_STEAL_LEAD", "GAME_NOT_OVER", "MATCH_OVER",
     }
 )  # fmt: skip
+DEAL_KEY: Final = (runner.REPO / "tests" / "contract" / "deal-key.txt").read_text().strip()
+"""The contract server's deal key (server.json): the host's, sent with seeded and explicit
+deals. A public test key, like the conversations' signing key."""
 _RANK_TEXT: Final = {v: k for k, v in runner._RANKS.items()}
 _SUIT_TEXT: Final = {v: k for k, v in runner._SUITS.items()}
 
@@ -302,6 +305,8 @@ class Script:
             request["explicit"] = {"hands": [{"cards": cards(h)} for h in hands]}
         if seed is not None:
             request["seed"] = str(seed)
+        if hands is not None or seed is not None:
+            request["dealKey"] = DEAL_KEY  # the host's: only it chooses a deal
         if first_game is not None:
             request["firstGame"] = first_game
         if leader is not None:
@@ -352,6 +357,8 @@ class Script:
             request["explicit"] = {"hands": [{"cards": cards(h)} for h in hands]}
         if seed is not None:
             request["seed"] = str(seed)
+        if hands is not None or seed is not None:
+            request["dealKey"] = DEAL_KEY
         return self.call("NextGame", request, **kw)
 
     def legal(self, seat: int, **kw: Any) -> dict[str, Any]:

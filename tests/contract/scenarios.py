@@ -511,6 +511,15 @@ def state_tokens(s: Script) -> None:
         fields=["state_token"],
     )
     s.call("NextGame", {"stateToken": bad}, error="TOKEN_BAD_SIGNATURE", fields=["state_token"])
+    # Only the host chooses a deal: a seeded or explicit deal without the deal key is refused.
+    s.call(
+        "NewGame",
+        {"seed": "7"},
+        error="DEAL_NOT_ALLOWED",
+        code="PERMISSION_DENIED",
+        fields=["deal_key"],
+        note="A seeded deal without the host's deal key: refused (PERMISSION_DENIED).",
+    )
     s.call(
         "SuggestMove",
         {"stateToken": bad, "seat": 0, "seatToken": {"$seatToken": [1, 0]}},

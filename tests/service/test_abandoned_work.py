@@ -10,21 +10,28 @@ its bot by how it ended (tienlen_bot_searches_total): abandoned, refused or sugg
 The playouts are replaced by one that counts itself and, the first time, waits until the
 server has seen its call end (a callback on the call's context): so "the search stopped" is
 "exactly one playout ran per search", proved without timing anything.
+
+The search's life (answered without a deadline, the caller hanging up, the deadline passing)
+is run through every transport's context: grpcio's on the gRPC port, the web port's on
+Connect and gRPC-Web (`call_context.CallContext`, the one contract both honour).
 """
 
 from __future__ import annotations
 
+import json
+import socket
+import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 import pytest
 
 from tienlen.v1 import service_pb2, service_pb2_grpc
 from tienlen_rules.bots import montecarlo
-from tienlen_service import searches
+from tienlen_service import searches, servicer
 
 from .rich_status import rich
 
@@ -40,6 +47,8 @@ class Playouts:
 
     searches: int = 0
     count: int = 0
+    waits: list[bool] = field(default_factory=list)
+    """Per playout that waited: whether its call's end (not the test's WAIT) woke it."""
     started: threading.Event = field(default_factory=threading.Event)
     released: bool = False
     ends: list[threading.Event] = field(default_factory=list)
@@ -61,7 +70,9 @@ class Playouts:
         with self.lock:
             self.count += 1
         self.started.set()
-        self.current.end.wait(WAIT)
+        woken = self.current.end.wait(WAIT)
+        with self.lock:
+            self.waits.append(woken)
         return 0.0
 
     def release(self) -> None:
@@ -88,11 +99,11 @@ def playouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Playouts]:
 
 
 def start(
-    server_factory: Callable[..., Any], workers: int
+    server_factory: Callable[..., Any], workers: int, **settings: Any
 ) -> tuple[Stub, bytes, grpc.Channel, Any]:
     """A server with `workers` workers, a channel to it, and a dealt game's state token; the
     running server last (its metrics registry)."""
-    running = server_factory(workers=workers)
+    running = server_factory(workers=workers, **settings)
     channel = grpc.insecure_channel(running.address)
     stub = Stub(channel)
     # Seed 0: the seat to act has several candidate plays, so the bot searches.
@@ -126,34 +137,183 @@ def outcomes(running: Any, bot: str = "montecarlo") -> dict[str, float]:
     return counted | {"timed": value("tienlen_bot_search_seconds_count")}
 
 
-def test_a_cancelled_search_stops_at_its_next_playout_frees_the_worker_and_counts_abandoned(
-    server_factory: Callable[..., Any], playouts: Playouts
+# --- one search's life, through every transport's context ----------------------------------
+
+
+class Search(Protocol):
+    """A SuggestMove call in flight, on one transport."""
+
+    def hang_up(self) -> None:
+        """The caller goes away (gRPC: cancels; web: closes the connection)."""
+
+    def outcome(self) -> tuple[grpc.StatusCode, service_pb2.SuggestMoveResponse | None]:
+        """The call's status code and, when OK, its answer."""
+
+
+class GrpcSearch:
+    def __init__(
+        self, running: Any, request: service_pb2.SuggestMoveRequest, timeout: float | None
+    ):
+        self._channel = grpc.insecure_channel(running.address)
+        # No timeout: no deadline at all (the outcome waits WAIT at most).
+        self._call = Stub(self._channel).SuggestMove.future(request, timeout=timeout)
+
+    def hang_up(self) -> None:
+        self._call.cancel()
+        self._channel.close()
+
+    def outcome(self) -> tuple[grpc.StatusCode, service_pb2.SuggestMoveResponse | None]:
+        try:
+            return grpc.StatusCode.OK, self._call.result(WAIT)
+        except grpc.RpcError as error:
+            return error.code(), None
+        finally:
+            self._channel.close()
+
+
+_CODES = {s.value[0]: s for s in grpc.StatusCode}
+
+
+class WebSearch:
+    """A SuggestMove over one HTTP/1.1 connection to the web port (Connect's binary protocol,
+    or gRPC-Web), written out by hand so that hanging up is closing the socket."""
+
+    def __init__(
+        self,
+        running: Any,
+        request: service_pb2.SuggestMoveRequest,
+        timeout: float | None,
+        *,
+        grpc_web: bool,
+    ) -> None:
+        self._grpc_web = grpc_web
+        raw = request.SerializeToString()
+        if grpc_web:
+            body = b"\x00" + struct.pack(">I", len(raw)) + raw
+            headers = {"content-type": "application/grpc-web+proto", "x-grpc-web": "1"}
+            if timeout is not None:
+                headers["grpc-timeout"] = f"{round(timeout * 1000)}m"
+        else:
+            body = raw
+            headers = {"content-type": "application/proto"}
+            if timeout is not None:
+                headers["connect-timeout-ms"] = str(round(timeout * 1000))
+        port = running.handle.web_port
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self._sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+        self._sock.sendall(
+            f"POST /{servicer.SERVICE_NAME}/SuggestMove HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n"
+            f"{head}content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+            + body
+        )
+
+    def hang_up(self) -> None:
+        self._sock.close()
+
+    def outcome(self) -> tuple[grpc.StatusCode, service_pb2.SuggestMoveResponse | None]:
+        data = b""
+        with self._sock:
+            while chunk := self._sock.recv(65536):
+                data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {
+            k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])
+        }
+        if headers.get("transfer-encoding") == "chunked":
+            body = _unchunk(body)
+        if not self._grpc_web:
+            if status != 200:
+                return grpc.StatusCode[json.loads(body)["code"].upper()], None
+            return grpc.StatusCode.OK, service_pb2.SuggestMoveResponse.FromString(body)
+        message, trailers = None, dict(headers)
+        while body:
+            flag, (length,) = body[0], struct.unpack(">I", body[1:5])
+            payload, body = body[5 : 5 + length], body[5 + length :]
+            if flag & 0x80:
+                for line in payload.decode().split("\r\n"):
+                    key, _, value = line.partition(":")
+                    trailers[key.strip().lower()] = value.strip()
+            else:
+                message = service_pb2.SuggestMoveResponse.FromString(payload)
+        code = _CODES[int(trailers["grpc-status"])]
+        return code, message if code is grpc.StatusCode.OK else None
+
+
+def _unchunk(body: bytes) -> bytes:
+    out = b""
+    while body:
+        size, _, rest = body.partition(b"\r\n")
+        length = int(size, 16)
+        if not length:
+            break
+        out, body = out + rest[:length], rest[length + 2 :]
+    return out
+
+
+TRANSPORTS = ("grpc", "connect", "grpc_web")
+
+
+def open_search(
+    transport: str, running: Any, request: service_pb2.SuggestMoveRequest, timeout: float | None
+) -> Search:
+    if transport == "grpc":
+        return GrpcSearch(running, request, timeout)
+    return WebSearch(running, request, timeout, grpc_web=transport == "grpc_web")
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_search_without_a_deadline_is_answered_and_counted_suggested(
+    server_factory: Callable[..., Any], playouts: Playouts, transport: str
 ) -> None:
-    stub, token, channel, running = start(server_factory, workers=1)
+    # The issue's probe: a web SuggestMove with montecarlo and no Connect-Timeout-Ms failed
+    # with UNKNOWN (the deadline check compared None with 0).
+    stub, token, channel, running = start(server_factory, workers=1, web_port=0)
     with channel:
-        call = stub.SuggestMove.future(search(token, to_act(stub, token)), timeout=WAIT)
+        seat = to_act(stub, token)
+        playouts.release()
+        code, answer = open_search(transport, running, search(token, seat), None).outcome()
+    assert code == grpc.StatusCode.OK
+    assert answer is not None
+    assert answer.HasField("move")
+    assert answer.bot == "montecarlo"
+    assert outcomes(running)["suggested"] == 1
+    assert outcomes(running)["abandoned"] == 0
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_search_whose_caller_hangs_up_stops_at_its_next_playout_frees_the_worker_and_counts_abandoned(
+    server_factory: Callable[..., Any], playouts: Playouts, transport: str
+) -> None:
+    stub, token, channel, running = start(server_factory, workers=1, web_port=0)
+    with channel:
+        call = open_search(transport, running, search(token, to_act(stub, token)), None)
         assert playouts.started.wait(WAIT)
-        call.cancel()
+        call.hang_up()
         # One worker: this cheap call is served only once the search has let go of it.
         stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
     assert (playouts.searches, playouts.count) == (1, 1)
+    # The playout was woken by the call's end (a callback run at the hang-up), not by WAIT.
+    assert playouts.waits == [True]
     assert outcomes(running)["abandoned"] == 1
     assert outcomes(running)["suggested"] == 0
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_an_expired_search_stops_at_its_next_playout_and_is_counted_abandoned_and_timed(
-    server_factory: Callable[..., Any], playouts: Playouts
+    server_factory: Callable[..., Any], playouts: Playouts, transport: str
 ) -> None:
-    stub, token, channel, running = start(server_factory, workers=1)
+    stub, token, channel, running = start(server_factory, workers=1, web_port=0)
     with channel:
         seat = to_act(stub, token)
-        with pytest.raises(grpc.RpcError) as info:
-            stub.SuggestMove(search(token, seat), timeout=1.0)
-        assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        code, _ = open_search(transport, running, search(token, seat), 1.0).outcome()
+        assert code == grpc.StatusCode.DEADLINE_EXCEEDED
         stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
     # The deadline may pass before the first playout on a busy machine (then none ran).
     assert playouts.searches == 1
     assert playouts.count <= 1
+    assert all(playouts.waits)
     assert outcomes(running) == {
         "suggested": 0,
         "no_move": 0,
@@ -161,6 +321,9 @@ def test_an_expired_search_stops_at_its_next_playout_and_is_counted_abandoned_an
         "refused": 0,
         "timed": 1,
     }
+
+
+# --- the gRPC port's limits -------------------------------------------------------------------
 
 
 def test_six_abandoned_searches_leave_the_workers_free(

@@ -10,6 +10,7 @@ repeated here: the status the servicer builds is the status the browser gets.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
@@ -18,6 +19,8 @@ from connectrpc.code import Code
 from connectrpc.errors import ConnectError, ErrorDetail
 from google.rpc import status_pb2
 from protobuf.wkt import Any as AnyPb
+
+from tienlen_service.call_context import expired
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -61,10 +64,13 @@ def status_error(status: status_pb2.Status) -> tuple[grpc.StatusCode, ConnectErr
 
 
 class WebContext(grpc.ServicerContext):
-    """A `grpc.ServicerContext` over a connectrpc `RequestContext` (one web call).
+    """A `grpc.ServicerContext` over a connectrpc `RequestContext` (one web call), honouring
+    the `call_context.CallContext` contract as grpcio's context does.
 
     `deadline` is the call's absolute `time.monotonic()` deadline (from ``Connect-Timeout-Ms``
-    or ``grpc-timeout``), None without one.
+    or ``grpc-timeout``), None without one. The web port calls `cancel` when the client hangs
+    up or the deadline passes mid-call (the connectrpc library cancels the handler's task),
+    and `run_callbacks` when the call is over.
     """
 
     def __init__(self, ctx: RequestContext[Any, Any], deadline: float | None) -> None:
@@ -73,6 +79,8 @@ class WebContext(grpc.ServicerContext):
         self._code: grpc.StatusCode | None = None
         self._details: str | None = None
         self._callbacks: list[Callable[[], None]] = []
+        self._ended = False
+        self._lock = threading.Lock()
         self.cancelled = False
 
     # --- what the servicer and interceptors read -------------------------------------------
@@ -102,29 +110,37 @@ class WebContext(grpc.ServicerContext):
         return {}
 
     def time_remaining(self) -> float | None:  # type: ignore[override] # grpcio's is too
-        """Seconds left before the call's deadline (None without one)."""
+        """Seconds left before the call's deadline, never negative (None without one)."""
         if self._deadline is None:
             return None
         return max(0.0, self._deadline - time.monotonic())
 
     def is_active(self) -> bool:
         """False once the deadline passed or the client went away."""
-        remaining = self.time_remaining()
-        return not self.cancelled and (remaining is None or remaining > 0)
+        return not self.cancelled and not expired(self)
 
     def add_callback(self, callback: Callable[[], None]) -> bool:
-        """Remember `callback`; run by `run_callbacks` when the call ends."""
-        self._callbacks.append(callback)
+        """Run `callback` once when the call ends (`run_callbacks`), or at once when it is cancelled
+        (`cancel`), as grpcio does; False (and never run) if the call already ended."""
+        with self._lock:
+            if self._ended:
+                return False
+            self._callbacks.append(callback)
         return True
 
     def run_callbacks(self) -> None:
-        """Run the callbacks registered with `add_callback` (the call has ended)."""
-        for callback in self._callbacks:
+        """The call has ended: run the callbacks not run yet (each runs once)."""
+        with self._lock:
+            self._ended = True
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
             callback()
 
     def cancel(self) -> None:
-        """Mark the call cancelled (the client went away)."""
+        """The client went away or the deadline passed while the call ran: it is no longer
+        active, and its callbacks run now (long work waiting on one learns it at once)."""
         self.cancelled = True
+        self.run_callbacks()
 
     # --- what the servicer sets ------------------------------------------------------------
 

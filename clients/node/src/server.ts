@@ -52,6 +52,10 @@ export async function startServer(command?: string[], timeoutMs = 30_000, option
   const metricsPort = options.metrics ? await freePort() : 0;
   const argv = [...(command ?? [python(), "-m", "tienlen_service", ...serverArgs()]),
     "--host", "127.0.0.1", "--port", "0", "--metrics-port", String(metricsPort), "--log-format", "json"];
+  // This process is the host of the server it starts: its clients send that server's deal key
+  // with seeded and explicit deals (TienLenClient reads TIENLEN_DEAL_KEY), as a host's would.
+  const keyFile = argv.indexOf("--deal-key-file");
+  if (keyFile >= 0) process.env.TIENLEN_DEAL_KEY ??= readFileSync(resolve(REPO, argv[keyFile + 1]!), "utf8").trim();
   const env = { ...process.env, PYTHONPATH: [REPO, process.env.PYTHONPATH].filter(Boolean).join(":") };
   const child: ChildProcess = spawn(argv[0]!, argv.slice(1), { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];

@@ -91,6 +91,10 @@ export interface ClientOptions {
   logger?: Pick<Console, "warn">;
   /** Extra options of the grpc-js client: channel arguments (keepalive, ...), interceptors. */
   channelOptions?: grpc.ClientOptions;
+  /** The service's deal key (its --deal-key-file), sent by TienLenClient with every seeded or
+   * explicit deal (newGame, nextGame): the host's credential, never a player's
+   * (docs/SECURITY.md). Default: the TIENLEN_DEAL_KEY environment variable, else none. */
+  dealKey?: string;
 }
 
 /** Options of one move. */

@@ -22,6 +22,7 @@ import dataclasses
 import ipaddress
 import json
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Final, Self, TypeVar
@@ -49,6 +50,8 @@ from tienlen_client.stream import MoveStream
 
 SERVICE: Final = "tienlen.v1.TienLenEngine"
 DEFAULT_TIMEOUT: Final = 5.0
+DEAL_KEY_ENV: Final = "TIENLEN_DEAL_KEY"
+"""The environment variable a host's client reads its deal key from (`TienLenClient`)."""
 DEFAULT_ATTEMPTS: Final = 4
 
 _Resp = TypeVar("_Resp")
@@ -130,7 +133,10 @@ class TienLenClient:
     client follows the view from the events: the same `Game`, less work for the service).
     `options`: extra channel arguments. `record_hands`: at every seeded or random deal, ask
     each seat's dealt hand (one GetView per seat, with its seat token) so that `game.record()`
-    can write the game's record (docs/RECORDS.md); explicit deals need no call.
+    can write the game's record (docs/RECORDS.md); explicit deals need no call. `deal_key`:
+    the service's deal key (its ``--deal-key-file``), sent with every seeded or explicit deal
+    (`new_game`, `next_game`): the host's credential, never a player's (docs/SECURITY.md);
+    default: the ``TIENLEN_DEAL_KEY`` environment variable, else none.
     """
 
     def __init__(
@@ -144,9 +150,11 @@ class TienLenClient:
         update_view: UpdateView = "full",
         options: Iterable[tuple[str, object]] = (),
         record_hands: bool = False,
+        deal_key: str | None = None,
     ) -> None:
         self.update_view = check_update_view(update_view)
         self.record_hands = record_hands
+        self._deal_key = deal_key if deal_key is not None else os.environ.get(DEAL_KEY_ENV, "")
         target = channel_target(address)
         if health_check is None:
             health_check = not isinstance(address, str) and len(address) > 1
@@ -206,7 +214,7 @@ class TienLenClient:
             leader=leader,
             dealer=dealer,
         )
-        _set_deal(request, seed, hands)
+        _set_deal(request, seed, hands, self._deal_key)
         response = self._call(self._stub.NewGame, request, timeout)
         game = Game.from_pb(response.game, tuple(response.seat_tokens))
         return self._logged(game, hands, (), timeout)
@@ -246,7 +254,7 @@ class TienLenClient:
     ) -> Game:
         """Deal the next game of the match (the same seat tokens stay valid)."""
         request = service_pb2.NextGameRequest(state_token=game.state)
-        _set_deal(request, seed, hands)
+        _set_deal(request, seed, hands, self._deal_key)
         response = self._call(self._stub.NextGame, request, timeout)
         earlier = _earlier_records(game)
         return self._logged(Game.from_pb(response.game, game.seat_tokens), hands, earlier, timeout)
@@ -474,6 +482,7 @@ def _set_deal(
     request: service_pb2.NewGameRequest | service_pb2.NextGameRequest,
     seed: int | None,
     hands: Sequence[CardsLike] | None,
+    deal_key: str,
 ) -> None:
     if seed is not None and hands is not None:
         raise ValueError("give a seed or explicit hands, not both")
@@ -481,6 +490,8 @@ def _set_deal(
         request.seed = seed
     elif hands is not None:
         request.explicit.hands.extend(cards_pb2.Hand(cards=cards(hand)) for hand in hands)
+    if seed is not None or hands is not None:
+        request.deal_key = deal_key  # only the host chooses a deal
 
 
 def _legal_move(msg: service_pb2.LegalMove) -> LegalMove:
