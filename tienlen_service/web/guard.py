@@ -55,6 +55,16 @@ class Limits:
     max_headers: int
 
 
+class Draining:
+    """Whether the port is stopping: set by `WebServer.stop` before uvicorn's shutdown. A
+    connection the event loop had accepted but not yet handed to a protocol when the port
+    closed reaches `connection_made` after uvicorn asked every connection to close; without
+    this it would hold the drain until uvicorn's grace ran out."""
+
+    def __init__(self) -> None:
+        self.draining = False
+
+
 class _Refused(Exception):  # noqa: N818 - raised out of a parser callback to stop parsing
     """The connection was refused inside a parser callback (the answer is already written)."""
 
@@ -67,6 +77,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
     LIMITS: Limits
     METRICS: WebConnectionMetrics
+    DRAINING: Draining
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -83,6 +94,11 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Refuse the connection if the port has as many as it may hold; else arm its deadline."""
+        if self.DRAINING.draining:
+            self.transport = transport
+            self._refused = True
+            transport.close()
+            return
         if len(self.connections) >= self.LIMITS.max_connections:
             self.transport = transport
             self._refuse(
@@ -210,7 +226,13 @@ class GuardedProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def guarded_protocol(limits: Limits, metrics: WebConnectionMetrics) -> type[GuardedProtocol]:
-    """A `GuardedProtocol` class with these limits and metrics (uvicorn builds one instance per
-    connection from the class it is given)."""
-    return type("WebProtocol", (GuardedProtocol,), {"LIMITS": limits, "METRICS": metrics})
+def guarded_protocol(
+    limits: Limits, metrics: WebConnectionMetrics, draining: Draining
+) -> type[GuardedProtocol]:
+    """A `GuardedProtocol` class with these limits, metrics and drain flag (uvicorn builds one
+    instance per connection from the class it is given)."""
+    return type(
+        "WebProtocol",
+        (GuardedProtocol,),
+        {"LIMITS": limits, "METRICS": metrics, "DRAINING": draining},
+    )

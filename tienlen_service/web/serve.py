@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 import uvicorn
 
 from tienlen_service.web.bursts import BurstFilter, Bursts
-from tienlen_service.web.guard import Limits, guarded_protocol
+from tienlen_service.web.guard import Draining, Limits, guarded_protocol
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -73,6 +73,7 @@ class WebServer:
             self._socket.close()
             raise OSError(f"could not bind the web port {host}:{port}: {exc}") from exc
         self._socket.listen(1024)
+        self._draining = Draining()
         self._socket.setblocking(False)
         config = uvicorn.Config(
             app,
@@ -80,7 +81,7 @@ class WebServer:
             # The C parser (httptools): with the pure-Python h11 a Connect call cost 1.5x a
             # gRPC call in server CPU, with httptools about 1x (bench/README.md); in
             # uvicorn's protocol with the limits it lacks (guard.py).
-            http=guarded_protocol(limits, metrics),
+            http=guarded_protocol(limits, metrics, self._draining),
             ws="none",
             loop="asyncio",
             log_config=None,
@@ -130,6 +131,7 @@ class WebServer:
             # At least a moment: uvicorn gives up at once on 0 and logs an error about it, even
             # with nothing in flight (closing idle keep-alive connections takes one loop turn).
             self._server.config.timeout_graceful_shutdown = max(grace, 0.2)  # type: ignore[assignment]
+        self._draining.draining = True
         self._server.should_exit = True
         if self._thread.is_alive():
             self._thread.join()
