@@ -318,3 +318,19 @@ def test_reuse_port_lets_a_second_replica_share_the_web_port(server_factory) -> 
     second = server_factory(web_port=port, reuse_port=True)
     assert second.handle.web_port == port
     assert WebClient(port).request("GET", "/healthz").status == 200
+
+
+def test_a_drain_with_half_sent_requests_open_ends_within_its_grace(
+    start_web, sockets, log_stream
+) -> None:
+    """Connections the event loop accepted in the instant the port closed used to reach the
+    protocol after uvicorn had asked every connection to close, and held the drain until its
+    grace ran out ("timeout graceful shutdown exceeded")."""
+    running, web = start_web()
+    for _ in range(300):
+        sockets(web.port).sendall(b"POST /tienlen.v1.TienLenEngine/NewGame HTTP/1.1\r\nX: ")
+    running.handle.stop(grace=5, drain_delay=0)
+    records = [json.loads(line) for line in log_stream.getvalue().splitlines() if line]
+    events = [r["event"] for r in records]
+    assert "stopped" in events
+    assert not [e for e in events if "graceful shutdown exceeded" in e]
