@@ -109,10 +109,15 @@ class Replica:
                 self.notable.append(line.decode(errors="replace")[:300])
 
     def metric(self, name: str) -> dict[str, float]:
-        with urllib.request.urlopen(
-            f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10
-        ) as page:
-            text = page.read().decode()
+        """One metric's samples from /metrics ({} when the exporter does not answer: a replica
+        out of file descriptors can't accept its scrape either)."""
+        try:
+            with urllib.request.urlopen(
+                f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10
+            ) as page:
+                text = page.read().decode()
+        except OSError:
+            return {}
         out: dict[str, float] = {}
         for line in text.splitlines():
             if line.startswith(name):
