@@ -268,7 +268,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--keepalive-time", "TIENLEN_KEEPALIVE_TIME", "keepalive_time", _seconds, "60", "seconds between the server's keepalive pings on an idle connection"),
     Option("--keepalive-timeout", "TIENLEN_KEEPALIVE_TIMEOUT", "keepalive_timeout", _seconds, "20", "seconds to wait for a ping's answer before closing the connection"),
     Option("--min-ping-interval", "TIENLEN_MIN_PING_INTERVAL", "min_ping_interval", _seconds, "10", "shortest interval between client pings the server tolerates"),
-    Option("--reuse-port", "TIENLEN_REUSE_PORT", "reuse_port", _bool, "off", "SO_REUSEPORT: several processes share one port (the kernel balances connections)", boolean=True),
+    Option("--reuse-port", "TIENLEN_REUSE_PORT", "reuse_port", _bool, "off", "SO_REUSEPORT on the gRPC and web ports: several processes share them (the kernel balances connections)", boolean=True),
     Option("--drain-delay", "TIENLEN_DRAIN_DELAY", "drain_delay", _seconds, "0", "seconds between NOT_SERVING and closing the port, for health-checking balancers and clients to move away (on Kubernetes, after the preStop sleep)"),
     Option("--grace", "TIENLEN_SHUTDOWN_GRACE", "grace", _seconds, "10", "seconds in-flight calls get to finish after SIGTERM"),
     Option("--log-level", "TIENLEN_LOG_LEVEL", "log_level", str, "info", "log level", choices=LOG_LEVELS),
