@@ -60,7 +60,8 @@ class Bursts:
         message = str(context.get("message", "event loop error"))
         exc = context.get("exception")
         error_type = type(exc).__name__ if exc is not None else ""
-        repeats = self.admit(f"{message}:{error_type}")
+        # Keyed by the message's head: a callback's message quotes its arguments.
+        repeats = self.admit(f"{message[:60]}:{error_type}")
         if repeats is None:
             return
         self._log.error(
