@@ -363,18 +363,25 @@ def process_factory() -> Iterator[Callable[..., ServerProcess]]:
 
 @pytest.fixture
 def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Every metric a server registers (its `Metrics`, and its web port's `WebMetrics`): its
+    """Every metric a server registers (its `Metrics`, its web port's `WebMetrics` and
+    `WebConnectionMetrics`): its
     name (without the `_total` a counter is exposed with) -> (type, label names). What the docs
     and dashboards are checked against."""
     from prometheus_client.metrics import MetricWrapperBase
 
-    from tienlen_service.metrics import Metrics
+    from tienlen_service.metrics import Metrics, WebConnectionMetrics
     from tienlen_service.web.calls import WebMetrics
+    from tienlen_service.web.guard import REASONS
 
     metrics = Metrics()
+    sources = (
+        metrics,
+        WebMetrics(metrics.registry),
+        WebConnectionMetrics(metrics.registry, REASONS),
+    )
     return {
         metric._name: (metric._type, tuple(metric._labelnames))
-        for source in (metrics, WebMetrics(metrics.registry))
+        for source in sources
         for metric in vars(source).values()
         if isinstance(metric, MetricWrapperBase)
     }

@@ -12,6 +12,13 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+# grpc's C core writes its own lines to stderr (``E1202 00:49:31.571 add_port.cc:83] ...``),
+# not JSON: one line shape for the logs means silencing them, read once when grpc is first
+# imported (below, through the server's modules). What they say the service says itself: a
+# bind failure is `startup_failed`, a starved port shows in health and the metrics. An
+# operator who sets GRPC_VERBOSITY (or GRPC_TRACE) to debug gets them back.
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
 from tienlen_service.config import parse_config
 from tienlen_service.logs import configure_logging, get_logger
 from tienlen_service.server import PublishedKeyError, Server, version

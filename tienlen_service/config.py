@@ -21,6 +21,8 @@ LOG_LEVELS: Final = ("debug", "info", "warning", "error")
 LOG_FORMATS: Final = ("json", "console")
 _TRUE: Final = frozenset({"1", "true", "yes", "on"})
 _FALSE: Final = frozenset({"0", "false", "no", "off", ""})
+#: The names of this machine that the web port answers without --allowed-hosts.
+LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,13 @@ class Config:
     web_port: int | None = 8080
     web_root: str | None = None
     cors_origins: tuple[str, ...] = ()
+    # The web port under hostile clients (tienlen_service/web/guard.py, docs/SECURITY.md).
+    allowed_hosts: tuple[str, ...] = ()
+    web_max_connections: int = 512
+    web_read_timeout: float = 10.0
+    web_keepalive_timeout: float = 5.0
+    web_max_header_bytes: int = 16384
+    web_max_headers: int = 100
 
     def __post_init__(self) -> None:
         problems = list(_problems(self))
@@ -82,6 +91,20 @@ class Config:
     def serves_reflection(self) -> bool:
         """Whether gRPC server reflection is served: as `reflection` says, else on a dev run."""
         return self.dev if self.reflection is None else self.reflection
+
+    @property
+    def web_allowed_hosts(self) -> frozenset[str] | None:
+        """The ``Host`` names the web port answers (None: any): `allowed_hosts` as given
+        (``*`` among them: any), else any on a dev run, else the loopback names and the
+        address the web port binds to."""
+        if self.allowed_hosts:
+            hosts = frozenset(h.lower().rstrip(".") for h in self.allowed_hosts)
+            return None if "*" in hosts else hosts
+        if self.dev:
+            return None
+        bound = (self.web_host or self.host).strip("[]").lower()
+        wildcard = bound in {"", "0.0.0.0", "::"}  # noqa: S104 - comparing, not binding
+        return LOOPBACK_HOSTS | (frozenset() if wildcard else {bound})
 
 
 def _problems(c: Config) -> Sequence[str]:
@@ -125,6 +148,7 @@ def _problems(c: Config) -> Sequence[str]:
         for name in durations
         if getattr(c, name) < 0
     )
+    out.extend(_web_guard_problems(c))
     if c.log_level not in LOG_LEVELS:
         out.append(f"log level {c.log_level!r} is not one of {', '.join(LOG_LEVELS)}")
     if c.log_format is not None and c.log_format not in LOG_FORMATS:
@@ -137,6 +161,26 @@ def _problems(c: Config) -> Sequence[str]:
         out.append("TLS needs both --tls-cert and --tls-key")
     if c.tls_client_ca is not None and c.tls_cert is None:
         out.append("mutual TLS (--tls-client-ca) needs --tls-cert and --tls-key too")
+    return out
+
+
+def _web_guard_problems(c: Config) -> Sequence[str]:
+    out = [
+        f"allowed host {h!r} is not a host name (no scheme, port, path or spaces; "
+        "'.example.com' for its subdomains too, '*' for any)"
+        for h in c.allowed_hosts
+        if not h or any(ch in h for ch in "/ \t@") or h.startswith("[")
+    ]
+    if c.web_max_connections < 1:
+        out.append("web max connections must be at least 1")
+    if not c.web_read_timeout > 0:  # also refuses NaN
+        out.append("web read timeout must be more than 0")
+    if not c.web_keepalive_timeout > 0:
+        out.append("web keepalive timeout must be more than 0")
+    if c.web_max_header_bytes < 1024:
+        out.append("web max header bytes must be at least 1024")
+    if c.web_max_headers < 8:
+        out.append("web max headers must be at least 8")
     return out
 
 
@@ -226,7 +270,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--keepalive-time", "TIENLEN_KEEPALIVE_TIME", "keepalive_time", _seconds, "60", "seconds between the server's keepalive pings on an idle connection"),
     Option("--keepalive-timeout", "TIENLEN_KEEPALIVE_TIMEOUT", "keepalive_timeout", _seconds, "20", "seconds to wait for a ping's answer before closing the connection"),
     Option("--min-ping-interval", "TIENLEN_MIN_PING_INTERVAL", "min_ping_interval", _seconds, "10", "shortest interval between client pings the server tolerates"),
-    Option("--reuse-port", "TIENLEN_REUSE_PORT", "reuse_port", _bool, "off", "SO_REUSEPORT: several processes share one port (the kernel balances connections)", boolean=True),
+    Option("--reuse-port", "TIENLEN_REUSE_PORT", "reuse_port", _bool, "off", "SO_REUSEPORT on the gRPC and web ports: several processes share them (the kernel balances connections)", boolean=True),
     Option("--drain-delay", "TIENLEN_DRAIN_DELAY", "drain_delay", _seconds, "0", "seconds between NOT_SERVING and closing the port, for health-checking balancers and clients to move away (on Kubernetes, after the preStop sleep)"),
     Option("--grace", "TIENLEN_SHUTDOWN_GRACE", "grace", _seconds, "10", "seconds in-flight calls get to finish after SIGTERM"),
     Option("--log-level", "TIENLEN_LOG_LEVEL", "log_level", str, "info", "log level", choices=LOG_LEVELS),
@@ -240,6 +284,12 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--web-port", "TIENLEN_WEB_PORT", "web_port", _port, "8080", "HTTP/1.1 port for browsers: Connect and gRPC-Web calls, the web table; 0 turns it off"),
     Option("--web-root", "TIENLEN_WEB_ROOT", "web_root", str, "clients/web/dist (if built)", "directory of static files the web port serves at / (the web table)"),
     Option("--cors-origin", "TIENLEN_CORS_ORIGINS", "cors_origins", str, "(none: same origin only)", "a browser origin (https://host[:port]) allowed to call the web port; repeat the flag, or separate by commas in the variable", repeat=True),
+    Option("--allowed-hosts", "TIENLEN_ALLOWED_HOSTS", "allowed_hosts", str, "(loopback names and --web-host; any with --dev)", "a Host name the web port answers (others: 403, against DNS rebinding); .example.com also takes its subdomains, * any; repeat the flag, or separate by commas in the variable", repeat=True),
+    Option("--web-max-connections", "TIENLEN_WEB_MAX_CONNECTIONS", "web_max_connections", _positive_int, "512", "connections the web port holds at once (more are answered 503 and closed); at most half the open-file limit"),
+    Option("--web-read-timeout", "TIENLEN_WEB_READ_TIMEOUT", "web_read_timeout", _seconds, "10", "seconds a web client has to send a whole request, from its connection or the request's first byte (then 408 and closed)"),
+    Option("--web-keepalive-timeout", "TIENLEN_WEB_KEEPALIVE_TIMEOUT", "web_keepalive_timeout", _seconds, "5", "seconds an idle kept-alive web connection stays open"),
+    Option("--web-max-header-bytes", "TIENLEN_WEB_MAX_HEADER_BYTES", "web_max_header_bytes", _positive_int, "16384", "largest request line and headers the web port reads (more: 431 and closed)"),
+    Option("--web-max-headers", "TIENLEN_WEB_MAX_HEADERS", "web_max_headers", _positive_int, "100", "most header lines in one web request (more: 431 and closed)"),
 )  # fmt: skip
 
 

@@ -347,3 +347,33 @@ def start_metrics_server(
 ) -> MetricsServer:
     """Serve `registry` at ``http://host:port/metrics`` (port 0: any free port)."""
     return MetricsServer(port, registry, host)
+
+
+# --------------------------------------------------------------------------------------------
+# The web port's connections
+
+
+class WebConnectionMetrics:
+    """The web port's connections: how many are open, and how many were refused, by reason.
+
+    `reasons` are the guard's fixed refusal reasons (every series exists from the start, at 0):
+    ``CONNECTION_LIMIT`` (the port holds ``--web-max-connections``: refused on accept),
+    ``READ_TIMEOUT`` (a request not sent whole within ``--web-read-timeout``),
+    ``HEADERS_TOO_LARGE``, ``TOO_MANY_HEADERS``, ``BAD_REQUEST`` (not HTTP/1.1).
+    """
+
+    def __init__(self, registry: CollectorRegistry, reasons: tuple[str, ...]) -> None:
+        self.open = Gauge(
+            "tienlen_web_connections",
+            "Connections open on the web port.",
+            registry=registry,
+        )
+        self.refused = Counter(
+            "tienlen_web_connections_refused",
+            "Web port connections refused and closed before their request reached the "
+            "application, by reason.",
+            ("reason",),
+            registry=registry,
+        )
+        for reason in reasons:
+            self.refused.labels(reason)

@@ -8,6 +8,7 @@ accepting calls, the calls in flight get `grace` seconds to finish, then the pro
 
 from __future__ import annotations
 
+import resource
 import threading
 from concurrent import futures
 from dataclasses import dataclass
@@ -39,6 +40,14 @@ if TYPE_CHECKING:
 HEALTH_SERVICE: Final = "grpc.health.v1.Health"
 #: The long-lived streams a drain ends when the port closes (tienlen_service.draining).
 CLOSED_ON_DRAIN: Final = ("/tienlen.v1.TienLenEngine/PlayStream",)
+
+
+#: Open files kept for everything but the web port's connections (the gRPC port's connections,
+#: the metrics port, logs, the interpreter's own files) before the rest is shared: the web port
+#: holds at most half of what remains, so one client filling it never starves the gRPC port.
+FD_RESERVE: Final = 64
+#: The most the soft open-file limit is raised to when the hard limit is unlimited.
+_NOFILE_CEILING: Final = 1 << 20
 
 
 class PublishedKeyError(KeyConfigError):
@@ -80,6 +89,27 @@ def load_keyring(config: Config) -> KeyRing:
     return KeyRing.generate()
 
 
+def raise_open_file_limit() -> int:
+    """Raise this process's soft open-file limit (RLIMIT_NOFILE) to its hard limit, where the
+    system allows it; returns the soft limit in force after (a container's default soft
+    limit is often 1,024, its hard limit far higher)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = _NOFILE_CEILING if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            return soft
+        return target
+    return _NOFILE_CEILING if soft == resource.RLIM_INFINITY else soft
+
+
+def web_connection_cap(configured: int, open_files: int) -> int:
+    """The web port's connection cap: `configured` (--web-max-connections), but never more than
+    half of the open files left after `FD_RESERVE` (the other half is the gRPC port's)."""
+    return max(1, min(configured, (open_files - FD_RESERVE) // 2))
+
+
 def _address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
@@ -117,6 +147,10 @@ def _server_credentials(config: Config) -> grpc.ServerCredentials:
     return grpc.ssl_server_credentials(
         [(key, cert)], root_certificates=client_ca, require_client_auth=client_ca is not None
     )
+
+
+def _hosts_shown(hosts: frozenset[str] | None) -> list[str]:
+    return ["*"] if hosts is None else sorted(hosts)
 
 
 def _method_types(service: str) -> dict[str, str]:
@@ -237,6 +271,8 @@ class Server:
         from tienlen_service.web.calls import RecordingServer
 
         config = self.config
+        open_files = raise_open_file_limit()
+        web_connections = web_connection_cap(config.web_max_connections, open_files)
         # The web port serves again what is registered here (recorded, not registered twice).
         recorder = RecordingServer(self._grpc)
         names = tuple(self._register(recorder, self.tokens, self.metrics, config))
@@ -276,6 +312,7 @@ class Server:
                     metrics=self.metrics,
                     serving=self._serving,
                     access_log=self.access_log,
+                    max_connections=web_connections,
                 )
             except OSError:
                 if metrics_server is not None:
@@ -307,6 +344,9 @@ class Server:
             metrics_port=self.metrics_port,
             web_port=self.web_port,
             cors_origins=list(config.cors_origins),
+            allowed_hosts=_hosts_shown(config.web_allowed_hosts),
+            web_max_connections=web_connections,
+            open_files=open_files,
             tls=config.tls,
             mutual_tls=config.tls_client_ca is not None,
             services=list(self.service_names),

@@ -113,3 +113,32 @@ def test_pinning_a_server_pins_its_threads_alive_now_and_those_they_start_later(
     finally:
         child.kill()
         child.wait()
+
+
+def test_hostile_bench_keeps_grpc_serving_through_a_slowloris_and_a_header_flood(
+    tmp_path: Path,
+) -> None:
+    """bench/hostile.py with tiny counts: a replica at 1,024 open files answers every ApplyMove
+    and stays SERVING in each phase, refuses the oversize headers, and drains on SIGTERM."""
+    out = tmp_path / "hostile.json"
+    command = [
+        sys.executable,
+        "bench/hostile.py",
+        "--slowloris", "12",
+        "--trickle", "0.2",
+        "--flood", "2",
+        "--flood-mib", "1",
+        "--calls", "5",
+        "--json", str(out),
+    ]  # fmt: skip
+    run = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(out.read_text())
+    assert figures["open_files"] == 1024
+    for phase in ("before", "slowloris", "header flood", "after"):
+        assert figures[phase]["health"] == "SERVING", phase
+        assert figures[phase]["failed"] == 0, phase
+    assert figures["refused"]["HEADERS_TOO_LARGE"] == 2
+    assert figures["exit_code"] == 0

@@ -2,6 +2,10 @@
 
 Layers, outermost first:
 
+0. `HostGate`: a request whose ``Host`` is not one this server answers for (``--allowed-hosts``;
+   by default its loopback names and the address it binds) is refused (403, PERMISSION_DENIED):
+   a page on another site whose name was made to resolve to this server (DNS rebinding) is
+   not same-origin with it. ``/healthz`` is answered whatever the host (probes use addresses).
 1. `OriginGate`: a request from a browser page of another origin that ``--cors-origin`` does
    not list is refused (403, PERMISSION_DENIED) before anything else runs, preflights
    included. Same-origin pages and clients that send no ``Origin`` (curl, servers) pass.
@@ -13,7 +17,11 @@ Layers, outermost first:
 
 The HTTP framing of Connect and gRPC-Web is the connectrpc library's; the only bytes this
 module writes itself are refusals (as Connect's error JSON, or as a gRPC-Web trailers-only
-answer) and gRPC-Web text's base64 around the library's binary gRPC-Web.
+answer) and gRPC-Web text's base64 around the library's binary gRPC-Web. A gRPC-Web request's
+framing (one message, its 5-byte prefix) is checked here before the library reads it, so that
+a bad frame is INVALID_ARGUMENT with ErrorInfo ``MALFORMED_REQUEST``, counted as
+``MALFORMED_FRAME``. Every error message that leaves this port is bounded (`statuses.bounded`),
+the library's own included: what a client sent is never echoed whole.
 """
 
 from __future__ import annotations
@@ -22,15 +30,20 @@ import base64
 import binascii
 import json
 import re
+import struct
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Final
 
 from connectrpc.server import ConnectASGIApplication
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 
 from tienlen_service.logs import REQUEST_ID_HEADER
+from tienlen_service.observability import ERROR_DOMAIN, MALFORMED_REQUEST
+from tienlen_service.statuses import MAX_MESSAGE_BYTES, bounded
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -63,6 +76,10 @@ _RPC_PATH: Final = re.compile(r"/([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)/([A-Za-z_]\
 _GRPC_WEB: Final = "application/grpc-web"
 _GRPC_WEB_TEXT: Final = "application/grpc-web-text"
 _ENVELOPE_BYTES: Final = 5  # gRPC-Web's flag byte and 4-byte length before the message
+_TRAILERS_FLAG: Final = 0x80
+_COMPRESSED_FLAG: Final = 0x01
+#: What a refusal quotes of a request (a header, a path, an origin) is cut to this many bytes.
+_QUOTED_BYTES: Final = 64
 _CONNECT_TYPES: Final = ("application/json", "application/proto")
 _HTTP_STATUS: Final = {  # Connect's code -> HTTP status (the codes refusals use)
     "invalid_argument": 400,
@@ -86,34 +103,75 @@ _ACCEPTED: Final = (
 
 class Refusal(Exception):  # noqa: N818 - a refusal, not a fault of the server
     """A request refused before it reaches an RPC: a Connect code, a message, the metric
-    reason, and the HTTP status of the Connect answer."""
+    reason, and the HTTP status of the Connect answer. `error_reason`, when given, is sent as
+    the answer's one ErrorInfo (domain tienlen.v1): the refusals of malformed input carry
+    ``MALFORMED_REQUEST``, as the gRPC port's do."""
 
     def __init__(
-        self, code: str, message: str, reason: str, http_status: int | None = None
+        self,
+        code: str,
+        message: str,
+        reason: str,
+        http_status: int | None = None,
+        *,
+        error_reason: str | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
+        self.message = bounded(message, MAX_MESSAGE_BYTES)
         self.reason = reason
         self.http_status = http_status if http_status is not None else _HTTP_STATUS[code]
+        self.error_reason = error_reason
+
+
+def malformed_frame(message: str) -> Refusal:
+    """A gRPC-Web request whose framing is wrong: INVALID_ARGUMENT, MALFORMED_REQUEST."""
+    return Refusal("invalid_argument", message, "MALFORMED_FRAME", error_reason=MALFORMED_REQUEST)
+
+
+def quoted(value: str) -> str:
+    """`value` as a refusal quotes it: repr'd, and cut to a few dozen bytes."""
+    return repr(bounded(value, _QUOTED_BYTES))
+
+
+def _error_info(reason: str) -> any_pb2.Any:
+    info = any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN))
+    return info
 
 
 async def send_refusal(refusal: Refusal, scope: Scope, send: Send) -> None:
     """Answer a refusal in the request's protocol: a gRPC-Web trailers-only answer (HTTP 200,
     ``grpc-status`` in the headers) to gRPC-Web, Connect's error JSON to anything else."""
     content_type = _header(scope, b"content-type")
+    details = [] if refusal.error_reason is None else [_error_info(refusal.error_reason)]
     if content_type.startswith(_GRPC_WEB):
         text = content_type.startswith(_GRPC_WEB_TEXT)
+        code = _GRPC_CODES[refusal.code]
         headers = [
             (b"content-type", (_GRPC_WEB_TEXT if text else _GRPC_WEB + "+proto").encode()),
-            (b"grpc-status", str(_GRPC_CODES[refusal.code]).encode()),
+            (b"grpc-status", str(code).encode()),
             (b"grpc-message", urllib.parse.quote(refusal.message, safe="").encode()),
         ]
+        if details:
+            rich = status_pb2.Status(code=code, message=refusal.message, details=details)
+            encoded = base64.b64encode(rich.SerializeToString()).rstrip(b"=")
+            headers.append((b"grpc-status-details-bin", encoded))
         status, body = 200, b""
     else:
         headers = [(b"content-type", b"application/json")]
         status = refusal.http_status
-        body = json.dumps({"code": refusal.code, "message": refusal.message}).encode()
+        error: dict[str, Any] = {"code": refusal.code, "message": refusal.message}
+        if details:
+            error["details"] = [
+                {
+                    "type": d.TypeName(),
+                    "value": base64.b64encode(d.value).decode().rstrip("="),
+                    "debug": {"reason": refusal.error_reason, "domain": ERROR_DOMAIN},
+                }
+                for d in details
+            ]
+        body = json.dumps(error).encode()
     headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
@@ -127,27 +185,97 @@ def _header(scope: Scope, name: bytes) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# 0. Hosts
+
+
+def host_name(host_header: str) -> str:
+    """The name of a ``Host`` header: lower case, without its port or a final dot
+    (``[::1]:8080`` -> ``::1``)."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        host = host[1 : host.find("]")] if "]" in host else host[1:]
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    return host.rstrip(".")
+
+
+def host_allowed(host_header: str, allowed: frozenset[str] | None) -> bool:
+    """Whether a request with this ``Host`` is answered: `allowed` None (any), the name listed,
+    or a listed ``.example.com`` it ends with (or is)."""
+    if allowed is None:
+        return True
+    name = host_name(host_header)
+    if not name:
+        return False
+    if name in allowed:
+        return True
+    return any(
+        entry.startswith(".") and (name.endswith(entry) or name == entry[1:]) for entry in allowed
+    )
+
+
+class HostGate:
+    """Refuses requests whose ``Host`` is not one of `allowed` (None: any). A request with no
+    ``Host`` at all (an HTTP/1.0 client, never a browser) passes."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str] | None, metrics: WebMetrics) -> None:
+        self._app = app
+        self._allowed = allowed
+        self._metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, or refuse it."""
+        if scope["type"] == "http" and self._allowed is not None and scope["path"] != "/healthz":
+            host = _header(scope, b"host")
+            if host and not host_allowed(host, self._allowed):
+                self._metrics.refused.labels("HOST_NOT_ALLOWED").inc()
+                await send_refusal(
+                    Refusal(
+                        "permission_denied",
+                        f"host {quoted(host)} is not served here: the server answers the "
+                        "names given with --allowed-hosts",
+                        "HOST_NOT_ALLOWED",
+                    ),
+                    scope,
+                    send,
+                )
+                return
+        await self._app(scope, receive, send)
+
+
+# --------------------------------------------------------------------------------------------
 # 1. Origins
 
 
 class OriginGate:
     """Refuses requests from browser pages of origins that are neither listed nor this one."""
 
-    def __init__(self, app: ASGIApp, origins: Iterable[str], metrics: WebMetrics) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        origins: Iterable[str],
+        metrics: WebMetrics,
+        allowed_hosts: frozenset[str] | None = None,
+    ) -> None:
         self._app = app
         self._origins = frozenset(origins)
         self._metrics = metrics
+        self._hosts = allowed_hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on, or refuse it."""
         if scope["type"] == "http":
             origin = _header(scope, b"origin")
-            if origin and origin not in self._origins and not _same_origin(scope, origin):
+            if (
+                origin
+                and origin not in self._origins
+                and not _same_origin(scope, origin, self._hosts)
+            ):
                 self._metrics.refused.labels("ORIGIN_NOT_ALLOWED").inc()
                 await send_refusal(
                     Refusal(
                         "permission_denied",
-                        f"origin {origin!r} may not call this service: the server allows "
+                        f"origin {quoted(origin)} may not call this service: the server allows "
                         "its own origin and those given with --cors-origin",
                         "ORIGIN_NOT_ALLOWED",
                     ),
@@ -158,11 +286,12 @@ class OriginGate:
         await self._app(scope, receive, send)
 
 
-def _same_origin(scope: Scope, origin: str) -> bool:
-    """Whether `origin` is the page's own: scheme and host:port of this request."""
+def _same_origin(scope: Scope, origin: str, allowed_hosts: frozenset[str] | None) -> bool:
+    """Whether `origin` is the page's own: scheme and host:port of this request, the host one
+    this server answers for (a ``Host`` is the client's word: a rebound name says anything)."""
     scheme = scope.get("scheme", "http")
     host = _header(scope, b"host")
-    return bool(host) and origin == f"{scheme}://{host}"
+    return bool(host) and host_allowed(host, allowed_hosts) and origin == f"{scheme}://{host}"
 
 
 def cors(app: ASGIApp, origins: Iterable[str]) -> ASGIApp:
@@ -266,11 +395,13 @@ class WebRouter:
                 "STREAM_NOT_SERVED",
             )
         if path not in self._unary:
-            raise Refusal("unimplemented", f"no such RPC: {path.lstrip('/')}", "UNKNOWN_METHOD")
+            raise Refusal(
+                "unimplemented", f"no such RPC: {quoted(path.lstrip('/'))}", "UNKNOWN_METHOD"
+            )
         if scope["method"] != "POST":
             raise Refusal(
                 "unimplemented",
-                f"{scope['method']} is not served: every RPC is a POST",
+                f"{quoted(scope['method'])} is not served: every RPC is a POST",
                 "BAD_HTTP_METHOD",
                 http_status=405,
             )
@@ -287,16 +418,17 @@ class WebRouter:
         if not (media.startswith(_GRPC_WEB) or media in _CONNECT_TYPES):
             raise Refusal(
                 "unimplemented",
-                f"content type {content_type or '(none)'!r} is not served; use {_ACCEPTED}",
+                f"content type {quoted(content_type) if content_type else '(none)'} is not "
+                f"served; use {_ACCEPTED}",
                 "BAD_CONTENT_TYPE",
                 http_status=415,
             )
         if content_type.startswith(_GRPC_WEB_TEXT):
-            await _grpc_web_text(self._rpc, scope, receive, send, self._max_body_bytes)
+            await _grpc_web(self._rpc, scope, receive, send, self._max_body_bytes, text=True)
             return
         self._check_declared_length(scope, grpc_web=content_type.startswith(_GRPC_WEB))
         if content_type.startswith(_GRPC_WEB):
-            await self._rpc(scope, receive, send)
+            await _grpc_web(self._rpc, scope, receive, send, self._max_body_bytes, text=False)
             return
         await self._rpc(scope, receive, _readable_error_details(send))
 
@@ -312,27 +444,21 @@ class WebRouter:
         if declared.isdigit() and int(declared) > limit:
             raise Refusal(
                 "resource_exhausted",
-                f"the request body is {declared} bytes; the largest this port reads is {limit}",
+                f"the request body is {bounded(declared, 24)} bytes; the largest this port "
+                f"reads is {limit}",
                 "BODY_TOO_LARGE",
             )
 
 
-async def _grpc_web_text(
-    app: ASGIApp, scope: Scope, receive: Receive, send: Send, max_body_bytes: int
-) -> None:
-    """gRPC-Web's text mode: the binary protocol, base64-encoded both ways.
-
-    The request body is read whole (it is one unary message, bounded), decoded and handed on
-    as ``application/grpc-web+proto``; the answer is gathered and sent base64-encoded.
-    """
-    limit = max_body_bytes * 4 // 3 + 4
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body (None if the client went away); BODY_TOO_LARGE past `limit`."""
     chunks: list[bytes] = []
     size = 0
     more = True
     while more:
         message = await receive()
         if message["type"] != "http.request":
-            return  # the client went away
+            return None
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
@@ -343,18 +469,80 @@ async def _grpc_web_text(
             )
         chunks.append(chunk)
         more = message.get("more_body", False)
-    try:
-        body = base64.b64decode(b"".join(chunks), validate=True)
-    except (binascii.Error, ValueError):
-        raise Refusal(
-            "invalid_argument", "the gRPC-Web text body is not base64", "MALFORMED_BODY"
-        ) from None
-    headers = [
-        (k, b"application/grpc-web+proto" if k == b"content-type" else v)
-        for k, v in scope["headers"]
-        if k != b"content-length"
-    ]
-    inner_scope = {**scope, "headers": headers}
+    return b"".join(chunks)
+
+
+def check_grpc_web_frame(body: bytes, *, compressed_allowed: bool) -> None:
+    """Refuse (MALFORMED_FRAME) a unary gRPC-Web request body that is not exactly one message
+    frame: a flag byte of 0 (1: compressed, with a ``grpc-encoding``), a 4-byte length, and
+    that many bytes."""
+    if not body:
+        raise malformed_frame("the gRPC-Web request has no message: a unary call sends one")
+    if len(body) < _ENVELOPE_BYTES:
+        raise malformed_frame(
+            f"the gRPC-Web request ends inside a message's {_ENVELOPE_BYTES}-byte prefix "
+            f"({len(body)} bytes)"
+        )
+    flags = body[0]
+    (length,) = struct.unpack(">I", body[1:_ENVELOPE_BYTES])
+    if flags & _TRAILERS_FLAG:
+        raise malformed_frame("the gRPC-Web request holds a trailers frame: a request sends none")
+    if flags & ~_COMPRESSED_FLAG:
+        raise malformed_frame(f"unknown gRPC-Web frame flags 0x{flags:02x}")
+    if flags & _COMPRESSED_FLAG and not compressed_allowed:
+        raise malformed_frame(
+            "the gRPC-Web message is marked compressed, and the request names no grpc-encoding"
+        )
+    rest = len(body) - _ENVELOPE_BYTES
+    if length > rest:
+        raise malformed_frame(
+            f"the gRPC-Web message's prefix promises {length} bytes; {rest} follow"
+        )
+    if length < rest:
+        raise malformed_frame(
+            "the gRPC-Web request holds more than one frame: a unary call sends one message"
+        )
+
+
+async def _grpc_web(
+    app: ASGIApp,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    max_body_bytes: int,
+    *,
+    text: bool,
+) -> None:
+    """A gRPC-Web call: the body read whole (one unary message, bounded) and its framing
+    checked, then handed to the library; the answer's messages bounded.
+
+    In text mode the body is base64 both ways: decoded and handed on as
+    ``application/grpc-web+proto``, the answer gathered and sent base64-encoded.
+    """
+    envelope_limit = max_body_bytes + _ENVELOPE_BYTES
+    body = await _read_body(receive, envelope_limit * 4 // 3 + 4 if text else envelope_limit)
+    if body is None:
+        return  # the client went away
+    if text:
+        try:
+            body = base64.b64decode(body, validate=True)
+        except (binascii.Error, ValueError):
+            raise Refusal(
+                "invalid_argument",
+                "the gRPC-Web text body is not base64",
+                "MALFORMED_BODY",
+                error_reason=MALFORMED_REQUEST,
+            ) from None
+    encoding = _header(scope, b"grpc-encoding")
+    check_grpc_web_frame(body, compressed_allowed=encoding not in {"", "identity"})
+    inner_scope = scope
+    if text:
+        headers = [
+            (k, b"application/grpc-web+proto" if k == b"content-type" else v)
+            for k, v in scope["headers"]
+            if k != b"content-length"
+        ]
+        inner_scope = {**scope, "headers": headers}
     delivered = False
 
     async def inner_receive() -> Message:
@@ -364,6 +552,12 @@ async def _grpc_web_text(
         delivered = True
         return {"type": "http.request", "body": body, "more_body": False}
 
+    out = _bounded_grpc_web(_base64_answer(send) if text else send)
+    await app(inner_scope, inner_receive, out)
+
+
+def _base64_answer(send: Send) -> Send:
+    """gRPC-Web text's answer: gathered, sent base64-encoded as ``grpc-web-text+proto``."""
     start: dict[str, Any] = {}
     out: list[bytes] = []
 
@@ -382,7 +576,49 @@ async def _grpc_web_text(
                 await send(start)
                 await send({"type": "http.response.body", "body": base64.b64encode(b"".join(out))})
 
-    await app(inner_scope, inner_receive, inner_send)
+    return inner_send
+
+
+def _bounded_grpc_message(value: bytes) -> bytes:
+    """A ``grpc-message`` value (percent-encoded) with its text cut to the message bound."""
+    text = urllib.parse.unquote(value.decode("latin-1"))
+    if len(text.encode()) <= MAX_MESSAGE_BYTES:
+        return value
+    return urllib.parse.quote(bounded(text, MAX_MESSAGE_BYTES), safe="").encode()
+
+
+def _bounded_grpc_web(send: Send) -> Send:
+    """The library's gRPC-Web answer with every ``grpc-message`` bounded: in the headers (a
+    trailers-only answer) and in the trailers frame at the end of the body."""
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [
+                (k, _bounded_grpc_message(v) if k == b"grpc-message" else v)
+                for k, v in message.get("headers", ())
+            ]
+            message = {**message, "headers": headers}
+        elif message["type"] == "http.response.body":
+            body = message.get("body", b"")
+            if body[:1] == bytes([_TRAILERS_FLAG]) and len(body) >= _ENVELOPE_BYTES:
+                (length,) = struct.unpack(">I", body[1:_ENVELOPE_BYTES])
+                if length == len(body) - _ENVELOPE_BYTES:
+                    message = {**message, "body": _bounded_trailers(body[_ENVELOPE_BYTES:])}
+        await send(message)
+
+    return wrapped
+
+
+def _bounded_trailers(block: bytes) -> bytes:
+    lines = []
+    for line in block.split(b"\r\n"):
+        key, sep, value = line.partition(b":")
+        if sep and key.strip().lower() == b"grpc-message":
+            lines.append(key + b": " + _bounded_grpc_message(value.strip()))
+        else:
+            lines.append(line)
+    trailers = b"\r\n".join(lines)
+    return bytes([_TRAILERS_FLAG]) + struct.pack(">I", len(trailers)) + trailers
 
 
 def _readable_error_details(send: Send) -> Send:
@@ -405,7 +641,7 @@ def _readable_error_details(send: Send) -> Send:
         chunks.append(message.get("body", b""))
         if message.get("more_body", False):
             return
-        body = _with_debug(b"".join(chunks))
+        body = _with_debug(b"".join(chunks))  # its message bounded too
         start["headers"] = [(k, v) for k, v in start.get("headers", ()) if k != b"content-length"]
         await send(start)
         await send({"type": "http.response.body", "body": body})
@@ -419,6 +655,8 @@ def _with_debug(body: bytes) -> bytes:
     try:
         error = json.loads(body)
         details = error.get("details", [])
+        if isinstance(error.get("message"), str):
+            error["message"] = bounded(error["message"], MAX_MESSAGE_BYTES)
     except (ValueError, AttributeError):
         return body
     for detail in details:
@@ -456,8 +694,10 @@ def build_app(
     web_root: Path | None,
     max_body_bytes: int,
     metrics: WebMetrics,
+    allowed_hosts: frozenset[str] | None = None,
 ) -> ASGIApp:
-    """The whole web port: origin gate, CORS, router (RPCs, health, static files)."""
+    """The whole web port: host gate, origin gate, CORS, router (RPCs, health, static files).
+    `allowed_hosts`: the ``Host`` names answered (None: any)."""
     origins = tuple(origins)
     rpc = EngineApplication(endpoints, read_max_bytes=max_body_bytes, codecs=codecs)
     router = WebRouter(
@@ -469,4 +709,5 @@ def build_app(
         max_body_bytes=max_body_bytes,
         metrics=metrics,
     )
-    return OriginGate(cors(router, origins), origins, metrics)
+    gate = OriginGate(cors(router, origins), origins, metrics, allowed_hosts)
+    return HostGate(gate, allowed_hosts, metrics)

@@ -17,6 +17,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2
 
 from tienlen_service.observability import ERROR_DOMAIN, MALFORMED_REQUEST
+from tienlen_service.statuses import MAX_MESSAGE_BYTES, bounded
 from tienlen_service.web import jsonform
 from tienlen_service.web.context import connect_error
 
@@ -58,10 +59,14 @@ class _Guarded:
 
 
 def malformed(message: str) -> Exception:
-    """INVALID_ARGUMENT with ErrorInfo MALFORMED_REQUEST, as a Connect error."""
+    """INVALID_ARGUMENT with ErrorInfo MALFORMED_REQUEST, as a Connect error; the message cut
+    to the bound of every refusal (a parser's error quotes what it choked on: a 60 KB field
+    name would come back whole)."""
     info = any_pb2.Any()
     info.Pack(error_details_pb2.ErrorInfo(reason=MALFORMED_REQUEST, domain=ERROR_DOMAIN))
-    return connect_error(grpc.StatusCode.INVALID_ARGUMENT, message, [info])
+    return connect_error(
+        grpc.StatusCode.INVALID_ARGUMENT, bounded(message, MAX_MESSAGE_BYTES), [info]
+    )
 
 
 class JsonCodec:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from tienlen_service.metrics import WebConnectionMetrics
 from tienlen_service.web.app import build_app
 from tienlen_service.web.calls import WebCalls, WebMetrics
 from tienlen_service.web.codecs import web_codecs
+from tienlen_service.web.guard import REASONS, Limits
 from tienlen_service.web.serve import WebServer
 
 if TYPE_CHECKING:
@@ -40,9 +42,14 @@ def start_web_server(
     metrics: Metrics,
     serving: Callable[[], bool],
     access_log: AccessLog | None = None,
+    max_connections: int | None = None,
 ) -> WebServer:
     """Build the web application over the recorded gRPC method handlers and start serving it
-    on --web-host/--web-port. Raises OSError when the port can't be bound."""
+    on --web-host/--web-port. Raises OSError when the port can't be bound.
+
+    `max_connections`: the connections the port may hold (default --web-max-connections; the
+    server passes less when the open-file limit leaves no more room beside the gRPC port).
+    """
     assert config.web_port is not None  # the caller checks the web port is on
     web_metrics = WebMetrics(metrics.registry)
     calls = WebCalls(
@@ -69,7 +76,23 @@ def start_web_server(
         web_root=web_root(config),
         max_body_bytes=config.max_request_bytes * JSON_OVERHEAD,
         metrics=web_metrics,
+        allowed_hosts=config.web_allowed_hosts,
     )
-    server = WebServer(app, config.web_host or config.host, config.web_port, grace=config.grace)
+    limits = Limits(
+        max_connections=config.web_max_connections if max_connections is None else max_connections,
+        read_timeout=config.web_read_timeout,
+        max_header_bytes=config.web_max_header_bytes,
+        max_headers=config.web_max_headers,
+    )
+    server = WebServer(
+        app,
+        config.web_host or config.host,
+        config.web_port,
+        grace=config.grace,
+        limits=limits,
+        metrics=WebConnectionMetrics(metrics.registry, REASONS),
+        keepalive_timeout=config.web_keepalive_timeout,
+        reuse_port=config.reuse_port,
+    )
     server.start()
     return server
