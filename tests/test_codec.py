@@ -228,6 +228,22 @@ def test_serialisation_is_deterministic() -> None:
     assert codec.encode_state(state, b"x") == codec.encode_state(state, b"x")
 
 
+def test_a_payload_is_the_whole_messages_bytes_when_one_game_id_changes_rules_and_match() -> None:
+    """The payload is written in pieces, the per-game ones remembered by game id: a later
+    state under the same id with other rules or another match (the next game of the match, or
+    anyone's state reusing the id) still gets exactly the mapping's bytes."""
+    states = [
+        game.new_game(build_rules("southern"), 4, seed=1)[0],
+        game.new_game(build_rules("southern", {"stake": 50}), 4, seed=1)[0],
+        game.new_game(build_rules("northern"), 4, seed=2)[0],
+    ]
+    states.append(states[0]._replace(match=states[0].match._replace(totals=(5, -5, 0, 0))))
+    states.append(states[0]._replace(match=states[0].match._replace(game_number=2)))
+    for state in [*states, *reversed(states)]:
+        wanted = codec.state_to_pb(state, b"same-id").SerializeToString(deterministic=True)
+        assert codec.encode_state(state, b"same-id") == wanted
+
+
 def test_a_random_deal_keeps_its_random_seed_marker() -> None:
     state, _ = game.new_game(build_rules("southern"), 4)
     decoded, _ = codec.decode_state(codec.encode_state(state, b""))
