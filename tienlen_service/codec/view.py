@@ -151,19 +151,21 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
         state.unplayed,
         seat_view.totals,
     )
+    statuses = _STATUSES
     for s, cards_left in enumerate(counts):
-        status = b"".join(
-            (
-                _SS_SEAT[s],
-                _SS_CARDS_LEFT[cards_left],
-                _SS_PLACE[places[s]],
-                _SS_PASSED if passed >> s & 1 else b"",
-                _SS_FROZEN if frozen >> s & 1 else b"",
-                b"" if unplayed >> s & 1 else _SS_HAS_PLAYED,
-                int_field(_SS_MATCH_TOTAL, totals[s]),
-            )
+        key = (
+            s,
+            cards_left,
+            places[s],
+            passed >> s & 1,
+            frozen >> s & 1,
+            unplayed >> s & 1,
+            totals[s],
         )
-        out += (_TV_SEATS, varint(len(status)), status)
+        record = statuses.get(key)
+        if record is None:
+            record = _status_record(*key)
+        out.append(record)
     if table is not None:
         combo = combination_wire(table.kind, table.length, table.top, table.cards)
         out += (_TV_TABLE, varint(len(combo)), combo)
@@ -188,3 +190,31 @@ def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
         out += (_TV_MOVE_COUNT, varint(state.move_count))
     out.append(follow_rules_record)
     return b"".join(out)
+
+
+# The `seats` records already written, by what they say: from one move to the next most seats
+# do not change (a move changes one seat's count, pass or place), so a view is mostly lookups.
+_STATUSES: Final[dict[tuple[int, ...], bytes]] = {}
+_STATUSES_SIZE: Final = 16384
+
+
+def _status_record(
+    s: int, cards_left: int, place: int, passed: int, frozen: int, unplayed: int, total: int
+) -> bytes:
+    """One `seats` record of a TableView (tag, length, SeatStatus), remembered."""
+    status = b"".join(
+        (
+            _SS_SEAT[s],
+            _SS_CARDS_LEFT[cards_left],
+            _SS_PLACE[place],
+            _SS_PASSED if passed else b"",
+            _SS_FROZEN if frozen else b"",
+            b"" if unplayed else _SS_HAS_PLAYED,
+            int_field(_SS_MATCH_TOTAL, total),
+        )
+    )
+    record = _TV_SEATS + varint(len(status)) + status
+    if len(_STATUSES) >= _STATUSES_SIZE:
+        _STATUSES.clear()
+    _STATUSES[s, cards_left, place, passed, frozen, unplayed, total] = record
+    return record
