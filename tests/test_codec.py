@@ -22,7 +22,7 @@ from tienlen_rules.errors import CardParseError, SetupError
 from tienlen_rules.options import OPTIONS, PRESETS
 from tienlen_rules.revisions import RULES_REVISION
 from tienlen_rules.ruleset import build_rules
-from tienlen_rules.seat_view import SeatView, view
+from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import ChopPayment, GameState, Match, Move
 from tienlen_service import codec
@@ -600,6 +600,16 @@ def test_a_wire_view_is_byte_for_byte_the_serialised_view_message(variant: str) 
             seat_view = view(state, seat)
             wanted = codec.view_to_pb(seat_view, state).SerializeToString(deterministic=True)
             assert codec.view_to_wire(seat_view, state) == wanted
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_spectator_view_of_every_answer_is_the_engines_spectator_view(variant: str) -> None:
+    """The answers write the spectator's view from the state (no SeatView built first): it
+    must be byte for byte the view of the engine's `view(state, SPECTATOR)`, hand-less."""
+    for state in _match_states(variant, 29):
+        wanted = codec.view_to_wire(view(state, SPECTATOR), state)
+        assert codec.spectator_view_to_wire(state) == wanted
+        assert not game_pb2.TableView.FromString(wanted).hand
 
 
 @pytest.mark.parametrize("pass_lockout", ["true", "false"])
