@@ -190,13 +190,14 @@ sbom: $(INSTALLED) ## the image's CycloneDX SBOM (build/sbom.cdx.json, not commi
 	$(PY) -c "import json, sys; b = json.load(open(sys.argv[1])); print(sys.argv[1] + ':', len(b['components']), 'components')" $(SBOM)
 
 # nginx is the L7 balancer of the cluster test (tests/cluster); chromium is the browser of
-# tests/browser (driven by Playwright, which downloads no browser of its own). Installed only
-# when missing and only as root (CI and the sessions here run as root); otherwise the tests
-# say so.
-apt-deps: ## install Debian packages the tests need (nginx, chromium), if missing and root
+# tests/browser (driven by Playwright, which downloads no browser of its own); valgrind runs
+# bench/instructions.py, whose smoke test is in tests/bench. Installed only when missing and
+# only as root (CI and the sessions here run as root); otherwise the tests say so.
+apt-deps: ## install Debian packages the tests need (nginx, chromium, valgrind), if missing and root
 	missing=""; \
 	command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$$missing nginx"; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v valgrind >/dev/null 2>&1 || missing="$$missing valgrind"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then echo "apt-deps: missing$$missing and we are not root" >&2; exit 0; fi; \
 	export DEBIAN_FRONTEND=noninteractive; \

@@ -22,7 +22,7 @@ from tienlen_rules.errors import CardParseError, SetupError
 from tienlen_rules.options import OPTIONS, PRESETS
 from tienlen_rules.revisions import RULES_REVISION
 from tienlen_rules.ruleset import build_rules
-from tienlen_rules.seat_view import SeatView, view
+from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import ChopPayment, GameState, Match, Move
 from tienlen_service import codec
@@ -226,6 +226,22 @@ def test_seeded_deals_round_trip(seed: int, variant: str) -> None:
 def test_serialisation_is_deterministic() -> None:
     state, _ = game.new_game(build_rules("southern", {"stake": 50, "freezing": False}), 4, seed=3)
     assert codec.encode_state(state, b"x") == codec.encode_state(state, b"x")
+
+
+def test_a_payload_is_the_whole_messages_bytes_when_one_game_id_changes_rules_and_match() -> None:
+    """The payload is written in pieces, the per-game ones remembered by game id: a later
+    state under the same id with other rules or another match (the next game of the match, or
+    anyone's state reusing the id) still gets exactly the mapping's bytes."""
+    states = [
+        game.new_game(build_rules("southern"), 4, seed=1)[0],
+        game.new_game(build_rules("southern", {"stake": 50}), 4, seed=1)[0],
+        game.new_game(build_rules("northern"), 4, seed=2)[0],
+    ]
+    states.append(states[0]._replace(match=states[0].match._replace(totals=(5, -5, 0, 0))))
+    states.append(states[0]._replace(match=states[0].match._replace(game_number=2)))
+    for state in [*states, *reversed(states)]:
+        wanted = codec.state_to_pb(state, b"same-id").SerializeToString(deterministic=True)
+        assert codec.encode_state(state, b"same-id") == wanted
 
 
 def test_a_random_deal_keeps_its_random_seed_marker() -> None:
@@ -584,6 +600,16 @@ def test_a_wire_view_is_byte_for_byte_the_serialised_view_message(variant: str) 
             seat_view = view(state, seat)
             wanted = codec.view_to_pb(seat_view, state).SerializeToString(deterministic=True)
             assert codec.view_to_wire(seat_view, state) == wanted
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_spectator_view_of_every_answer_is_the_engines_spectator_view(variant: str) -> None:
+    """The answers write the spectator's view from the state (no SeatView built first): it
+    must be byte for byte the view of the engine's `view(state, SPECTATOR)`, hand-less."""
+    for state in _match_states(variant, 29):
+        wanted = codec.view_to_wire(view(state, SPECTATOR), state)
+        assert codec.spectator_view_to_wire(state) == wanted
+        assert not game_pb2.TableView.FromString(wanted).hand
 
 
 @pytest.mark.parametrize("pass_lockout", ["true", "false"])

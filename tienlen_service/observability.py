@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 import grpc
 
 from tienlen_service.logs import AccessLog, CallFields
-from tienlen_service.metrics import Metrics
+from tienlen_service.metrics import MethodSeries, Metrics
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -71,7 +71,7 @@ def _malformed_status() -> grpc.Status:
 
 @dataclass(frozen=True, slots=True)
 class _MethodInfo:
-    """What the interceptor precomputes once per method (labels, metric children)."""
+    """What the interceptor precomputes once per method (labels, its metric series)."""
 
     rpc: str
     grpc_type: str
@@ -80,27 +80,29 @@ class _MethodInfo:
     quiet: bool
     streaming: bool
     sampler: Callable[[], int]
-    started: Any
-    handling: Any
-    received: Any
-    sent: Any
-    handled: dict[grpc.StatusCode, Any]
+    series: MethodSeries
 
 
 class _Call:
-    """One call being observed: started on creation, finished once."""
+    """One streaming call being observed: started on creation, finished once. (A unary call
+    is observed inline by its wrapper: one object and two method calls fewer per call.)"""
 
     __slots__ = ("_done", "_fields", "_info", "_interceptor", "_start")
 
     def __init__(
-        self, interceptor: ObservabilityInterceptor, info: _MethodInfo, fields: CallFields
+        self,
+        interceptor: ObservabilityInterceptor,
+        info: _MethodInfo,
+        fields: CallFields,
+        *,
+        received: bool,
     ) -> None:
         self._interceptor = interceptor
         self._info = info
         self._fields = fields
         self._done = False
         self._start = time.perf_counter()
-        info.started.inc()
+        info.series.start(received=received)
         interceptor.metrics.in_flight.inc()
 
     def finish(self, code: grpc.StatusCode) -> None:
@@ -109,16 +111,8 @@ class _Call:
         self._done = True
         elapsed = time.perf_counter() - self._start
         info = self._info
-        metrics = self._interceptor.metrics
-        metrics.in_flight.dec()
-        info.handling.observe(elapsed)
-        handled = info.handled.get(code)
-        if handled is None:
-            handled = metrics.grpc_handled.labels(
-                info.grpc_type, info.service, info.method, code.name
-            )
-            info.handled[code] = handled
-        handled.inc()
+        self._interceptor.metrics.in_flight.dec()
+        info.series.finish(code.name, elapsed)
         access_log = self._interceptor.access_log
         if access_log is not None:
             access_log.finish(
@@ -175,8 +169,6 @@ class ObservabilityInterceptor(_ServerInterceptor):
 
     def _method_info(self, method: str, grpc_type: str) -> _MethodInfo:
         service, _, name = method.lstrip("/").rpartition("/")
-        labels = (grpc_type, service, name)
-        m = self.metrics
         return _MethodInfo(
             rpc=method.lstrip("/"),
             grpc_type=grpc_type,
@@ -185,19 +177,15 @@ class ObservabilityInterceptor(_ServerInterceptor):
             quiet=service in QUIET_SERVICES,
             streaming=grpc_type != "unary",
             sampler=AccessLog.sampler(),
-            started=m.grpc_started.labels(*labels),
-            handling=m.grpc_handling_seconds.labels(*labels),
-            received=m.grpc_msg_received.labels(*labels),
-            sent=m.grpc_msg_sent.labels(*labels),
-            handled={},
+            series=self.metrics.method_series(grpc_type, service, name),
         )
 
-    def _begin(self, info: _MethodInfo, context: grpc.ServicerContext) -> _Call:
+    def _begin(self, info: _MethodInfo, context: grpc.ServicerContext, *, received: bool) -> _Call:
         # grpcio runs each call in a fresh contextvars.Context: nothing to clear, and the
         # mark is still there when grpcio logs the call's exception after the handler.
         fields = CallFields(info.rpc, metadata=context.invocation_metadata)
         AccessLog.begin(fields)
-        return _Call(self, info, fields)
+        return _Call(self, info, fields, received=received)
 
     def _wrap(self, method: str, handler: _Handler) -> _Handler:
         deserializer = handler.request_deserializer
@@ -238,32 +226,50 @@ class ObservabilityInterceptor(_ServerInterceptor):
         return handler
 
     def _unary_unary(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        # Nearly every call is unary: its observation is written out here, with what it needs
+        # bound once per method (bench/README.md, issue 28: 57.7k -> 29.9k instructions per call).
+        rpc, sampler, quiet, series = info.rpc, info.sampler, info.quiet, info.series
+        start_series, finish_series = series.start, series.finish
+        in_flight = self.metrics.in_flight
+        access_log = self.access_log
+        clock = time.perf_counter
+        begin = AccessLog.begin
+        ok, unknown = grpc.StatusCode.OK, grpc.StatusCode.UNKNOWN
+
         def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
-            call = self._begin(info, context)
-            code = grpc.StatusCode.UNKNOWN
+            fields = CallFields(rpc, metadata=context.invocation_metadata)
+            begin(fields)
+            start = clock()
+            malformed = request is _MALFORMED
+            start_series(received=not malformed)
+            in_flight.inc()
+            code = unknown
+            sent = 0
             try:
-                if request is _MALFORMED:
+                if malformed:
                     context.abort_with_status(_malformed_status())
-                info.received.inc()
                 response = behavior(request, context)
-                info.sent.inc()
-                code = _status_code(context, grpc.StatusCode.OK)
+                sent = 1
+                code = _status_code(context, ok)
             except BaseException:
-                code = _status_code(context, grpc.StatusCode.UNKNOWN)
+                code = _status_code(context, unknown)
                 raise
             finally:
-                call.finish(code)
+                elapsed = clock() - start
+                in_flight.dec()
+                finish_series(code.name, elapsed, sent=sent)
+                if access_log is not None:
+                    access_log.finish(fields, sampler, code, elapsed, quiet=quiet)
             return response
 
         return wrapper
 
     def _unary_stream(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            call = self._begin(info, context)
+            call = self._begin(info, context, received=request is not _MALFORMED)
             try:
                 if request is _MALFORMED:
                     context.abort_with_status(_malformed_status())
-                info.received.inc()
                 responses = behavior(request, context)
             except BaseException:
                 call.finish(_status_code(context, grpc.StatusCode.UNKNOWN))
@@ -274,11 +280,11 @@ class ObservabilityInterceptor(_ServerInterceptor):
 
     def _stream_unary(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
-            call = self._begin(info, context)
+            call = self._begin(info, context, received=False)
             code = grpc.StatusCode.UNKNOWN
             try:
-                response = behavior(_count(requests, info.received, context), context)
-                info.sent.inc()
+                response = behavior(_count(requests, info.series, context), context)
+                info.series.add_sent()
                 code = _status_code(context, grpc.StatusCode.OK)
             except BaseException:
                 code = _status_code(context, grpc.StatusCode.UNKNOWN)
@@ -291,9 +297,9 @@ class ObservabilityInterceptor(_ServerInterceptor):
 
     def _stream_stream(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
-            call = self._begin(info, context)
+            call = self._begin(info, context, received=False)
             try:
-                responses = behavior(_count(requests, info.received, context), context)
+                responses = behavior(_count(requests, info.series, context), context)
             except BaseException:
                 call.finish(_status_code(context, grpc.StatusCode.UNKNOWN))
                 raise
@@ -308,7 +314,7 @@ class ObservabilityInterceptor(_ServerInterceptor):
         code = grpc.StatusCode.UNKNOWN
         try:
             for response in responses:
-                info.sent.inc()
+                info.series.add_sent()
                 yield response
             code = _status_code(context, grpc.StatusCode.OK)
         except GeneratorExit:
@@ -322,13 +328,15 @@ class ObservabilityInterceptor(_ServerInterceptor):
             call.finish(code)
 
 
-def _count(requests: Iterator[Any], counter: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+def _count(
+    requests: Iterator[Any], series: MethodSeries, context: grpc.ServicerContext
+) -> Iterator[Any]:
     """Count a stream's request messages; a message whose bytes don't parse ends the call
     with INVALID_ARGUMENT / MALFORMED_REQUEST, as a unary request's would."""
     for request in requests:
         if request is _MALFORMED:
             context.abort_with_status(_malformed_status())
-        counter.inc()
+        series.add_received()
         yield request
 
 

@@ -436,7 +436,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         update.move_number = state.move_count
         update.MergeFromString(codec.events_to_wire(events))  # appends the events
         if with_view:
-            update.view.MergeFromString(codec.view_to_wire(view(state, SPECTATOR), state))
+            update.view.MergeFromString(codec.spectator_view_to_wire(state))
         if state.to_act >= 0:
             update.to_act = state.to_act
         if state.over:

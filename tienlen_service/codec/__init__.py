@@ -63,7 +63,12 @@ from tienlen_service.codec.state import (
     new_game_id,
     state_to_pb,
 )
-from tienlen_service.codec.view import follow_rules_to_pb, view_to_pb, view_to_wire
+from tienlen_service.codec.view import (
+    follow_rules_to_pb,
+    spectator_view_to_wire,
+    view_to_pb,
+    view_to_wire,
+)
 
 __all__ = [
     "GAME_ID_BYTES",
@@ -97,6 +102,7 @@ __all__ = [
     "rules_from_pb",
     "rules_to_pb",
     "settlement_to_pb",
+    "spectator_view_to_wire",
     "state_to_pb",
     "variants_to_pb",
     "view_to_pb",

@@ -19,8 +19,16 @@ from typing import TYPE_CHECKING, Final
 
 import tienlen_rules as engine
 from tienlen.v1 import events_pb2, game_pb2
-from tienlen_service.codec._wire import bool_record, int_field, packed_varints, tag, varint
+from tienlen_service.codec._wire import (
+    bool_record,
+    int_field,
+    packed_varints,
+    records,
+    tag,
+    varint,
+)
 from tienlen_service.codec.cards import (
+    CARD_COUNT,
     RepeatedCards,
     card_records,
     card_to_pb,
@@ -156,13 +164,48 @@ _GO_PLACES: Final = tag(events_pb2.GameOver, "places")
 
 def events_to_wire(events: Iterable[engine.Event]) -> bytes:
     """Wire events of engine events, in order, as the `events` records of a `GameUpdate`:
-    the bytes of `GameUpdate(events=events_to_pb(events))`."""
+    the bytes of `GameUpdate(events=events_to_pb(events))`. The events of nearly every move
+    (a play, a pass, the next seat to act) take a short path: a pass's and a turn's records
+    are looked up whole, a play's written without the general dispatch."""
     out: list[bytes] = []
     for event in events:
-        kind, body = _event_wire(event)
-        record = kind + varint(len(body)) + body
-        out += (_GU_EVENTS, varint(len(record)), record)
+        kind = type(event)
+        if kind is _PLAYED:
+            out.append(_played_record(event))  # type: ignore[arg-type] # checked just above
+        elif kind is _TURN_PASSED:
+            out.append(_TURN_PASSED_RECORDS[event.seat])  # type: ignore[union-attr]
+        elif kind is _PASSED:
+            out.append(_PASSED_RECORDS[event.seat])  # type: ignore[union-attr]
+        else:
+            out.append(_event_record(event))
     return b"".join(out)
+
+
+def _event_record(event: engine.Event) -> bytes:
+    """The `events` record of a GameUpdate holding one event (tag, length, Event)."""
+    key, body = _event_wire(event)
+    record = key + varint(len(body)) + body
+    return _GU_EVENTS + varint(len(record)) + record
+
+
+def _played_record(event: engine.Played) -> bytes:
+    """`_event_record` of a Played event, with its seat and count records looked up."""
+    cards = event.cards
+    combination = combination_wire(event.kind, event.length, cards.bit_length() - 1, cards)
+    body = b"".join(
+        (
+            _PL_SEATS[event.seat],
+            _PL_COMBINATION,
+            varint(len(combination)),
+            combination,
+            _PL_CHOP if event.chop else b"",
+            _PL_OUT_OF_TURN if event.out_of_turn else b"",
+            _PL_STEAL if event.steal else b"",
+            _PL_CARDS_LEFT_RECORDS[event.cards_left],
+        )
+    )
+    record = _EV_PLAYED + varint(len(body)) + body
+    return _GU_EVENTS + varint(len(record)) + record
 
 
 def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
@@ -232,3 +275,17 @@ def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
         case engine.GameOver():
             return _EV_GAME_OVER, packed_varints(_GO_PLACES, event.places)
     raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
+
+
+_PLAYED: Final = engine.Played
+_PASSED: Final = engine.Passed
+_TURN_PASSED: Final = engine.TurnPassed
+_PL_SEATS: Final = records(events_pb2.Played, "seat", engine.MAX_PLAYERS)
+_PL_CARDS_LEFT_RECORDS: Final = records(events_pb2.Played, "cards_left", CARD_COUNT + 1)
+# Whole records, by seat: `held_beat` is never sent, so a pass is its seat alone.
+_PASSED_RECORDS: Final = tuple(
+    _event_record(engine.Passed(seat, None)) for seat in range(engine.MAX_PLAYERS)
+)
+_TURN_PASSED_RECORDS: Final = tuple(
+    _event_record(engine.TurnPassed(seat)) for seat in range(engine.MAX_PLAYERS)
+)

@@ -16,7 +16,7 @@ engine can index safely is a `StateDecodeError`.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -28,6 +28,7 @@ from tienlen_rules import (
     Combination,
     GameState,
     Match,
+    RuleSet,
     SetupError,
     classify,
 )
@@ -86,8 +87,91 @@ def state_to_pb(state: GameState, game_id: bytes) -> state_pb2.GameState:
 
 
 def encode_state(state: GameState, game_id: bytes) -> bytes:
-    """The payload of a state token: the deterministic serialisation of `state_to_pb`."""
-    return state_to_pb(state, game_id).SerializeToString(deterministic=True)
+    """The payload of a state token: the deterministic serialisation of `state_to_pb`.
+
+    Written in three pieces, each serialised by protobuf: the fields a game keeps from move
+    to move (its id, the rules, the match) are serialised once per game (`_game_parts`) and
+    only the move's own fields (4-23) per move. A deterministic serialisation writes a
+    message's fields in field-number order, each record on its own, so the pieces joined in
+    order are exactly the whole message's bytes (tests/test_codec.py: every state of random
+    matches of every preset, and the pinned payloads). Building the message was ~90 % of an
+    encode, and a third of that was the per-game fields (bench/README.md, issue 28)."""
+    rules, match = state.rules, state.match
+    parts = _GAME_PARTS.get(game_id)
+    if (
+        parts is None
+        or parts.rules is not rules  # a RuleSet compares by identity (cached_rules)
+        or not (parts.match is match or parts.match == match)
+    ):
+        parts = _game_parts(game_id, rules, match)
+    table = state.table
+    move = state_pb2.GameState(
+        hands=state.hands,
+        dealt=state.dealt,
+        to_act=state.to_act,
+        must_include=state.must_include,
+        table=0 if table is None else table.cards,
+        table_seat=state.table_seat,
+        passed=state.passed,
+        chain=[state_pb2.ChainLinkState(seat=s, cards=c) for s, c in state.chain]
+        if state.chain
+        else None,
+        chain_victim_out=state.chain_victim_out,
+        places=state.places,
+        frozen=state.frozen,
+        unplayed=state.unplayed,
+        chop_payments=[
+            state_pb2.ChopPaymentState(payer=p.payer, payee=p.payee, amount=p.amount, cards=p.cards)
+            for p in state.chop_payments
+        ]
+        if state.chop_payments
+        else None,
+        first_game=state.first_game,
+        steal_open=state.steal_open,
+        instant_winner=state.instant_winner,
+        instant_pattern=state.instant_pattern,
+        compensation_seat=state.compensation_seat,
+        winning_play=state.winning_play,
+        move_count=state.move_count,
+    )
+    return parts.head + move.SerializeToString(deterministic=True) + parts.tail
+
+
+class _GameParts(NamedTuple):
+    """The serialised fields of a payload that stay the same through a game, and what they
+    were made of (checked on every use: a game id alone does not pin its rules or match)."""
+
+    rules: RuleSet
+    match: Match
+    head: bytes  # fields 1-3: game_id, variant, overrides
+    tail: bytes  # fields 24-25: match, rules_revision
+
+
+# Games in progress on this replica, by game id; cleared when full (a miss costs one build).
+_GAME_PARTS: Final[dict[bytes, _GameParts]] = {}
+_GAME_PARTS_SIZE: Final = 4096
+
+
+def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
+    head = state_pb2.GameState(
+        game_id=game_id,
+        variant=rules.variant,
+        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in rules.overrides],
+    ).SerializeToString(deterministic=True)
+    tail = state_pb2.GameState(
+        match=state_pb2.MatchState(
+            game_number=match.game_number,
+            totals=match.totals,
+            seed=None if match.seed < 0 else match.seed,  # absent: a random deal
+            dealer=match.dealer,
+        ),
+        rules_revision=rules.revision,  # 0 (before revisions): not written, as then
+    ).SerializeToString(deterministic=True)
+    parts = _GameParts(rules, match, head, tail)
+    if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
+        _GAME_PARTS.clear()
+    _GAME_PARTS[bytes(game_id)] = parts
+    return parts
 
 
 def decode_state(payload: bytes) -> tuple[GameState, bytes]:

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Final
 
 from tienlen.v1 import game_pb2
-from tienlen_rules import MAX_PLAYERS, GameState, RuleSet, SeatView
+from tienlen_rules import MAX_PLAYERS, SPECTATOR, Combination, GameState, RuleSet, SeatView
 from tienlen_service.codec._wire import (
     bool_record,
     int_field,
@@ -135,56 +135,141 @@ def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
 
 def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
     """The bytes of `view_to_pb(seat_view, state)`, written straight from the engine's view."""
-    rules_record, follow_rules_record = _rules_wire(state.rules)
-    counts = seat_view.hand_counts
-    viewer = seat_view.seat
-    table = seat_view.table
-    over = seat_view.over
-    out: list[bytes] = []
-    if viewer >= 0:  # optional: a seat 0 viewer is still present on the wire
-        out += (_TV_SEAT, varint(viewer), _TV_HAND.encode(seat_view.hand))
-    out += (_TV_PLAYERS, varint(len(counts)), rules_record)
-    places, passed, frozen, unplayed, totals = (
+    return _view_wire(
+        seat_view.seat,
+        seat_view.hand,
+        seat_view.hand_counts,
         seat_view.places,
         seat_view.passed,
         seat_view.frozen,
-        state.unplayed,
         seat_view.totals,
+        seat_view.table,
+        seat_view.table_seat,
+        seat_view.to_act,
+        seat_view.over,
+        seat_view.must_include,
+        seat_view.first_game,
+        seat_view.game_number,
+        seat_view.played,
+        state,
     )
+
+
+def spectator_view_to_wire(state: GameState) -> bytes:
+    """`view_to_wire(view(state, SPECTATOR), state)` — the view every answer carries —
+    without building the engine's `SeatView` first (a third of the view's cost): a spectator
+    sees no hand, each seat's card count, and the state's public fields as `view` copies them.
+    tests/test_codec.py proves the bytes equal for every state of random matches of every
+    preset, so a change of what `view` shows a spectator fails there."""
+    match = state.match
+    return _view_wire(
+        SPECTATOR,
+        0,
+        tuple(map(int.bit_count, state.hands)),
+        state.places,
+        state.passed,
+        state.frozen,
+        match.totals,
+        state.table,
+        state.table_seat,
+        state.to_act,
+        state.to_act < 0,
+        state.must_include,
+        state.first_game,
+        match.game_number,
+        state.played,
+        state,
+    )
+
+
+def _view_wire(
+    viewer: int,
+    hand: int,
+    counts: tuple[int, ...],
+    places: tuple[int, ...],
+    passed: int,
+    frozen: int,
+    totals: tuple[int, ...],
+    table: Combination | None,
+    table_seat: int,
+    to_act: int,
+    over: bool,
+    must_include: int,
+    first_game: bool,
+    game_number: int,
+    played: int,
+    state: GameState,
+) -> bytes:
+    rules_record, follow_rules_record = _rules_wire(state.rules)
+    out: list[bytes] = []
+    if viewer >= 0:  # optional: a seat 0 viewer is still present on the wire
+        out += (_TV_SEAT, varint(viewer), _TV_HAND.encode(hand))
+    out += (_TV_PLAYERS, varint(len(counts)), rules_record)
+    unplayed = state.unplayed
+    statuses = _STATUSES
     for s, cards_left in enumerate(counts):
-        status = b"".join(
-            (
-                _SS_SEAT[s],
-                _SS_CARDS_LEFT[cards_left],
-                _SS_PLACE[places[s]],
-                _SS_PASSED if passed >> s & 1 else b"",
-                _SS_FROZEN if frozen >> s & 1 else b"",
-                b"" if unplayed >> s & 1 else _SS_HAS_PLAYED,
-                int_field(_SS_MATCH_TOTAL, totals[s]),
-            )
+        key = (
+            s,
+            cards_left,
+            places[s],
+            passed >> s & 1,
+            frozen >> s & 1,
+            unplayed >> s & 1,
+            totals[s],
         )
-        out += (_TV_SEATS, varint(len(status)), status)
+        record = statuses.get(key)
+        if record is None:
+            record = _status_record(*key)
+        out.append(record)
     if table is not None:
         combo = combination_wire(table.kind, table.length, table.top, table.cards)
         out += (_TV_TABLE, varint(len(combo)), combo)
-        if seat_view.table_seat >= 0:
-            out += (_TV_TABLE_SEAT, varint(seat_view.table_seat))
+        if table_seat >= 0:
+            out += (_TV_TABLE_SEAT, varint(table_seat))
     if not over:
-        out += (_TV_TO_ACT, varint(seat_view.to_act))
-    if seat_view.must_include >= 0:
-        out.append(_TV_MUST_INCLUDE[seat_view.must_include])
+        out += (_TV_TO_ACT, varint(to_act))
+    if must_include >= 0:
+        out.append(_TV_MUST_INCLUDE[must_include])
     if over:
         out.append(_TV_FINISHED)
-    if seat_view.first_game:
+    if first_game:
         out.append(_TV_FIRST_GAME)
-    if seat_view.game_number:
-        out += (_TV_GAME_NUMBER, varint(seat_view.game_number))
+    if game_number:
+        out += (_TV_GAME_NUMBER, varint(game_number))
     if state.match.dealer:
         out += (_TV_DEALER, varint(state.match.dealer))
-    out.append(_TV_PLAYED.encode(seat_view.played))
+    out.append(_TV_PLAYED.encode(played))
     if state.steal_open:
         out.append(_TV_STEAL_OPEN)
     if state.move_count:
         out += (_TV_MOVE_COUNT, varint(state.move_count))
     out.append(follow_rules_record)
     return b"".join(out)
+
+
+# The `seats` records already written, by what they say: from one move to the next most seats
+# do not change (a move changes one seat's count, pass or place), so a view is mostly lookups.
+_STATUSES: Final[dict[tuple[int, ...], bytes]] = {}
+_STATUSES_SIZE: Final = 16384
+
+
+def _status_record(
+    s: int, cards_left: int, place: int, passed: int, frozen: int, unplayed: int, total: int
+) -> bytes:
+    """One `seats` record of a TableView (tag, length, SeatStatus), remembered."""
+    status = b"".join(
+        (
+            _SS_SEAT[s],
+            _SS_CARDS_LEFT[cards_left],
+            _SS_PLACE[place],
+            _SS_PASSED if passed else b"",
+            _SS_FROZEN if frozen else b"",
+            b"" if unplayed else _SS_HAS_PLAYED,
+            int_field(_SS_MATCH_TOTAL, total),
+        )
+    )
+    record = _TV_SEATS + varint(len(status)) + status
+    if len(_STATUSES) >= _STATUSES_SIZE:
+        _STATUSES.clear()
+    _STATUSES[s, cards_left, place, passed, frozen, unplayed, total] = record
+    return record
