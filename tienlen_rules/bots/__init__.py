@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 
 from tienlen_rules.bots.base import Bot, Observation, observe
+from tienlen_rules.bots.expert import ExpertBot
 from tienlen_rules.bots.greedy import GreedyBot
 from tienlen_rules.bots.montecarlo import MonteCarloBot
 from tienlen_rules.bots.random_bot import RandomBot
@@ -19,6 +20,7 @@ from tienlen_rules.state import GameState, Move
 __all__ = [
     "BOTS",
     "Bot",
+    "ExpertBot",
     "GreedyBot",
     "MonteCarloBot",
     "Observation",
@@ -32,6 +34,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "montecarlo": MonteCarloBot,
+    "expert": ExpertBot,
 }
 """The registry: bot name -> factory taking the bot's keyword parameters."""
 
@@ -72,7 +75,7 @@ def suggest_move(
     if not obs.plays and not (obs.in_turn and obs.can_pass):
         return None
     chosen = make_bot(bot)
-    if should_stop is not None and isinstance(chosen, MonteCarloBot):
+    if should_stop is not None and isinstance(chosen, (MonteCarloBot, ExpertBot)):
         chosen = dataclasses.replace(chosen, should_stop=should_stop)
     move = chosen.choose(obs, random.Random(seed))  # noqa: S311 - a game move, not a secret
     return None if move.is_pass and not obs.in_turn else move
