@@ -34,13 +34,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tienlen_rules import game  # noqa: E402
-from tienlen_rules.bots import make_bot  # noqa: E402
-from tienlen_rules.bots.base import Bot, Observation  # noqa: E402
-from tienlen_rules.ruleset import build_rules  # noqa: E402
-from tienlen_rules.settlement import settle  # noqa: E402
-from tienlen_rules.state import Move  # noqa: E402
-from tools.simulate import GameRecord, LocalTable, play_game  # noqa: E402
+from tienlen_rules import game
+from tienlen_rules.bots import make_bot
+from tienlen_rules.bots.base import Bot, Observation
+from tienlen_rules.ruleset import build_rules
+from tienlen_rules.settlement import settle
+from tienlen_rules.state import Move
+from tools.simulate import GameRecord, LocalTable, play_game
 
 Z95 = 1.959963984540054
 PRESETS = ("southern", "northern", "hue", "da_nang", "dau", "dem_la")
@@ -93,7 +93,7 @@ def play_deal(args: tuple[str, str, str, int, int]) -> DealResult:
     for round_, seating in enumerate(seatings(players)):
         state, _ = game.new_game(rules, players, seed=seed)
         bots = [a if who == "a" else b for who in seating]
-        rng = random.Random(seed * 2 + round_)  # noqa: S311 - a bench, not a secret
+        rng = random.Random(seed * 2 + round_)
         final, _ = play_game(state, bots, rng, LocalTable(), GameRecord(state))
         net = settle(final).net
         for seat, who in enumerate(seating):

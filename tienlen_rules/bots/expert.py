@@ -167,9 +167,7 @@ def _paired_mean(a: list[float], b: list[float]) -> float:
     return sum(a[j] - b[j] for j in range(k)) / k if k else 0.0
 
 
-def rollout(
-    state: GameState, obs: Observation, combo: Combination | None
-) -> tuple[float, int]:
+def rollout(state: GameState, obs: Observation, combo: Combination | None) -> tuple[float, int]:
     """Make `combo` (None: pass) in a determinised state, play the game out with the policy
     for every seat; the seat's net in stakes and the moves it took."""
     if combo is not None:
