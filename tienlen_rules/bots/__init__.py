@@ -14,6 +14,7 @@ from tienlen_rules.bots.base import Bot, Observation, observe
 from tienlen_rules.bots.expert import ExpertBot
 from tienlen_rules.bots.greedy import GreedyBot
 from tienlen_rules.bots.montecarlo import MonteCarloBot
+from tienlen_rules.bots.policy import CountingBot
 from tienlen_rules.bots.random_bot import RandomBot
 from tienlen_rules.state import GameState, Move
 
@@ -34,6 +35,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "montecarlo": MonteCarloBot,
+    "counting": CountingBot,
     "expert": ExpertBot,
 }
 """The registry: bot name -> factory taking the bot's keyword parameters."""
