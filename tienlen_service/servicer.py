@@ -73,8 +73,12 @@ if TYPE_CHECKING:
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
 
 DEFAULT_BOT: Final = "greedy"
-#: Bots whose suggestion is a search (hundreds of playouts): watched and bounded.
-SEARCH_BOTS: Final = frozenset({"montecarlo"})
+#: Bots whose suggestion is a search (hundreds of playouts): watched and bounded; and the
+#: difficulty levels played by one.
+SEARCH_BOTS: Final = frozenset({"montecarlo", "expert"})
+_SEARCH_NAMES: Final = SEARCH_BOTS | {
+    level.name for level in engine.LEVELS if level.bot.partition(":")[0] in SEARCH_BOTS
+}
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -383,20 +387,27 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         call and stops when nobody waits for it; at most `max_searches` run at once."""
         state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
         name = request.bot or DEFAULT_BOT
-        if name not in engine.BOTS:
+        if name not in engine.BOTS and name not in engine.LEVELS_BY_NAME:
             # Names only: bot parameters (playouts, time budgets) are not for callers to set.
-            raise FieldError(
-                UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {', '.join(sorted(engine.BOTS))}"
-            )
+            known = ", ".join([*sorted(engine.BOTS), *(level.name for level in engine.LEVELS)])
+            raise FieldError(UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {known}")
         # A finished game runs no bot: nothing to suggest, as ListLegalMoves lists no move.
-        move = None if state.over else self._search(state, request, name, context)
-        if move is None:
+        hint = None if state.over else self._search(state, request, name, context)
+        if hint is None:
             return service_pb2.SuggestMoveResponse(bot=name)
-        combo = engine.validate(state, move)
+        combo = engine.validate(state, hint.move)
         return service_pb2.SuggestMoveResponse(
-            move=codec.move_to_pb(move),
+            move=codec.move_to_pb(hint.move),
             combination=None if combo is None else codec.combination_to_pb(combo),
             bot=name,
+            reason=hint.reason,
+            explanation=hint.explanation,
+            candidates=[
+                service_pb2.CandidateMove(
+                    move=codec.move_to_pb(c.move), value=c.value, samples=c.samples
+                )
+                for c in hint.candidates
+            ],
         )
 
     @_rpc
@@ -422,9 +433,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         request: service_pb2.SuggestMoveRequest,
         name: str,
         context: grpc.ServicerContext,
-    ) -> engine.Move | None:
+    ) -> engine.Suggestion | None:
         """A bot's suggestion, timed and counted by bot; a search (SEARCH_BOTS) takes a slot."""
-        search, bounded = self._metrics.bot_search(name), name in SEARCH_BOTS
+        search, bounded = self._metrics.bot_search(name), name in _SEARCH_NAMES
         if bounded and not self._searches.acquire(blocking=False):
             search.refused()
             abort(
@@ -439,7 +450,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             )
         try:
             return search.run(
-                engine.suggest_move,
+                engine.suggest,
                 state,
                 request.seat,
                 name,
@@ -588,6 +599,16 @@ def _describe_rules() -> service_pb2.DescribeRulesResponse:
         variants=codec.variants_to_pb(),
         options=[codec.option_to_pb(spec) for spec in OPTIONS],
         bots=sorted(engine.BOTS),
+        levels=[
+            service_pb2.BotLevel(
+                name=level.name,
+                bot=level.bot,
+                description=level.description,
+                strength_vs_greedy=level.strength,
+                deals=level.deals,
+            )
+            for level in engine.LEVELS
+        ],
     )
 
 

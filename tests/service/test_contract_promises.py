@@ -358,7 +358,12 @@ def test_every_view_carries_the_games_follow_rules_resolved_from_its_preset_and_
 
 
 def test_describe_rules_lists_the_bots_suggest_move_documents(stub: Stub) -> None:
-    assert sorted(describe(stub).bots) == ["greedy", "montecarlo", "random"]
+    rules = describe(stub)
+    assert sorted(rules.bots) == ["counting", "expert", "greedy", "montecarlo", "novice", "random"]
+    assert [level.name for level in rules.levels] == ["easy", "medium", "hard", "expert"]
+    for level in rules.levels:
+        assert level.description, level.name
+        assert level.bot.partition(":")[0] in rules.bots, level.name
 
 
 def test_describe_rules_options_are_enough_to_draw_a_settings_control(stub: Stub) -> None:

@@ -76,7 +76,7 @@ class ExpertBot:
     """Determinised search over the policy's best candidates, with a margin over the base."""
 
     name: str = "expert"
-    budget: int = 2400
+    budget: int = 2000
     """Playout moves per decision (the deterministic budget)."""
     max_candidates: int = 5
     round_samples: int = 4
@@ -84,7 +84,7 @@ class ExpertBot:
     """Standard errors of paired gain a challenger needs to override the base move."""
     min_gain: float = 0.05
     """Stakes of mean gain a challenger needs too."""
-    cpu_cap: float = 0.15
+    cpu_cap: float = 0.3
     """Seconds of the thread's CPU after which the search stops with what it has."""
     should_stop: Callable[[], bool] = field(default=_never, compare=False, repr=False)
 
