@@ -110,6 +110,8 @@ class ExpertBot:
         while nodes < self.budget and time.thread_time() < cap:
             for _ in range(self.round_samples):
                 deal = determinise(obs, rng)
+                # Every alive candidate is played on the deal, so the samples stay paired; the
+                # budget is checked before each deal (it may be passed by one deal's playouts).
                 for i in alive:
                     if self.should_stop():
                         raise Abandoned("the search was abandoned by its caller")
