@@ -135,14 +135,34 @@ def run(preset: str, a: str, b: str, deals: int, base: int, jobs: int) -> Row:
     players = 3 if preset == "dau" else 4
     tasks = [(preset, a, b, players, base + i) for i in range(deals)]
     start = time.process_time()
+    results: list[DealResult] = []
     if jobs > 1:
         with multiprocessing.Pool(jobs) as pool:
-            results = pool.map(play_deal, tasks, chunksize=1)
-            # the workers' CPU: ask the OS for the children's times once they are done
+            for result in pool.imap(play_deal, tasks, chunksize=1):
+                _progress(results, result, preset, a, b)
+        # the workers' CPU: the OS's count of the children's times once they are done
         cpu = _children_cpu() + time.process_time() - start
     else:
-        results = [play_deal(task) for task in tasks]
+        for task in tasks:
+            _progress(results, play_deal(task), preset, a, b)
         cpu = time.process_time() - start
+    return summary(preset, a, b, results, cpu)
+
+
+PROGRESS_EVERY = 10
+
+
+def _progress(results: list[DealResult], result: DealResult, preset: str, a: str, b: str) -> None:
+    """Keep the result; every `PROGRESS_EVERY` deals, the summary so far on stderr (a long run
+    stopped early still says what it measured)."""
+    results.append(result)
+    if len(results) % PROGRESS_EVERY == 0:
+        print(markdown(summary(preset, a, b, results, 0.0)), file=sys.stderr, flush=True)
+
+
+def summary(preset: str, a: str, b: str, results: list[DealResult], cpu: float) -> Row:
+    """The row of these deals."""
+    deals = len(results)
     samples = [r.sample for r in results]
     mean = statistics.fmean(samples)
     half = Z95 * statistics.stdev(samples) / math.sqrt(len(samples)) if len(samples) > 1 else 0.0
