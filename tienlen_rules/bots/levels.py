@@ -3,7 +3,7 @@
 The strength of each level is measured, not claimed: `bench/bots.py` plays it 2 vs 2 against
 `greedy` on the same seeded Southern deals, both seatings (docs/BOTS.md has the table and the
 command); `strength` is that run's mean net per seat per game in stakes and `deals` how many
-deals it played.
+deals it played (`medium` is `greedy` itself: 0 by definition, not measured).
 """
 
 from __future__ import annotations
@@ -42,16 +42,16 @@ LEVELS: tuple[Level, ...] = (
         "hard",
         "expert:budget=600:max_candidates=3",
         "Counts the cards and looks a little ahead on sampled deals before it plays.",
-        0.0,
-        0,
+        0.13,
+        40,
     ),
     Level(
         "expert",
         "expert",
         "Counts the cards and plays each choice out on many sampled deals; overrides its plan"
         " only when the deals clearly say so.",
-        0.0,
-        0,
+        0.23,
+        150,
     ),
 )
 """The levels, easiest first."""
