@@ -21,7 +21,18 @@ from __future__ import annotations
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 
 # The bots build on the engine above, so they come last.
-from tienlen_rules.bots import BOTS, Bot, make_bot, observe, suggest_move
+from tienlen_rules.bots import (
+    BOTS,
+    LEVELS,
+    LEVELS_BY_NAME,
+    Bot,
+    Level,
+    Suggestion,
+    make_bot,
+    observe,
+    suggest,
+    suggest_move,
+)
 from tienlen_rules.cards import (
     RANK_ACE,
     RANK_TWO,
@@ -130,6 +141,8 @@ __all__ = [
     "FOLLOWS_LAST_PLACE",
     "INSTANT_WIN_PATTERNS",
     "LAST_PLACE",
+    "LEVELS",
+    "LEVELS_BY_NAME",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "OPTIONS",
@@ -176,6 +189,7 @@ __all__ = [
     "Kind",
     "LegalListing",
     "LegalMove",
+    "Level",
     "LongPairsChop",
     "Match",
     "MissingStartingCard",
@@ -196,6 +210,7 @@ __all__ = [
     "Settlement",
     "SetupError",
     "StartingCard",
+    "Suggestion",
     "Transfer",
     "TransferReason",
     "TurnPassed",
@@ -234,6 +249,7 @@ __all__ = [
     "plays_beating",
     "rank_of",
     "settle",
+    "suggest",
     "suggest_move",
     "suit_of",
     "to_set",

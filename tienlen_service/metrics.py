@@ -41,7 +41,7 @@ from prometheus_client.exposition import ThreadingWSGIServer
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-from tienlen_rules import BOTS, Abandoned
+from tienlen_rules import BOTS, LEVELS_BY_NAME, Abandoned
 
 if TYPE_CHECKING:
     _Handler = grpc.RpcMethodHandler[Any, Any]
@@ -359,7 +359,8 @@ class Metrics:
         # Every bot's series from the start, at zero (a dashboard sees a bot before its first
         # call); the label values are the engine's bot names only, never a caller's string.
         self._bots = {
-            bot: BotSearch(self.bot_search_seconds, self.bot_searches, bot) for bot in BOTS
+            bot: BotSearch(self.bot_search_seconds, self.bot_searches, bot)
+            for bot in (*BOTS, *LEVELS_BY_NAME)
         }
         self.build_info = Gauge(
             "tienlen_build_info",
@@ -402,7 +403,7 @@ class Metrics:
         return counters
 
     def bot_search(self, bot: str) -> BotSearch:
-        """The series of `bot`, one of the engine's `BOTS` (KeyError for any other name: the
+        """The series of `bot`, one of the engine's `BOTS` or level names (KeyError for any other name: the
         servicer refuses an unknown bot before it asks, so no label holds a caller's string)."""
         return self._bots[bot]
 

@@ -27,8 +27,12 @@ if TYPE_CHECKING:
     from tienlen_service.metrics import Metrics
 
 DEFAULT_BOT: Final = "greedy"
-#: Bots whose suggestion is a search (hundreds of playouts): watched and bounded.
-SEARCH_BOTS: Final = frozenset({"montecarlo"})
+#: Bots whose suggestion is a search (hundreds of playouts): watched and bounded; and the
+#: difficulty levels played by one.
+SEARCH_BOTS: Final = frozenset({"montecarlo", "expert"})
+_SEARCH_NAMES: Final = SEARCH_BOTS | {
+    level.name for level in engine.LEVELS if level.bot.partition(":")[0] in SEARCH_BOTS
+}
 
 
 def search_slots(workers: int) -> int:
@@ -52,9 +56,9 @@ class Search:
         request: service_pb2.SuggestMoveRequest,
         name: str,
         context: grpc.ServicerContext,
-    ) -> engine.Move | None:
+    ) -> engine.Suggestion | None:
         """A bot's suggestion, timed and counted by bot; a search (SEARCH_BOTS) takes a slot."""
-        search, bounded = self._metrics.bot_search(name), name in SEARCH_BOTS
+        search, bounded = self._metrics.bot_search(name), name in _SEARCH_NAMES
         if bounded and not self._searches.acquire(blocking=False):
             search.refused()
             abort(
@@ -69,7 +73,7 @@ class Search:
             )
         try:
             return search.run(
-                engine.suggest_move,
+                engine.suggest,
                 state,
                 request.seat,
                 name,

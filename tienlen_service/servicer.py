@@ -338,20 +338,27 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         call and stops when nobody waits for it; at most `max_searches` run at once."""
         state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
         name = request.bot or DEFAULT_BOT
-        if name not in engine.BOTS:
+        if name not in engine.BOTS and name not in engine.LEVELS_BY_NAME:
             # Names only: bot parameters (playouts, time budgets) are not for callers to set.
-            raise FieldError(
-                UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {', '.join(sorted(engine.BOTS))}"
-            )
+            known = ", ".join([*sorted(engine.BOTS), *(level.name for level in engine.LEVELS)])
+            raise FieldError(UNKNOWN_BOT, "bot", f"unknown bot {name!r}; known: {known}")
         # A finished game runs no bot: nothing to suggest, as ListLegalMoves lists no move.
-        move = None if state.over else self._search(state, request, name, context)
-        if move is None:
+        hint = None if state.over else self._search(state, request, name, context)
+        if hint is None:
             return service_pb2.SuggestMoveResponse(bot=name)
-        combo = engine.validate(state, move)
+        combo = engine.validate(state, hint.move)
         return service_pb2.SuggestMoveResponse(
-            move=codec.move_to_pb(move),
+            move=codec.move_to_pb(hint.move),
             combination=None if combo is None else codec.combination_to_pb(combo),
             bot=name,
+            reason=hint.reason,
+            explanation=hint.explanation,
+            candidates=[
+                service_pb2.CandidateMove(
+                    move=codec.move_to_pb(c.move), value=c.value, samples=c.samples
+                )
+                for c in hint.candidates
+            ],
         )
 
     @_rpc
@@ -510,4 +517,14 @@ def _describe_rules() -> service_pb2.DescribeRulesResponse:
         variants=codec.variants_to_pb(),
         options=[codec.option_to_pb(spec) for spec in OPTIONS],
         bots=sorted(engine.BOTS),
+        levels=[
+            service_pb2.BotLevel(
+                name=level.name,
+                bot=level.bot,
+                description=level.description,
+                strength_vs_greedy=level.strength,
+                deals=level.deals,
+            )
+            for level in engine.LEVELS
+        ],
     )

@@ -358,7 +358,39 @@ def test_every_view_carries_the_games_follow_rules_resolved_from_its_preset_and_
 
 
 def test_describe_rules_lists_the_bots_suggest_move_documents(stub: Stub) -> None:
-    assert sorted(describe(stub).bots) == ["greedy", "montecarlo", "random"]
+    rules = describe(stub)
+    assert sorted(rules.bots) == ["counting", "expert", "greedy", "montecarlo", "novice", "random"]
+    assert [level.name for level in rules.levels] == ["easy", "medium", "hard", "expert"]
+    for level in rules.levels:
+        assert level.description, level.name
+        assert level.bot.partition(":")[0] in rules.bots, level.name
+
+
+def test_suggest_move_takes_a_level_name_and_explains_its_move(stub: Stub) -> None:
+    game = new_game(stub, explicit=deal("3S 4D 5C", "6S 7S 9C", "8D 10D JC", "QS KS AC")).game
+    for level in ("easy", "medium", "hard", "expert"):
+        request = service_pb2.SuggestMoveRequest(
+            state_token=game.state_token, seat=game.to_act, bot=level
+        )
+        suggestion = stub.SuggestMove(request, timeout=60)
+        assert suggestion.bot == level
+        assert texts(suggestion.move.play.cards) == ["3S", "4D", "5C"]
+        assert suggestion.reason == "GO_OUT"
+        assert "last cards" in suggestion.explanation
+
+
+def test_a_searching_level_lists_the_moves_it_weighed(stub: Stub) -> None:
+    game = new_game(stub, explicit=deal("3S 3C 4D 8C 9C", "6S 7S 9D", "8D 10D JC", "QS KS AC")).game
+    request = service_pb2.SuggestMoveRequest(
+        state_token=game.state_token, seat=game.to_act, bot="expert"
+    )
+    suggestion = stub.SuggestMove(request, timeout=60)
+    weighed = [texts(c.move.play.cards) for c in suggestion.candidates]
+    assert len(weighed) > 1
+    assert texts(suggestion.move.play.cards) in weighed
+    assert all(c.samples > 0 for c in suggestion.candidates)
+    assert suggestion.reason
+    assert suggestion.explanation
 
 
 def test_describe_rules_options_are_enough_to_draw_a_settings_control(stub: Stub) -> None:

@@ -11,34 +11,49 @@ import random
 from collections.abc import Callable
 
 from tienlen_rules.bots.base import Bot, Observation, observe
+from tienlen_rules.bots.expert import ExpertBot
 from tienlen_rules.bots.greedy import GreedyBot
+from tienlen_rules.bots.levels import LEVELS, LEVELS_BY_NAME, Level, resolve
 from tienlen_rules.bots.montecarlo import MonteCarloBot
+from tienlen_rules.bots.novice import NoviceBot
+from tienlen_rules.bots.policy import CountingBot
 from tienlen_rules.bots.random_bot import RandomBot
 from tienlen_rules.state import GameState, Move
 
 __all__ = [
     "BOTS",
+    "LEVELS",
+    "LEVELS_BY_NAME",
     "Bot",
+    "ExpertBot",
     "GreedyBot",
+    "Level",
     "MonteCarloBot",
     "Observation",
     "RandomBot",
+    "Suggestion",
     "make_bot",
     "observe",
+    "suggest",
     "suggest_move",
 ]
 
 BOTS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
+    "novice": NoviceBot,
     "greedy": GreedyBot,
     "montecarlo": MonteCarloBot,
+    "counting": CountingBot,
+    "expert": ExpertBot,
 }
 """The registry: bot name -> factory taking the bot's keyword parameters."""
 
 
 def make_bot(spec: str) -> Bot:
     """A bot from ``name`` or ``name:param=value:param=value`` (integer or float values; not
-    commas, which separate the seats' bots on the simulator's command line)."""
+    commas, which separate the seats' bots on the simulator's command line), or a difficulty
+    level's name (`levels.LEVELS`: "easy", "medium", "hard", "expert")."""
+    spec = resolve(spec.strip())
     name, _, params = spec.partition(":")
     factory = BOTS.get(name.strip())
     if factory is None:
@@ -72,7 +87,10 @@ def suggest_move(
     if not obs.plays and not (obs.in_turn and obs.can_pass):
         return None
     chosen = make_bot(bot)
-    if should_stop is not None and isinstance(chosen, MonteCarloBot):
+    if should_stop is not None and isinstance(chosen, (MonteCarloBot, ExpertBot)):
         chosen = dataclasses.replace(chosen, should_stop=should_stop)
     move = chosen.choose(obs, random.Random(seed))  # noqa: S311 - a game move, not a secret
     return None if move.is_pass and not obs.in_turn else move
+
+
+from tienlen_rules.bots.hints import Suggestion, suggest  # noqa: E402 - builds on make_bot

@@ -71,7 +71,7 @@ def test_bots_play_legally_at_small_tables_with_cards_face_down(players: int) ->
 
 
 def test_the_registry_names_every_bot_and_parses_parameters() -> None:
-    assert set(BOTS) == {"random", "greedy", "montecarlo"}
+    assert set(BOTS) == {"random", "novice", "greedy", "counting", "montecarlo", "expert"}
     bot = make_bot("montecarlo:samples=7:seconds=0.5")
     assert isinstance(bot, MonteCarloBot)
     assert (bot.samples, bot.seconds, bot.name) == (7, 0.5, "montecarlo")
