@@ -78,6 +78,22 @@ class Config:
         return self.tls_cert is not None
 
     @property
+    def allowed_origins(self) -> tuple[str, ...]:
+        """The origins the web port lets call it: `cors_origins`, and on a dev run each loopback
+        origin's other spellings too (``http://localhost:5173`` also allows
+        ``http://127.0.0.1:5173`` and ``http://[::1]:5173``, and back), since a browser sends
+        whichever the page was opened with."""
+        if not self.dev:
+            return self.cors_origins
+        out = list(self.cors_origins)
+        for origin in self.cors_origins:
+            scheme, _, rest = origin.partition("://")
+            host, port = _split_host_port(rest)
+            if host in _LOOPBACK_HOSTS:
+                out.extend(f"{scheme}://{alias}{port}" for alias in _LOOPBACK_HOSTS if alias != host)
+        return tuple(dict.fromkeys(out))
+
+    @property
     def serves_reflection(self) -> bool:
         """Whether gRPC server reflection is served: as `reflection` says, else on a dev run."""
         return self.dev if self.reflection is None else self.reflection
@@ -139,6 +155,18 @@ def _problems(c: Config) -> Sequence[str]:
     return out
 
 
+_LOOPBACK_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _split_host_port(rest: str) -> tuple[str, str]:
+    """("host", ":port" or "") of an origin's host[:port] part (IPv6 hosts in brackets)."""
+    if rest.startswith("["):
+        host, _, tail = rest.partition("]")
+        return f"{host}]", tail
+    host, sep, port = rest.partition(":")
+    return host, f"{sep}{port}"
+
+
 def _is_origin(text: str) -> bool:
     """Whether `text` is a browser origin as sent in ``Origin``: scheme://host[:port]."""
     scheme, sep, rest = text.partition("://")
@@ -158,29 +186,45 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"{text!r} is not a boolean (1/0, true/false, yes/no, on/off)")
 
 
+def _integer(text: str, what: str) -> int:
+    """`text` as a whole number, or argparse's error naming what was expected (not Python's
+    "invalid _port value")."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
 def _port(text: str) -> int:
-    value = int(text)
+    value = _integer(text, "a port number (0..65535)")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port (0..65535)")
     return value
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = _integer(text, "a whole number (1 or more)")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
 
 
 def _milliseconds(text: str) -> float:
-    value = float(text)
+    value = _number(text, "a number of milliseconds >= 0")
     if not value >= 0:  # also refuses NaN
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of milliseconds >= 0")
     return value
 
 
 def _seconds(text: str) -> float:
-    value = float(text)
+    value = _number(text, "a number of seconds >= 0")
     if not value >= 0:  # also refuses NaN
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
     return value
