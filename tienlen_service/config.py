@@ -90,7 +90,9 @@ class Config:
             scheme, _, rest = origin.partition("://")
             host, port = _split_host_port(rest)
             if host in _LOOPBACK_HOSTS:
-                out.extend(f"{scheme}://{alias}{port}" for alias in _LOOPBACK_HOSTS if alias != host)
+                out.extend(
+                    f"{scheme}://{alias}{port}" for alias in _LOOPBACK_HOSTS if alias != host
+                )
         return tuple(dict.fromkeys(out))
 
     @property
@@ -285,6 +287,45 @@ OPTIONS: Final[tuple[Option, ...]] = (
 )  # fmt: skip
 
 
+# --help's headings: each setting by its dest; one this table does not name goes by its flag's
+# first word (--web-*, --cors-*: "web port"), else under "other settings".
+HELP_GROUPS: Final[dict[str, tuple[str, ...]]] = {
+    "listening": ("host", "port", "metrics_host", "metrics_port", "reuse_port"),
+    "web port": ("web_host", "web_port", "web_root", "cors_origins"),
+    "tokens and keys": (
+        "keys",
+        "keys_file",
+        "deployment",
+        "seal",
+        "require_sealed",
+        "require_seat_tokens",
+        "max_token_age",
+    ),
+    "limits and connections": (
+        "workers",
+        "max_concurrent_rpcs",
+        "max_request_bytes",
+        "max_connection_age",
+        "max_connection_age_grace",
+        "keepalive_time",
+        "keepalive_timeout",
+        "min_ping_interval",
+    ),
+    "stopping": ("drain_delay", "grace"),
+    "logging": ("log_level", "log_format", "log_sample", "log_slow_ms"),
+    "TLS": ("tls_cert", "tls_key", "tls_client_ca"),
+    "development": ("dev", "reflection"),
+}
+_PREFIX_GROUPS: Final = {"web": "web port", "cors": "web port", "log": "logging", "tls": "TLS"}
+
+
+def _help_group(opt: Option) -> str:
+    for title, dests in HELP_GROUPS.items():
+        if opt.dest in dests:
+            return title
+    return _PREFIX_GROUPS.get(opt.flag.lstrip("-").split("-")[0], "other settings")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line parser of `python -m tienlen_service` (without environment defaults)."""
     parser = argparse.ArgumentParser(
@@ -292,10 +333,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Stateless gRPC rules engine for Tiến Lên. Every flag has an environment "
         "variable (shown in brackets); a flag given on the command line wins.",
     )
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for title in [*HELP_GROUPS, *sorted({_help_group(opt) for opt in OPTIONS} - set(HELP_GROUPS))]:
+        groups[title] = parser.add_argument_group(title)
     for opt in OPTIONS:
         help_text = f"{opt.help} [{opt.env}; default: {opt.default}]"
+        group = groups[_help_group(opt)]
         if opt.repeat:
-            parser.add_argument(
+            group.add_argument(
                 opt.flag,
                 dest=opt.dest,
                 action="append",
@@ -304,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help=help_text,
             )
         elif opt.boolean:
-            parser.add_argument(
+            group.add_argument(
                 opt.flag,
                 dest=opt.dest,
                 action=argparse.BooleanOptionalAction,
@@ -312,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help=help_text,
             )
         else:
-            parser.add_argument(
+            group.add_argument(
                 opt.flag,
                 dest=opt.dest,
                 type=opt.parse,
