@@ -15,7 +15,7 @@ import argparse
 import contextlib
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import sync_playwright
 
@@ -40,14 +40,14 @@ CHROMIUM_ARGS = [
 STEP_TIMEOUT_MS = 30_000
 """Longest wait for the page to answer one click (bots included); generous: CI is shared."""
 WAITING = "body[data-phase=human], body[data-phase=over]"
-PHONE: dict[str, object] = {
+PHONE: dict[str, Any] = {
     "viewport": {"width": 390, "height": 844},
     "device_scale_factor": 2,
     "is_mobile": True,
     "has_touch": True,
 }
 """A 390x844 phone (an iPhone 12-15's CSS size), touch and the mobile viewport on."""
-DESKTOP: dict[str, object] = {"viewport": {"width": 1280, "height": 800}}
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
 
 
 @contextlib.contextmanager

@@ -389,9 +389,12 @@ def test_the_table_fits_the_screen_plays_by_taps_and_a_reload_brings_the_match_b
         page.on("request", lambda r: dealt.append(r.url) if r.url.endswith("/NewGame") else None)
 
         def press(target: Any) -> None:
-            (page.locator(target) if isinstance(target, str) else target).first.tap() if touch else (
-                page.locator(target) if isinstance(target, str) else target
-            ).first.click()
+            """Tap on the phone, click on the desktop: a selector or a locator's first match."""
+            element = (page.locator(target) if isinstance(target, str) else target).first
+            if touch:
+                element.tap()
+            else:
+                element.click()
 
         page.goto(f"{table_url}/?pace=0&players=4&bot=greedy&seed={SEED}")
         page.wait_for_selector("body[data-phase=setup]")
