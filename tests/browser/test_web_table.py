@@ -452,3 +452,41 @@ def test_vietnamese_labels_carry_the_english_beside_them(table_url: str, page: A
     assert page.locator("#play").inner_text() == "Đánh (Play)"
     page.select_option("#lang", "en")
     assert page.locator("#pass").inner_text() == "Pass"
+
+
+def web_refusals(metrics_url: str) -> dict[str, float]:
+    """tienlen_web_refused_total by reason, scraped from the service's /metrics."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(metrics_url, timeout=10) as answer:  # noqa: S310 - loopback
+        text = answer.read().decode()
+    return {
+        sample.labels["reason"]: sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "tienlen_web_refused"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    }
+
+
+def test_a_page_of_an_origin_not_allowed_sees_failed_to_fetch_and_the_service_counts_it(
+    server_factory: Callable[..., Any], table_url: str, page: Any
+) -> None:
+    """The page comes from one service's web port (its origin) and calls another's with ?api=:
+    the browser is refused at the preflight, and page code sees only a network error, never the
+    403. The service counts it by reason; listed with --cors-origin, the same page plays."""
+    other = server_factory(web_port=0)
+    api = f"http://127.0.0.1:{other.handle.web_port}"
+    page.goto(f"{table_url}/?api={api}")
+    page.wait_for_selector("body[data-phase=offline]")
+    status = page.locator("#connection").inner_text()
+    assert "Cannot reach the service" in status
+    assert "Failed to fetch" in status  # Chromium's TypeError text, as Connect passes it on
+    assert web_refusals(other.metrics_url).get("ORIGIN_NOT_ALLOWED", 0) >= 1
+
+    allowing = server_factory(web_port=0, cors_origins=(table_url,))
+    page.goto(f"{table_url}/?api=http://127.0.0.1:{allowing.handle.web_port}")
+    page.wait_for_selector("body[data-phase=setup]")
+    assert page.locator("#connection").inner_text().startswith("Connected")
