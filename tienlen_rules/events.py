@@ -54,13 +54,15 @@ class Passed:
 @dataclass(frozen=True, slots=True)
 class ChopSettled:
     """A chop chain ended (*chặt chồng*): `payer` (-1: nobody, Huế last card) pays `payee`
-    `amount` chips for `cards` (every chopped play of the chain)."""
+    `amount` chips for `cards` (every chopped play of the chain). `victim_out`: the last
+    chopped play was its player's last cards (why nobody pays, under `void` or `chopper_only`)."""
 
     payer: int
     payee: int
     amount: int
     cards: CardSet
     links: int
+    victim_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -172,11 +172,11 @@ def close_chain(
         value += link_value(rules, cards)
     amount = rules.amount(value)
     if victim_out and rules.chop_on_last_card == ChopOnLastCard.VOID:
-        events.append(ChopSettled(-1, payee, 0, chopped, len(chain) - 1))  # nobody pays
+        events.append(ChopSettled(-1, payee, 0, chopped, len(chain) - 1, victim_out))  # nobody pays
         return payments
     if victim_out and rules.chop_on_last_card == ChopOnLastCard.CHOPPER_ONLY:
         payer = -1
-    events.append(ChopSettled(payer, payee, amount, chopped, len(chain) - 1))
+    events.append(ChopSettled(payer, payee, amount, chopped, len(chain) - 1, victim_out))
     return (*payments, ChopPayment(payer, payee, amount, chopped))
 
 

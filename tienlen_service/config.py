@@ -88,6 +88,24 @@ class Config:
         return self.tls_cert is not None
 
     @property
+    def allowed_origins(self) -> tuple[str, ...]:
+        """The origins the web port lets call it: `cors_origins`, and on a dev run each loopback
+        origin's other spellings too (``http://localhost:5173`` also allows
+        ``http://127.0.0.1:5173`` and ``http://[::1]:5173``, and back), since a browser sends
+        whichever the page was opened with."""
+        if not self.dev:
+            return self.cors_origins
+        out = list(self.cors_origins)
+        for origin in self.cors_origins:
+            scheme, _, rest = origin.partition("://")
+            host, port = _split_host_port(rest)
+            if host in _LOOPBACK_HOSTS:
+                out.extend(
+                    f"{scheme}://{alias}{port}" for alias in _LOOPBACK_HOSTS if alias != host
+                )
+        return tuple(dict.fromkeys(out))
+
+    @property
     def serves_reflection(self) -> bool:
         """Whether gRPC server reflection is served: as `reflection` says, else on a dev run."""
         return self.dev if self.reflection is None else self.reflection
@@ -184,6 +202,18 @@ def _web_guard_problems(c: Config) -> Sequence[str]:
     return out
 
 
+_LOOPBACK_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _split_host_port(rest: str) -> tuple[str, str]:
+    """("host", ":port" or "") of an origin's host[:port] part (IPv6 hosts in brackets)."""
+    if rest.startswith("["):
+        host, _, tail = rest.partition("]")
+        return f"{host}]", tail
+    host, sep, port = rest.partition(":")
+    return host, f"{sep}{port}"
+
+
 def _is_origin(text: str) -> bool:
     """Whether `text` is a browser origin as sent in ``Origin``: scheme://host[:port]."""
     scheme, sep, rest = text.partition("://")
@@ -203,29 +233,45 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"{text!r} is not a boolean (1/0, true/false, yes/no, on/off)")
 
 
+def _integer(text: str, what: str) -> int:
+    """`text` as a whole number, or argparse's error naming what was expected (not Python's
+    "invalid _port value")."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
 def _port(text: str) -> int:
-    value = int(text)
+    value = _integer(text, "a port number (0..65535)")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port (0..65535)")
     return value
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = _integer(text, "a whole number (1 or more)")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
 
 
 def _milliseconds(text: str) -> float:
-    value = float(text)
+    value = _number(text, "a number of milliseconds >= 0")
     if not value >= 0:  # also refuses NaN
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of milliseconds >= 0")
     return value
 
 
 def _seconds(text: str) -> float:
-    value = float(text)
+    value = _number(text, "a number of seconds >= 0")
     if not value >= 0:  # also refuses NaN
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
     return value
@@ -293,6 +339,45 @@ OPTIONS: Final[tuple[Option, ...]] = (
 )  # fmt: skip
 
 
+# --help's headings: each setting by its dest; one this table does not name goes by its flag's
+# first word (--web-*, --cors-*: "web port"), else under "other settings".
+HELP_GROUPS: Final[dict[str, tuple[str, ...]]] = {
+    "listening": ("host", "port", "metrics_host", "metrics_port", "reuse_port"),
+    "web port": ("web_host", "web_port", "web_root", "cors_origins"),
+    "tokens and keys": (
+        "keys",
+        "keys_file",
+        "deployment",
+        "seal",
+        "require_sealed",
+        "require_seat_tokens",
+        "max_token_age",
+    ),
+    "limits and connections": (
+        "workers",
+        "max_concurrent_rpcs",
+        "max_request_bytes",
+        "max_connection_age",
+        "max_connection_age_grace",
+        "keepalive_time",
+        "keepalive_timeout",
+        "min_ping_interval",
+    ),
+    "stopping": ("drain_delay", "grace"),
+    "logging": ("log_level", "log_format", "log_sample", "log_slow_ms"),
+    "TLS": ("tls_cert", "tls_key", "tls_client_ca"),
+    "development": ("dev", "reflection"),
+}
+_PREFIX_GROUPS: Final = {"web": "web port", "cors": "web port", "log": "logging", "tls": "TLS"}
+
+
+def _help_group(opt: Option) -> str:
+    for title, dests in HELP_GROUPS.items():
+        if opt.dest in dests:
+            return title
+    return _PREFIX_GROUPS.get(opt.flag.lstrip("-").split("-")[0], "other settings")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line parser of `python -m tienlen_service` (without environment defaults)."""
     parser = argparse.ArgumentParser(
@@ -300,10 +385,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Stateless gRPC rules engine for Tiến Lên. Every flag has an environment "
         "variable (shown in brackets); a flag given on the command line wins.",
     )
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for title in [*HELP_GROUPS, *sorted({_help_group(opt) for opt in OPTIONS} - set(HELP_GROUPS))]:
+        groups[title] = parser.add_argument_group(title)
     for opt in OPTIONS:
         help_text = f"{opt.help} [{opt.env}; default: {opt.default}]"
+        group = groups[_help_group(opt)]
         if opt.repeat:
-            parser.add_argument(
+            group.add_argument(
                 opt.flag,
                 dest=opt.dest,
                 action="append",
@@ -312,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help=help_text,
             )
         elif opt.boolean:
-            parser.add_argument(
+            group.add_argument(
                 opt.flag,
                 dest=opt.dest,
                 action=argparse.BooleanOptionalAction,
@@ -320,7 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help=help_text,
             )
         else:
-            parser.add_argument(
+            group.add_argument(
                 opt.flag,
                 dest=opt.dest,
                 type=opt.parse,

@@ -39,7 +39,7 @@ except ImportError:  # the dev extra installs it; only a hand-made venv lacks it
 
 # How Chromium is started and how long a click may take: one definition, the screenshot
 # script's, for the script and the test.
-from scripts.web_screenshot import CHROMIUM_ARGS, STEP_TIMEOUT_MS, WAITING
+from scripts.web_screenshot import CHROMIUM_ARGS, DESKTOP, PHONE, STEP_TIMEOUT_MS, WAITING
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = ROOT / "clients" / "web" / "dist"
@@ -330,3 +330,166 @@ def test_the_downloaded_records_replay_to_the_settlements_the_page_showed(
         replayed = client.replay(match.games[1])
         assert replayed.settlement is not None
         assert replayed.settlement.net == tuple(second.settlement.net)
+
+
+# --- on a phone and on a desktop: everything on screen, taps, a reload --------------------------
+
+FIT = """() => {
+  const width = window.innerWidth;
+  const outside = [];
+  for (const selector of ["#opponents .seat", "#felt", "#hand", "#hand .card", "#controls button",
+                          "#legal-box", "#log-box", "#settlement", "header"]) {
+    for (const element of document.querySelectorAll(selector)) {
+      const box = element.getBoundingClientRect();
+      if (box.width > 0 && (box.left < -0.5 || box.right > width + 0.5))
+        outside.push(`${selector} ${Math.round(box.left)}..${Math.round(box.right)}`);
+    }
+  }
+  return {scrollWidth: document.scrollingElement.scrollWidth, width, outside};
+}"""
+"""What sticks out sideways: the page's scroll width, and every part of the table whose box
+leaves the viewport's width (a card of the hand, a seat, a button...)."""
+
+ON_SCREEN = """(ids) => ids.filter((id) => {
+  const box = document.getElementById(id).getBoundingClientRect();
+  return !(box.top >= 0 && box.left >= 0 && box.bottom <= window.innerHeight
+           && box.right <= window.innerWidth && box.width > 0);
+})"""
+"""The ids among these whose box is not wholly inside the viewport, as the page stands."""
+
+
+def assert_fits(page: Any) -> None:
+    fit = page.evaluate(FIT)
+    assert fit["scrollWidth"] <= fit["width"], f"the page scrolls sideways: {fit}"
+    assert fit["outside"] == [], f"off screen sideways: {fit['outside']}"
+
+
+def table_snapshot(page: Any) -> dict[str, Any]:
+    """What a reload must bring back: the hand, every seat's card count and total, the talk."""
+    return {
+        "hand": hand_cards(page),
+        "seats": page.locator("#opponents .seat").evaluate_all(
+            "seats => seats.map(s => [s.dataset.seat, s.querySelector('.count').textContent])"
+        ),
+        "totals": page.locator("[data-match-total]").evaluate_all(
+            "totals => totals.map(t => t.dataset.matchTotal)"
+        ),
+        "talk": page.locator("#log li").evaluate_all("lines => lines.map(l => l.textContent)"),
+        "to_beat": page.locator("#to-beat").text_content(),
+    }
+
+
+@pytest.mark.parametrize("device", ["phone", "desktop"])
+def test_the_table_fits_the_screen_plays_by_taps_and_a_reload_brings_the_match_back(
+    table_url: str, browser: Any, device: str
+) -> None:
+    touch = device == "phone"
+    context = browser.new_context(**(PHONE if touch else DESKTOP))
+    context.set_default_timeout(STEP_TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        dealt: list[str] = []
+        page.on("request", lambda r: dealt.append(r.url) if r.url.endswith("/NewGame") else None)
+
+        def press(target: Any) -> None:
+            """Tap on the phone, click on the desktop: a selector or a locator's first match."""
+            element = (page.locator(target) if isinstance(target, str) else target).first
+            if touch:
+                element.tap()
+            else:
+                element.click()
+
+        page.goto(f"{table_url}/?pace=0&players=4&bot=greedy&seed={SEED}")
+        page.wait_for_selector("body[data-phase=setup]")
+        assert_fits(page)
+        press("#new-match")
+        reloaded = False
+        for turn in range(MAX_HUMAN_TURNS):
+            page.wait_for_selector(WAITING)
+            assert_fits(page)
+            if page.locator("body[data-phase=over]").count():
+                break
+            # Play and Pass (and Hint) are on screen on the human's turn, with no scrolling.
+            assert page.evaluate(ON_SCREEN, ["play", "pass", "hint"]) == []
+            if turn == 2 and not reloaded:
+                before = table_snapshot(page)
+                page.reload()
+                page.wait_for_selector(WAITING)
+                assert table_snapshot(page) == before, "the reload lost the match"
+                assert len(dealt) == 1, "the reload dealt a new game instead of taking it up"
+                reloaded = True
+                continue
+            plays = page.locator("#legal .legal-play")
+            if plays.count() > 0:
+                press(plays)
+                press("#play")
+            else:
+                press("#pass")
+        else:
+            pytest.fail(f"no settlement after {MAX_HUMAN_TURNS} turns of the human")
+        assert reloaded, "the game ended before the reload"
+        page.locator("#settlement").wait_for(state="visible")
+        assert_fits(page)
+        settlement = table_snapshot(page)
+        page.reload()  # a reload after the game: the settlement is back, with Next game
+        page.locator("#settlement").wait_for(state="visible")
+        assert table_snapshot(page) == settlement
+        assert page.locator("#transfers li").count() > 0
+        page.locator("#setup-box summary").click()
+        press("#new-match")  # forgets the kept match: a reload now shows the new one
+        page.wait_for_selector(WAITING)
+        assert len(dealt) == 2
+        fresh = table_snapshot(page)
+        page.reload()
+        page.wait_for_selector(WAITING)
+        assert table_snapshot(page) == fresh
+        assert "Game 1 dealt" in " ".join(fresh["talk"])
+    finally:
+        context.close()
+
+
+def test_vietnamese_labels_carry_the_english_beside_them(table_url: str, page: Any) -> None:
+    page.goto(f"{table_url}/?pace=0&players=4&bot=greedy&seed={SEED}&start=1&lang=vi")
+    page.wait_for_selector(WAITING)
+    assert page.locator("#pass").inner_text() == "Bỏ lượt (Pass)"
+    assert page.locator("#play").inner_text() == "Đánh (Play)"
+    page.select_option("#lang", "en")
+    assert page.locator("#pass").inner_text() == "Pass"
+
+
+def web_refusals(metrics_url: str) -> dict[str, float]:
+    """tienlen_web_refused_total by reason, scraped from the service's /metrics."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(metrics_url, timeout=10) as answer:
+        text = answer.read().decode()
+    return {
+        sample.labels["reason"]: sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "tienlen_web_refused"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    }
+
+
+def test_a_page_of_an_origin_not_allowed_sees_failed_to_fetch_and_the_service_counts_it(
+    server_factory: Callable[..., Any], table_url: str, page: Any
+) -> None:
+    """The page comes from one service's web port (its origin) and calls another's with ?api=:
+    the browser is refused at the preflight, and page code sees only a network error, never the
+    403. The service counts it by reason; listed with --cors-origin, the same page plays."""
+    other = server_factory(web_port=0)
+    api = f"http://127.0.0.1:{other.handle.web_port}"
+    page.goto(f"{table_url}/?api={api}")
+    page.wait_for_selector("body[data-phase=offline]")
+    status = page.locator("#connection").inner_text()
+    assert "Cannot reach the service" in status
+    assert "Failed to fetch" in status  # Chromium's TypeError text, as Connect passes it on
+    assert web_refusals(other.metrics_url).get("ORIGIN_NOT_ALLOWED", 0) >= 1
+
+    allowing = server_factory(web_port=0, cors_origins=(table_url,))
+    page.goto(f"{table_url}/?api=http://127.0.0.1:{allowing.handle.web_port}")
+    page.wait_for_selector("body[data-phase=setup]")
+    assert page.locator("#connection").inner_text().startswith("Connected")

@@ -84,6 +84,7 @@ def event_to_pb(event: engine.Event) -> events_pb2.Event:
                     amount=event.amount,
                     cards=cards_to_pb(event.cards),
                     links=event.links,
+                    victim_out=event.victim_out,
                 )
             )
         case engine.RoundWon():
@@ -149,6 +150,7 @@ _CS_PAYEE: Final = tag(events_pb2.ChopSettled, "payee")
 _CS_AMOUNT: Final = tag(events_pb2.ChopSettled, "amount")
 _CS_CARDS: Final = RepeatedCards(events_pb2.ChopSettled, "cards")
 _CS_LINKS: Final = tag(events_pb2.ChopSettled, "links")
+_CS_VICTIM_OUT: Final = bool_record(events_pb2.ChopSettled, "victim_out")
 _RW_SEAT: Final = tag(events_pb2.RoundWon, "seat")
 _RW_LEADER: Final = tag(events_pb2.RoundWon, "leader")
 _PF_SEAT: Final = tag(events_pb2.PlayerFinished, "seat")
@@ -253,6 +255,7 @@ def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
                     int_field(_CS_AMOUNT, event.amount),
                     _CS_CARDS.encode(event.cards),
                     int_field(_CS_LINKS, event.links),
+                    _CS_VICTIM_OUT if event.victim_out else b"",
                 )
             )
         case engine.PlayerFinished():

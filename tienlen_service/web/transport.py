@@ -71,7 +71,7 @@ def start_web_server(
         endpoints=endpoints,
         streams=streams,
         codecs=web_codecs(on_malformed=web_metrics.refused.labels("MALFORMED_BODY").inc),
-        origins=config.cors_origins,
+        origins=config.allowed_origins,
         serving=serving,
         web_root=web_root(config),
         max_body_bytes=config.max_request_bytes * JSON_OVERHEAD,

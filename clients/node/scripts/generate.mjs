@@ -1,6 +1,6 @@
 // Generates gen/ (protobuf-es TypeScript: messages and service descriptors) from the
-// repository's protos (../../protos, the contract) and the few standard protos this client
-// needs (proto/: google.rpc.Status and error details, grpc.health.v1). Uses the buf CLI and
+// repository's protos (../../protos: the contract and the google.rpc error protos shipped with
+// it, Status and ErrorInfo/BadRequest) and grpc.health.v1 (proto/), which only this client needs. Uses the buf CLI and
 // protoc-gen-es installed from package-lock.json: no network, no other tool.
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";

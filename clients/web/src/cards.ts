@@ -2,7 +2,8 @@
 // "10D") the tests and the data attributes use. Order is the game's: rank first, then suit.
 
 import { Rank, Suit, type Card } from "../gen/tienlen/v1/cards_pb.js";
-import { CombinationType, type Combination } from "../gen/tienlen/v1/moves_pb.js";
+import type { Combination } from "../gen/tienlen/v1/moves_pb.js";
+import { combinationName as labelCombination } from "./labels.js";
 
 const RANK_LABELS: Readonly<Record<number, string>> = {
   [Rank.THREE]: "3", [Rank.FOUR]: "4", [Rank.FIVE]: "5", [Rank.SIX]: "6", [Rank.SEVEN]: "7",
@@ -63,26 +64,8 @@ export function cardsKey(cards: readonly Card[]): string {
   return sortCards(cards).map(cardText).join(" ");
 }
 
-const TYPE_NAMES: Readonly<Record<number, string>> = {
-  [CombinationType.SINGLE]: "single",
-  [CombinationType.PAIR]: "pair",
-  [CombinationType.TRIPLE]: "triple",
-  [CombinationType.STRAIGHT]: "straight",
-  [CombinationType.CONSECUTIVE_PAIRS]: "consecutive pairs",
-  [CombinationType.FOUR_OF_A_KIND]: "four of a kind",
-  [CombinationType.CONSECUTIVE_TRIPLES]: "consecutive triples",
-};
-
-/** A combination's name: "pair", "straight of 5", "3 consecutive pairs". */
-export function combinationName(combination: Combination): string {
-  const name = TYPE_NAMES[combination.type] ?? "play";
-  switch (combination.type) {
-    case CombinationType.STRAIGHT:
-      return `straight of ${combination.length}`;
-    case CombinationType.CONSECUTIVE_PAIRS:
-    case CombinationType.CONSECUTIVE_TRIPLES:
-      return `${combination.length} ${name}`;
-    default:
-      return name;
-  }
+/** A combination's name in English: "pair", "straight of 5", "3 consecutive pairs" (labels.ts
+ * has it in Vietnamese too). */
+export function combinationName(combination: Pick<Combination, "type" | "length">): string {
+  return labelCombination(combination, "en");
 }

@@ -6,6 +6,12 @@
 // player only their own token. The host asks the service for everything a rule decides: the
 // human's legal plays (ListLegalMoves), each bot's move (SuggestMove), whether a move stands
 // (ApplyMove: a refusal comes back with its reason), and the settlement.
+//
+// Every answer to a move already carries what the table shows: the spectator view (no hands)
+// and the events. The host asks each seat's hand once, at the deal (GetView with that seat's
+// token: the record needs every dealt hand), and from then on takes the human's played cards
+// out of the hand from the Played events: no GetView per move. The whole picture is kept in the
+// tab's sessionStorage after every answer (session.ts), so a reload takes the match up again.
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
@@ -14,8 +20,10 @@ import type { GameUpdate, TableView } from "../gen/tienlen/v1/game_pb.js";
 import type { MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
 import type { LegalMove, TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
 import { narrateEvent, settlementAnnouncements, type Line } from "./narrate.js";
+import { cardsKey } from "./cards.js";
 import { GameLog, gameRecordText, matchRecordText } from "./record.js";
 import { refusalOf, type Refusal } from "./refusal.js";
+import { forgetMatch, loadMatch, saveMatch, type KeyValueStore } from "./session.js";
 
 /** The calls the host makes (a Connect client of TienLenEngine, or a fake in tests). */
 export type Engine = Pick<
@@ -70,6 +78,18 @@ const MAX_BOT_MOVES_PER_TURN = 200;
 /** Waits `ms` milliseconds (the bots' pace, so a person can follow them; 0 in tests). */
 export type Pause = (ms: number) => Promise<void>;
 
+/** The hand without the cards `seat` played in this answer's events (the Played events are
+ * public: they name the cards). */
+export function withoutPlayed(hand: readonly Card[], update: GameUpdate, seat: number): Card[] {
+  const played = new Set<string>();
+  for (const event of update.events) {
+    if (event.kind.case === "played" && event.kind.value.seat === seat) {
+      for (const card of event.kind.value.combination?.cards ?? []) played.add(cardsKey([card]));
+    }
+  }
+  return hand.filter((card) => !played.has(cardsKey([card])));
+}
+
 /** The game of an answer that must carry one. */
 function gameOf(game: GameUpdate | undefined): GameUpdate {
   if (!game) throw new Error("the service answered without a game");
@@ -93,6 +113,8 @@ export class Host {
     private readonly onChange: (state: TableState) => void,
     private readonly pace = 0,
     private readonly pause: Pause = defaultPause,
+    /** Where the match is kept across a reload (the tab's sessionStorage); none: not kept. */
+    private readonly store?: KeyValueStore,
   ) {}
 
   get state(): TableState {
@@ -103,8 +125,9 @@ export class Host {
   readonly seatName = (seat: number): string =>
     seat === this.current.options?.humanSeat ? "You" : `Bot ${seat}`;
 
-  /** Deal the first game of a new match. */
+  /** Deal the first game of a new match (the kept one, if any, is forgotten). */
   async newMatch(options: MatchOptions): Promise<void> {
+    forgetMatch(this.store);
     this.set({ phase: "busy", options, refusal: null });
     try {
       const response = await this.engine.newGame({
@@ -120,6 +143,37 @@ export class Host {
       return;
     }
     await this.runBots();
+  }
+
+  /** Take up the match kept before a reload, if there is one: true when there was. A snapshot
+   * the service no longer takes (its keys changed, say) is forgotten, with the refusal shown. */
+  async resume(): Promise<boolean> {
+    const kept = loadMatch(this.store);
+    if (!kept) return false;
+    this.seatTokens = kept.seatTokens;
+    this.stateToken = kept.update.stateToken;
+    this.logs = kept.games.map((game) => GameLog.fromKept(game));
+    const update = kept.update;
+    this.set({
+      phase: "busy", options: kept.options, view: update.view ?? null, update, hand: kept.hand, legal: [], canPass: false,
+      lines: kept.lines, refusal: null, totalsBefore: kept.totalsBefore,
+    });
+    const humanTurn = !update.finished && update.toAct === kept.options.humanSeat;
+    try {
+      const { legal, canPass } = humanTurn ? await this.legalMoves(update) : { legal: [], canPass: false };
+      this.set({ phase: update.finished ? "over" : humanTurn ? "human" : "bots", legal, canPass });
+    } catch (error) {
+      forgetMatch(this.store);
+      this.set({ phase: "setup", options: null, view: null, update: null, hand: [], lines: [], refusal: refusalOf(error) });
+      return true;
+    }
+    await this.runBots();
+    return true;
+  }
+
+  /** Forget the match kept for a reload (the page's "New match" does, by dealing another). */
+  forget(): void {
+    forgetMatch(this.store);
   }
 
   /** Deal the next game of the match (the totals carry over). */
@@ -229,38 +283,41 @@ export class Host {
     ];
     const view = update.view ?? null;
     const totalsBefore = newGame ? (view?.seats.map((seat) => seat.matchTotal) ?? []) : this.current.totalsBefore;
-    const seatView = await this.engine.getView({
-      stateToken: update.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat),
-    });
+    let hand: readonly Card[];
     if (newGame) {
-      // The record needs every dealt hand: this host holds every seat's token, so it asks.
+      // The record needs every dealt hand: this host holds every seat's token, so it asks,
+      // once per seat at the deal. The human's is the hand the table draws.
       const players = update.view?.players ?? 0;
       const hands: (readonly Card[])[] = [];
       for (let seat = 0; seat < players; seat++) {
-        const hand = seat === options.humanSeat
-          ? seatView.view?.hand
-          : (await this.engine.getView({ stateToken: update.stateToken, seat, seatToken: this.token(seat) })).view?.hand;
-        hands.push(hand ?? []);
+        const seatView = await this.engine.getView({ stateToken: update.stateToken, seat, seatToken: this.token(seat) });
+        hands.push(seatView.view?.hand ?? []);
       }
       this.logs.push(new GameLog(update, hands));
+      hand = hands[options.humanSeat] ?? [];
     } else {
       this.logs.at(-1)?.follow(update);
+      hand = withoutPlayed(this.current.hand, update, options.humanSeat);
     }
     const humanTurn = !update.finished && update.toAct === options.humanSeat;
-    let legal: readonly LegalMove[] = [];
-    let canPass = false;
-    if (humanTurn) {
-      const answer = await this.engine.listLegalMoves({
-        stateToken: update.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat), pageSize: LEGAL_PAGE_SIZE,
-      });
-      legal = answer.moves.filter((move) => move.move?.action.case === "play");
-      canPass = answer.canPass;
-    }
+    const { legal, canPass } = humanTurn ? await this.legalMoves(update) : { legal: [], canPass: false };
     this.set({
       phase: update.finished ? "over" : humanTurn ? "human" : "bots",
-      view, update, lines, totalsBefore, legal, canPass,
-      hand: seatView.view?.hand ?? [],
+      view, update, lines, totalsBefore, legal, canPass, hand,
     });
+    saveMatch(this.store, {
+      options, seatTokens: this.seatTokens, update, hand, lines, totalsBefore, games: this.logs.map((log) => log.kept()),
+    });
+  }
+
+  /** The human's legal plays (ListLegalMoves: every rule is the service's) and whether they
+   * may pass. */
+  private async legalMoves(update: GameUpdate): Promise<{ legal: readonly LegalMove[]; canPass: boolean }> {
+    const seat = this.requireOptions().humanSeat;
+    const answer = await this.engine.listLegalMoves({
+      stateToken: update.stateToken, seat, seatToken: this.token(seat), pageSize: LEGAL_PAGE_SIZE,
+    });
+    return { legal: answer.moves.filter((move) => move.move?.action.case === "play"), canPass: answer.canPass };
   }
 
   private token(seat: number): string {

@@ -2,8 +2,9 @@
 // information, so every line here is something all the players at a real table would see.
 
 import type { Event } from "../gen/tienlen/v1/events_pb.js";
-import { TransferReason, type Settlement, type Transfer } from "../gen/tienlen/v1/settlement_pb.js";
+import type { Settlement, Transfer, TransferReason } from "../gen/tienlen/v1/settlement_pb.js";
 import { cardLabel, cardsLabel, combinationName } from "./cards.js";
+import { reasonWords as labelReason, type Lang } from "./labels.js";
 
 /** How a line is shown: `announce` lines (chops, instant wins, frozen and rotten hands) stand out. */
 export type Tone = "info" | "announce";
@@ -54,14 +55,27 @@ export function narrateEvent(event: Event, name: SeatName): Line | null {
     case "chopSettled": {
       const e = kind.value;
       const chopped = cardsLabel(e.cards);
+      // victimOut: the last chopped play was its player's last cards, which is why nobody pays
+      // (such a chain is void; under Huế's chopper_only the chopper is paid by nobody).
+      const wentOut = "the chopped player went out with those cards";
+      if (e.payer < 0 && e.amount > 0n) {
+        return {
+          kind: "chop",
+          tone: "announce",
+          text: `Chop chain of ${e.links} over ${chopped} settled: ${name(e.payee)} ${name(e.payee) === "You" ? "are" : "is"} paid ${chips(e.amount)} by nobody, as ${wentOut}.`,
+        };
+      }
       if (e.payer < 0 || e.amount === 0n) {
-        const why = e.payer < 0 ? "nobody pays" : "it is worth nothing";
+        const why = e.payer < 0
+          ? `nobody pays, as ${e.victimOut ? wentOut : "the chain is void"}`
+          : "it is worth nothing under these rules";
         return { kind: "chop", tone: "announce", text: `Chop chain of ${e.links} over ${chopped} ends: ${why}.` };
       }
+      const paidAnyway = e.victimOut ? ` (paid though ${name(e.payer)} went out with those cards)` : "";
       return {
         kind: "chop",
         tone: "announce",
-        text: `Chop chain of ${e.links} settled: ${does(name, e.payer, "pays", "pay")} ${name(e.payee)} ${chips(e.amount)} for ${chopped}.`,
+        text: `Chop chain of ${e.links} settled: ${does(name, e.payer, "pays", "pay")} ${name(e.payee)} ${chips(e.amount)} for ${chopped}${paidAnyway}.`,
       };
     }
     case "roundWon": {
@@ -91,29 +105,17 @@ export function narrateEvent(event: Event, name: SeatName): Line | null {
   }
 }
 
-const REASON_WORDS: Readonly<Record<number, string>> = {
-  [TransferReason.PLACE]: "place",
-  [TransferReason.CHOP]: "chop (chặt)",
-  [TransferReason.ROTTEN]: "rotten cards (thối)",
-  [TransferReason.FROZEN]: "frozen (cóng)",
-  [TransferReason.INSTANT_WIN]: "instant win (tới trắng)",
-  [TransferReason.BLIND_THREE]: "blind three (ba mù)",
-  [TransferReason.ROTTEN_THREE]: "rotten three (thối 3 bích)",
-  [TransferReason.COMPENSATION]: "compensation (đền bài)",
-  [TransferReason.CARD_COUNT]: "cards left (đếm lá)",
-};
-
-/** Why chips moved, in words. */
-export function reasonWords(reason: TransferReason): string {
-  return REASON_WORDS[reason] ?? "other";
+/** Why chips moved, in words: "chop (chặt)" (labels.ts, English with the Vietnamese term). */
+export function reasonWords(reason: TransferReason, lang: Lang = "en"): string {
+  return labelReason(reason, lang);
 }
 
 /** One payment in words: "Bot 3 pays You 200 chips: place". */
-export function transferText(transfer: Transfer, name: SeatName): string {
+export function transferText(transfer: Transfer, name: SeatName, lang: Lang = "en"): string {
   const payer = transfer.payer < 0 ? "Nobody" : name(transfer.payer);
   const cards = transfer.cards.length > 0 ? ` (${cardsLabel(transfer.cards)})` : "";
   const pays = payer === "You" ? "pay" : "pays";
-  return `${payer} ${pays} ${name(transfer.payee)} ${chips(transfer.amount)}: ${reasonWords(transfer.reason)}${cards}`;
+  return `${payer} ${pays} ${name(transfer.payee)} ${chips(transfer.amount)}: ${reasonWords(transfer.reason, lang)}${cards}`;
 }
 
 /** The settlement's announcements: rotten hands (thối), which no event carries. */

@@ -7,6 +7,7 @@
 
 import type { Card } from "../gen/tienlen/v1/cards_pb.js";
 import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
+import type { KeptGame } from "./session.js";
 import {
   formatMatch,
   formatRecord,
@@ -36,6 +37,19 @@ export class GameLog {
     private readonly hands: readonly (readonly Card[])[],
   ) {
     this.last = dealt;
+  }
+
+  /** The log as kept across a reload (session.ts). */
+  kept(): KeptGame {
+    return { dealt: this.dealt, hands: this.hands, moves: [...this.moves], last: this.last };
+  }
+
+  /** The log a kept one was. */
+  static fromKept(kept: KeptGame): GameLog {
+    const log = new GameLog(kept.dealt, kept.hands);
+    log.moves.push(...kept.moves);
+    log.last = kept.last;
+    return log;
   }
 
   /** Take the answer to a move. */

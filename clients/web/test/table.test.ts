@@ -6,6 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { CardSchema, Rank, Suit, type Card } from "../gen/tienlen/v1/cards_pb.js";
+import { DescribeRulesResponseSchema } from "../gen/tienlen/v1/service_pb.js";
 import { EventSchema } from "../gen/tienlen/v1/events_pb.js";
 import { GameUpdateSchema, type GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { CombinationType } from "../gen/tienlen/v1/moves_pb.js";
@@ -16,7 +17,10 @@ import {
 import { cardLabel, cardText, cardsKey, combinationName, isRed, sortCards } from "../src/cards.js";
 import { Host, type Engine, type TableState } from "../src/host.js";
 import { narrateEvent, settlementAnnouncements, settlementRows, transferText } from "../src/narrate.js";
+import { botChoices } from "../src/choices.js";
+import { combinationName as localName, label, reasonWords } from "../src/labels.js";
 import { GameLog, gameRecordText } from "../src/record.js";
+import { SESSION_KEY, type KeyValueStore } from "../src/session.js";
 import { refusalOf } from "../src/refusal.js";
 
 const RANKS: Record<string, Rank> = {
@@ -122,12 +126,18 @@ function fakeEngine(calls: string[]): Engine {
       calls.push(`SuggestMove ${request.seat} ${request.seatToken}`);
       return create(SuggestMoveResponseSchema, { move: { action: { case: "play", value: { cards: cards("4S") } } } });
     },
-    applyMove: async (request: { seat: number; seatToken: string; move?: { action: { case?: string; value?: { cards?: unknown[] } } } }) => {
+    applyMove: async (request: { seat: number; seatToken: string; move?: { action: { case?: string; value?: { cards?: Card[] } } } }) => {
       calls.push(`ApplyMove ${request.seat} ${request.seatToken}`);
-      if (request.seat === 0 && (request.move?.action.value?.cards?.length ?? 0) === 2) refuse();
-      return create(ApplyMoveResponseSchema, { game: update(0, `s${calls.length}`) });
+      const played = request.move?.action.value?.cards ?? [];
+      if (request.seat === 0 && played.length === 2) refuse();
+      const game = update(0, `s${calls.length}`);
+      game.events.unshift(create(EventSchema, { kind: { case: "played", value: { seat: request.seat, combination: { cards: played } } } }));
+      return create(ApplyMoveResponseSchema, { game });
     },
-    getView: async () => create(GetViewResponseSchema, { view: { hand: cards("3S 9H") } }),
+    getView: async (request: { seat?: number; seatToken: string }) => {
+      calls.push(`GetView ${request.seat} ${request.seatToken}`);
+      return create(GetViewResponseSchema, { view: { hand: request.seat === 0 ? cards("3S 9H") : cards("4S 10S") } });
+    },
     listLegalMoves: async () =>
       create(ListLegalMovesResponseSchema, { canPass: true, moves: [{ move: { action: { case: "play", value: { cards: cards("9H") } } } }] }),
     nextGame: async () => { throw new Error("not in this test"); },
@@ -141,7 +151,7 @@ test("the host lets the bots move with their own seat tokens until it is the hum
   const phases: string[] = [];
   const host = new Host(fakeEngine(calls), (state: TableState) => phases.push(state.phase));
   await host.newMatch({ variant: "southern", players: 2, bot: "greedy", humanSeat: 0 });
-  assert.deepEqual(calls, ["NewGame", "SuggestMove 1 t1", "ApplyMove 1 t1"]);
+  assert.deepEqual(calls, ["NewGame", "GetView 0 t0", "GetView 1 t1", "SuggestMove 1 t1", "ApplyMove 1 t1"]);
   assert.equal(host.state.phase, "human");
   assert.deepEqual(host.state.hand.map(cardText), ["3S", "9H"]);
   assert.deepEqual(host.state.legal.map((move) => (move.move?.action.case === "play" ? cardsKey(move.move.action.value.cards) : "")), ["9H"]);
@@ -193,4 +203,125 @@ test("the page's record of a followed game is the .tlr text the Python client wr
       '[Result "over"]', '[Places "1 2"]', '[Transfer "1 0 50 PLACE"]', '[Net "50 -50"]', "",
     ].join("\n"),
   );
+});
+
+test("each seat's hand is asked once, at the deal; after a move the hand is the answer's events", async () => {
+  const calls: string[] = [];
+  const host = new Host(fakeEngine(calls), () => undefined);
+  await host.newMatch({ variant: "southern", players: 2, bot: "greedy", humanSeat: 0 });
+  await host.play(cards("9H"));
+  assert.deepEqual(host.state.hand.map(cardText), ["3S"]);
+  await host.play(cards("3S"));
+  assert.deepEqual(host.state.hand, []);
+  assert.deepEqual(calls.filter((call) => call.startsWith("GetView")), ["GetView 0 t0", "GetView 1 t1"]);
+  assert.equal(calls.filter((call) => call.startsWith("ApplyMove 0")).length, 2);
+});
+
+/** A Map with the Storage methods the host uses. */
+function memoryStore(): KeyValueStore & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return {
+    map,
+    getItem: (key) => map.get(key) ?? null,
+    setItem: (key, value) => void map.set(key, value),
+    removeItem: (key) => void map.delete(key),
+  };
+}
+
+test("a reload takes the kept match up again: tokens, hand, table talk and records", async () => {
+  const store = memoryStore();
+  const before = new Host(fakeEngine([]), () => undefined, 0, undefined, store);
+  await before.newMatch({ variant: "southern", players: 2, bot: "greedy", humanSeat: 0 });
+  await before.play(cards("9H"));
+  assert.ok(store.map.has(SESSION_KEY));
+
+  const calls: string[] = [];
+  const after = new Host(fakeEngine(calls), () => undefined, 0, undefined, store); // the reloaded page
+  assert.equal(await after.resume(), true);
+  assert.equal(after.state.phase, "human");
+  assert.deepEqual(after.state.options, before.state.options);
+  assert.deepEqual(after.state.hand.map(cardText), ["3S"]);
+  assert.deepEqual(after.state.lines, before.state.lines);
+  assert.deepEqual(after.state.totalsBefore, [70n, -70n]);
+  assert.deepEqual(after.state.update?.stateToken, before.state.update?.stateToken);
+  assert.equal(after.gameRecord(), before.gameRecord());
+  assert.equal(calls.length, 0); // ListLegalMoves only, which the fake does not count
+  await after.play(cards("3S"));
+  assert.equal(calls.at(-1), "ApplyMove 0 t0"); // the kept seat token
+  assert.equal(calls.filter((call) => call.startsWith("GetView")).length, 0);
+});
+
+test("a new match forgets the kept one, and a page with nothing kept resumes nothing", async () => {
+  const store = memoryStore();
+  const host = new Host(fakeEngine([]), () => undefined, 0, undefined, store);
+  assert.equal(await host.resume(), false);
+  await host.newMatch({ variant: "southern", players: 2, bot: "greedy", humanSeat: 0 });
+  const first = store.map.get(SESSION_KEY);
+  await host.newMatch({ variant: "northern", players: 2, bot: "random", humanSeat: 0 });
+  const second = store.map.get(SESSION_KEY);
+  assert.notEqual(second, first);
+  assert.match(second ?? "", /"variant":"northern"/);
+  host.forget();
+  assert.equal(store.map.has(SESSION_KEY), false);
+  store.map.set(SESSION_KEY, "{not json");
+  assert.equal(await host.resume(), false);
+  assert.equal(store.map.has(SESSION_KEY), false); // an unreadable snapshot is dropped
+});
+
+test("a kept match the service refuses is forgotten, with its reason shown", async () => {
+  const store = memoryStore();
+  const host = new Host(fakeEngine([]), () => undefined, 0, undefined, store);
+  await host.newMatch({ variant: "southern", players: 2, bot: "greedy", humanSeat: 0 });
+  const refusing = {
+    ...fakeEngine([]),
+    listLegalMoves: async () => {
+      throw new ConnectError("the state token is not valid", Code.InvalidArgument, undefined, [
+        { desc: ErrorInfoSchema, value: { reason: "TOKEN_INVALID", domain: "tienlen.v1" } },
+      ]);
+    },
+  } as Engine;
+  const reloaded = new Host(refusing, () => undefined, 0, undefined, store);
+  assert.equal(await reloaded.resume(), true);
+  assert.equal(reloaded.state.phase, "setup");
+  assert.equal(reloaded.state.refusal?.reason, "TOKEN_INVALID");
+  assert.equal(store.map.has(SESSION_KEY), false);
+});
+
+test("the opponent picker offers DescribeRules' levels first, then its bots; bots alone without levels", () => {
+  const today = create(DescribeRulesResponseSchema, { bots: ["greedy", "montecarlo", "random"] });
+  assert.deepEqual(botChoices(today).map((c) => [c.value, c.group, c.preferred]), [
+    ["greedy", "Bots by name", true], ["montecarlo", "Bots by name", false], ["random", "Bots by name", false],
+  ]);
+  const withLevels = Object.assign(create(DescribeRulesResponseSchema, { bots: ["greedy", "expert"] }), {
+    levels: [{ name: "easy", description: "plays at random" }, { name: "medium", description: "greedy" }, { name: "expert", description: "searches" }],
+  });
+  assert.deepEqual(botChoices(withLevels).map((c) => [c.value, c.group, c.preferred, c.description]), [
+    ["easy", "Difficulty", false, "plays at random"],
+    ["medium", "Difficulty", true, "greedy"],
+    ["expert", "Difficulty", false, "searches"],
+    ["greedy", "Bots by name", false, ""],
+  ]);
+});
+
+test("a chop chain nobody pays says why: the chopped player went out with those cards", () => {
+  const event = (value: { payer: number; payee: number; amount: bigint; victimOut: boolean }) =>
+    narrateEvent(create(EventSchema, { kind: { case: "chopSettled", value: { ...value, cards: cards("2H"), links: 1 } } }), name)?.text ?? "";
+  assert.match(event({ payer: -1, payee: 2, amount: 0n, victimOut: true }), /ends: nobody pays, as the chopped player went out with those cards/);
+  assert.match(event({ payer: -1, payee: 2, amount: 100n, victimOut: true }), /Bot 2 is paid 100 chips by nobody, as the chopped player went out/);
+  assert.match(event({ payer: 1, payee: 2, amount: 100n, victimOut: true }), /Bot 1 pays Bot 2 100 chips for 2♥ \(paid though Bot 1 went out with those cards\)/);
+  assert.match(event({ payer: 1, payee: 2, amount: 0n, victimOut: false }), /ends: it is worth nothing/);
+});
+
+test("Vietnamese labels carry the English beside them; every transfer reason has words", () => {
+  assert.equal(label("pass", "vi"), "Bỏ lượt (Pass)");
+  assert.equal(label("pass", "en"), "Pass");
+  assert.equal(localName({ type: CombinationType.CONSECUTIVE_PAIRS, length: 3 }, "vi"), "3 đôi thông (3 consecutive pairs)");
+  assert.equal(localName({ type: CombinationType.FOUR_OF_A_KIND, length: 4 }, "vi"), "tứ quý (four of a kind)");
+  assert.equal(reasonWords(TransferReason.CHOP, "vi"), "chặt (chop)");
+  assert.equal(reasonWords(TransferReason.CHOP, "en"), "chop (chặt)");
+  assert.equal(reasonWords(TransferReason.INSTANT_WIN, "vi"), "tới trắng (instant win)");
+  for (const value of Object.values(TransferReason)) {
+    if (typeof value !== "number" || value === TransferReason.UNSPECIFIED) continue;
+    assert.doesNotMatch(reasonWords(value), /^reason /, `TransferReason ${value} has no words`);
+  }
 });

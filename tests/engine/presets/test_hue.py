@@ -257,7 +257,7 @@ def test_a_chopped_last_two_is_paid_to_the_chopper_by_nobody() -> None:
     t = later("hue", "5D 2H", "6D 9S 9C 9D 9H 3S", "4S 7D")
     t.play(0, "5D").play(1, "6D").play(2, "7D").play(0, "2H")  # out on a 2: ranked last
     t.play(1, "9S 9C 9D 9H").passes(2)
-    assert t.of(ChopSettled)[-1] == ChopSettled(-1, 1, 100, t.of(ChopSettled)[-1].cards, 1)
+    assert t.of(ChopSettled)[-1] == ChopSettled(-1, 1, 100, t.of(ChopSettled)[-1].cards, 1, True)
 
 
 def test_a_chop_of_a_last_card_is_void_in_the_south() -> None:

@@ -258,6 +258,7 @@ def test_only_the_chopped_two_is_charged_not_a_two_it_beat() -> None:
     state = start("2S JD", "2H QD", "3S 3C 4S 4C 5S 5C KD")
     state, events = run_events(state, "0: 2S", "1: 2H", "2: 3S 3C 4S 4C 5S 5C", "0: -", "1: -")
     assert [(e.payer, e.payee, e.amount) for e in of_type(events, ChopSettled)] == [(1, 2, 100)]
+    assert [e.victim_out for e in of_type(events, ChopSettled)] == [False]  # seat 1 holds QD
 
 
 def test_a_chop_of_a_last_card_is_void() -> None:
@@ -265,8 +266,10 @@ def test_a_chop_of_a_last_card_is_void() -> None:
     state = run(state, "0: 3S", "1: 4S", "2: 8S", "0: 2H")  # seat 0 goes out on ♥2
     assert state.places[0] == 1
     state, events = run_events(state, "1: 5D 5H 6D 6H 7D 7H", "2: -")
-    # Nobody pays: the event names no payer (-1) and no amount.
+    # Nobody pays: the event names no payer (-1) and no amount, and says why: the chopped
+    # player went out with the chopped 2 (victim_out).
     assert [(e.payer, e.payee, e.amount) for e in of_type(events, ChopSettled)] == [(-1, 1, 0)]
+    assert [e.victim_out for e in of_type(events, ChopSettled)] == [True]
     state = run(state, "1: 9C")
     result = settled(state)
     assert transfers(result, TransferReason.CHOP) == []
