@@ -100,11 +100,14 @@ from tienlen_rules.movegen import (
     plays_beating,
 )
 from tienlen_rules.options import (
+    CONSTRAINTS,
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
+    Constraint,
+    ConstraintKind,
     OptionSpec,
     OptionType,
     format_option_value,
@@ -123,6 +126,7 @@ from tienlen_rules.state import ChopPayment, GameState, Match, Move, pass_turn, 
 
 __all__ = [
     "BOTS",
+    "CONSTRAINTS",
     "DEFAULT_CHANGES",
     "FOLLOWS_LAST_PLACE",
     "INSTANT_WIN_PATTERNS",
@@ -152,6 +156,8 @@ __all__ = [
     "ChopSettled",
     "ChopTableName",
     "Combination",
+    "Constraint",
+    "ConstraintKind",
     "DealerRotation",
     "DefaultChange",
     "Event",

@@ -588,6 +588,7 @@ def _describe_rules() -> service_pb2.DescribeRulesResponse:
         variants=codec.variants_to_pb(),
         options=[codec.option_to_pb(spec) for spec in OPTIONS],
         bots=sorted(engine.BOTS),
+        constraints=codec.constraints_to_pb(),
     )
 
 
