@@ -14,21 +14,26 @@ under any combination of options, not only at a preset's defaults.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
 import pytest
 from helpers.tables import TransferReason, later, reasons
 
 from tienlen_rules.errors import SetupError
-from tienlen_rules.game import new_game
+from tienlen_rules.game import apply, legal_moves, new_game
 from tienlen_rules.options import (
     CONSTRAINTS,
     CONSTRAINTS_BY_NAME,
     OPTIONS_BY_NAME,
     PRESETS,
+    Constraint,
     ConstraintKind,
+    OptionCondition,
+    OptionType,
 )
 from tienlen_rules.ruleset import build_rules
+from tienlen_rules.settlement import settle
 
 THREE_PLAYER_MOVES = ((0, "4S"), (1, "5S"), (2, "8S"), (0, None), (1, "9S"))
 
@@ -196,3 +201,91 @@ def test_a_fractional_amount_names_the_whole_chips_constraint() -> None:
         build_rules("southern", {"stake": 1})
     assert (info.value.code, info.value.constraint) == ("FRACTIONAL_AMOUNT", "whole_chips")
     assert CONSTRAINTS_BY_NAME["whole_chips"].refusal == "FRACTIONAL_AMOUNT"
+
+
+# --------------------------------------------------------------------------------------------
+# The `applies_when` constraints are true: where the condition fails, the options change
+# nothing — the same seeded games are played move for move and settle to the same nets.
+# --------------------------------------------------------------------------------------------
+
+GAMES_PER_VALUE = 40
+
+
+def _failing(condition: OptionCondition) -> str:
+    """A value of the condition's option for which the condition does not hold."""
+    if condition.negated:
+        return condition.values[0]
+    return next(v for v in _values(condition.option) if v not in condition.values)
+
+
+def _values(name: str) -> tuple[str, ...]:
+    spec = OPTIONS_BY_NAME[name]
+    if spec.type is OptionType.BOOL:
+        return ("true", "false")
+    if spec.type is OptionType.CHOICE:
+        return tuple(str(c) for c in spec.choices)
+    if spec.type is OptionType.INT:
+        return (str(spec.minimum), str(spec.maximum if spec.maximum < 100 else spec.minimum + 1))
+    return ("1", "3")
+
+
+def _games(options: Mapping[str, str], seed: int) -> list[tuple[list[str], tuple[int, ...]]]:
+    """Seeded games with short explicit hands (cóng, thối and chops come early), moves drawn
+    from the legal moves by a seeded generator: each game's moves and nets."""
+    rules = build_rules("southern", options)
+    rng = random.Random(seed)
+    played: list[tuple[list[str], tuple[int, ...]]] = []
+    for _ in range(GAMES_PER_VALUE):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        sizes = [rng.randint(1, 6) for _ in range(3)]
+        hands = [sum(1 << c for c in deck[sum(sizes[:i]) : sum(sizes[: i + 1])]) for i in range(3)]
+        first = rng.random() < 0.3
+        try:
+            state, _ = new_game(
+                rules, 3, hands=hands, first_game=first, leader=None if first else 0
+            )
+        except SetupError:
+            played.append((["refused"], ()))
+            continue
+        moves: list[str] = []
+        while not state.over:
+            options_now = [m for s in range(3) for m in legal_moves(state, s)]
+            move = rng.choice(options_now)
+            moves.append(str(move))
+            state, _ = apply(state, move)
+        played.append((moves, settle(state).net))
+    return played
+
+
+CASES = [
+    (c, name) for c in CONSTRAINTS if c.kind is ConstraintKind.APPLIES_WHEN for name in c.options
+]
+
+
+@pytest.mark.parametrize(("constraint", "name"), CASES, ids=[f"{c.name}-{n}" for c, n in CASES])
+def test_an_option_changes_nothing_where_its_constraint_says_it_does_not_apply(
+    constraint: Constraint, name: str
+) -> None:
+    base = {c.option: _failing(c) for c in constraint.when}
+    results = [_games({**base, name: value}, seed=len(name)) for value in _values(name)]
+    assert all(r == results[0] for r in results[1:])
+
+
+def test_cards_per_hand_changes_nothing_where_every_card_is_dealt() -> None:
+    deals = {
+        n: new_game(
+            build_rules("southern", {"deal_all_cards": True, "cards_per_hand": n}), 3, seed=7
+        )[0].hands
+        for n in (9, 13)
+    }
+    assert deals[9] == deals[13]
+    assert sorted(h.bit_count() for h in deals[9]) == [17, 17, 18]
+
+
+def test_the_applies_when_check_sees_an_option_that_does_apply() -> None:
+    # The check above can fail: with freezing on, the frozen multiplier changes the money.
+    on = {"freezing": "true"}
+    assert _games({**on, "freeze_multiplier": "1"}, 1) != _games(
+        {**on, "freeze_multiplier": "3"}, 1
+    )
