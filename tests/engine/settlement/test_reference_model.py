@@ -285,23 +285,19 @@ def chopped_value(b: Book, cards: int) -> Fraction:
     return bomb_values(b).get(chop_class(cards), F(0))
 
 
-def rotten_value(b: Book, hand: int) -> Fraction:
-    """§8 thối: the hand split into disjoint 2s and bombs the way that gives the largest total."""
-    return rotten_split_size(b, hand)[0]
-
-
-def rotten_split_size(b: Book, hand: int) -> tuple[Fraction, int]:
-    """The largest split's value and how many cards it holds: of the splits of largest value,
-    the one of fewest cards (§10 đếm lá, conversions instead of the cards: the largest
-    payment) [ours, settled by the combination check]."""
+def rotten_value(b: Book, hand: int, credit: Fraction = NONE) -> Fraction:
+    """§8 thối: the hand split into disjoint 2s and bombs the way that gives the largest total.
+    With `credit`, a card the split leaves out is paid `credit` (đếm lá with the conversions
+    instead of the cards): the largest total is then the split's value less `credit` per card
+    it takes, and that is what this returns (the per-card part is the caller's)."""
     counts = tuple(sum(1 for c in cards_of(hand) if c >> 2 == r) for r in range(12))
-    twos = hand & TWOS
-    return _best_split(b, counts, twos.bit_count(), tuple(b.twos[c & 3] for c in cards_of(twos)))
+    twos = tuple(b.twos[c & 3] for c in cards_of(hand & TWOS))
+    return _best_split(b, counts, twos, credit)
 
 
 def _best_split(
-    b: Book, counts: tuple[int, ...], n_twos: int, twos: tuple[Fraction, ...]
-) -> tuple[Fraction, int]:
+    b: Book, counts: tuple[int, ...], twos: tuple[Fraction, ...], credit: Fraction
+) -> Fraction:
     runs: list[tuple[int, int, Fraction]] = []  # (width per rank, ranks, value)
     for name, value in bomb_values(b).items():
         if name.endswith("pairs"):
@@ -309,35 +305,29 @@ def _best_split(
         elif name.endswith("triples"):
             runs.append((3, int(name.removesuffix("triples")), value))
     four = bomb_values(b).get("four", F(0))
-    if b.twos_flat:
-        loose = (b.twos_flat, n_twos) if n_twos else (F(0), 0)
-    else:
-        loose = (sum(twos, F(0)), sum(1 for t in twos if t))
-    with_twos = loose
-    if n_twos == 4 and four:  # four 2s may also be split as a four of a kind
-        with_twos = max(loose, (four, 4), key=lambda v: (v[0], -v[1]))
-
-    def better(x: tuple[Fraction, int], y: tuple[Fraction, int]) -> tuple[Fraction, int]:
-        return x if (x[0], -x[1]) >= (y[0], -y[1]) else y
+    if b.twos_flat:  # thối hai: once for any 2s, or they are paid as cards
+        loose = max(b.twos_flat - credit * len(twos), NONE) if twos else NONE
+    else:  # each 2 by suit, or as a card where that pays more
+        loose = sum((max(v - credit, NONE) for v in twos), NONE)
+    if len(twos) == 4 and four:  # four 2s may also be split as a four of a kind
+        loose = max(loose, four - 4 * credit)
 
     @cache
-    def best(state: tuple[int, ...]) -> tuple[Fraction, int]:
-        result = (F(0), 0)
+    def best(state: tuple[int, ...]) -> Fraction:
+        result = F(0)
         for r in range(12):
             if state[r] == 4 and four:
-                sub = best((*state[:r], 0, *state[r + 1 :]))
-                result = better(result, (four + sub[0], 4 + sub[1]))
+                result = max(result, four - 4 * credit + best((*state[:r], 0, *state[r + 1 :])))
             for width, ranks, value in runs:
                 if r + ranks <= 12 and all(state[r + i] >= width for i in range(ranks)):
                     after = list(state)
                     for i in range(ranks):
                         after[r + i] -= width
-                    sub = best(tuple(after))
-                    result = better(result, (value + sub[0], width * ranks + sub[1]))
+                    score = value - credit * width * ranks
+                    result = max(result, score + best(tuple(after)))
         return result
 
-    rest = best(counts)
-    return with_twos[0] + rest[0], with_twos[1] + rest[1]
+    return loose + best(counts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -543,9 +533,9 @@ def expected(b: Book, record: Record) -> Outcome:
         for other in range(n):
             if other == winner:
                 continue
-            value, covered = rotten_split_size(b, hands[other])
-            counted = hands[other].bit_count() - (covered if b.count_rotten_instead else 0)
-            stakes = counted * b.per_card + value
+            # §10: conversions in addition to the cards, or instead (the largest payment).
+            credit = b.per_card if b.count_rotten_instead else NONE
+            stakes = hands[other].bit_count() * b.per_card + rotten_value(b, hands[other], credit)
             if b.freezing and hands[other] == record.dealt[other]:
                 stakes *= b.freeze_multiplier
             pay(other, winner, stakes, "cards left")
@@ -1690,3 +1680,27 @@ def test_random_option_combinations_settle_as_the_rule_book_says() -> None:
     for part in ("cóng", "thối", "chop x1", "instant win", "place", "match over"):
         assert seen[part], f"no game settled {part}"
     assert seen["game"] >= COMBINATION_TABLES * 2
+
+
+def test_card_count_conversions_instead_of_cards_take_the_split_of_the_largest_payment() -> None:
+    # §8 "the way that gives the largest total", §10 conversions instead of the cards: with a
+    # four and 3 consecutive pairs both at 6 stakes, 5555 66 77 splits as the four, which
+    # leaves 4 cards paid as cards: 6 + 4 = 10 stakes, not 6 + 2; a card worth more as a card
+    # than as a conversion stays a card (a reading the combination check settled).
+    options = {
+        "scoring": "card_count",
+        "card_count_rotten": "instead",
+        "penalty_three_pairs": "6",
+        "penalty_four_of_a_kind": "6",
+        "freezing": False,
+    }
+    game = scripted("southern", ["9S", "5S 5C 5D 5H 6S 6C 7S 7C 2S"], ["0: 9S"], options=options)
+    b = replace(
+        book("southern", "card_count"),
+        count_rotten_instead=True,
+        freezing=False,
+        bombs={**SOUTHERN_BOMBS, "3pairs": F(6), "four": F(6)},
+    )
+    engine, mine = nets(b, game)
+    assert mine == [1100, -1100]  # ♠2: ½ as a conversion, 1 as a card
+    assert engine == mine
