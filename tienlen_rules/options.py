@@ -808,9 +808,11 @@ READINGS: tuple[str, ...] = (
         "With card_count_rotten = instead, the split of a hand left is the one of the largest"
         " payment (RULES §8: the largest total): a card the split leaves out is still paid as a"
         " card, so a 2 or bomb worth less as a conversion than its cards stay cards, and of two"
-        " bombs of one value the one of fewer cards is taken.",
+        " bombs of one value the one of fewer cards is taken."
+    ),
+    (
         "A pair must be one colour where same_colour_pairs is on, but the pairs of a run of"
         " consecutive pairs may be of either colour, as the table plays them; they rot by the same"
-        " reading.",
+        " reading."
     ),
 )
