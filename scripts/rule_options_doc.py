@@ -26,6 +26,7 @@ from tienlen_rules import (
     format_option_value,
 )
 from tienlen_rules import INSTANT_WIN_PATTERNS as INSTANT_WIN_LISTS
+from tienlen_rules.options import CONSTRAINTS, READINGS, RESOLUTION_ORDER, OptionCondition
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "RULE-OPTIONS.md"
 
@@ -57,6 +58,11 @@ def _allowed(spec: OptionSpec) -> str:
     return ", ".join(f"`{c}`" for c in spec.choices)
 
 
+def _condition(condition: OptionCondition) -> str:
+    values = " or ".join(f"`{v}`" for v in condition.values)
+    return f"`{condition.option}` {'is not' if condition.negated else 'is'} {values}"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -80,6 +86,34 @@ def options_doc() -> str:
             f"| `{spec.name}` | {spec.type.value} | `{default}` | {_allowed(spec)} "
             f"| {differ or '-'} | {_cell(spec.description)} |"
         )
+    lines += ["", "## How a table's rules are resolved", ""]
+    lines += [f"{i}. {step}" for i, step in enumerate(RESOLUTION_ORDER, 1)]
+    lines += ["", "## Constraints between options", ""]
+    lines.append(
+        "DescribeRules serves these as `constraints`, so a settings screen can grey out an option"
+        " that changes nothing, show a derived value, and explain a refusal (whose ErrorInfo"
+        " metadata `constraint` names the constraint)."
+    )
+    lines += [
+        "",
+        "| constraint | kind | when | options | what it says |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for c in CONSTRAINTS:
+        when = " and ".join(_condition(w) for w in c.when) or "always"
+        names = ", ".join(f"`{o}`" for o in c.options)
+        extra = ""
+        if c.values:
+            extra = " Values: " + ", ".join(f"`{k}` = `{v}`" for k, v in c.values) + "."
+        if c.source:
+            extra = f" Source: `{c.source}`."
+        if c.refusal:
+            extra = f" Refusal: `{c.refusal}`."
+        lines.append(
+            f"| `{c.name}` | {c.kind.value} | {when} | {names} | {_cell(c.description + extra)} |"
+        )
+    lines += ["", "## Readings settled for combined options", ""]
+    lines += [f"- {reading}" for reading in READINGS]
     lines += ["", "## Instant-win patterns", ""]
     lines.append(
         "The names an `InstantWin` event's `pattern` takes, by the list `instant_wins` selects,"

@@ -114,11 +114,14 @@ from tienlen_rules.movegen import (
     plays_beating,
 )
 from tienlen_rules.options import (
+    CONSTRAINTS,
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
+    Constraint,
+    ConstraintKind,
     OptionSpec,
     OptionType,
     format_option_value,
@@ -137,6 +140,7 @@ from tienlen_rules.state import ChopPayment, GameState, Match, Move, pass_turn, 
 
 __all__ = [
     "BOTS",
+    "CONSTRAINTS",
     "DEFAULT_CHANGES",
     "FOLLOWS_LAST_PLACE",
     "INSTANT_WIN_PATTERNS",
@@ -168,6 +172,8 @@ __all__ = [
     "ChopSettled",
     "ChopTableName",
     "Combination",
+    "Constraint",
+    "ConstraintKind",
     "DealerRotation",
     "DefaultChange",
     "Event",

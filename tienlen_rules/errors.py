@@ -54,13 +54,15 @@ class CardParseError(ValueError):
 
 
 class SetupError(ValueError):
-    """A game, deal or rule set that can't exist: `code` is stable, `field` names the input."""
+    """A game, deal or rule set that can't exist: `code` is stable, `field` names the input,
+    `constraint` the broken constraint between options (`options.CONSTRAINTS`), if any."""
 
-    def __init__(self, code: str, message: str, field: str = "") -> None:
+    def __init__(self, code: str, message: str, field: str = "", *, constraint: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.field = field
+        self.constraint = constraint
 
 
 class IllegalMove(Exception):  # noqa: N818 - the domain's word: an illegal move

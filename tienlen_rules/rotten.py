@@ -53,6 +53,18 @@ def _shapes(rules: RuleSet) -> tuple[tuple[_Shape, Fraction], ...]:
     return tuple(shapes)
 
 
+def _loose_twos(rules: RuleSet, twos: CardSet, credit: Fraction) -> CardSet:
+    """The loose 2s worth charging: every valued one (`credit` 0), or, where each card not in
+    the split is paid `credit` instead (card count, conversions instead of the cards), those
+    worth more as a conversion than as a card (flat thối hai: all of them or none)."""
+    if rules.rotten_two_flat:
+        return twos if twos and rules.rotten_two_flat > credit * twos.bit_count() else 0
+    return sum(
+        (1 << c for c in range(48, 52) if twos >> c & 1 and twos_value(rules, 1 << c) > credit),
+        0,
+    )
+
+
 def twos_value(rules: RuleSet, twos: CardSet) -> Fraction:
     """The value of loose 2s: by suit, or the Northern flat *thối hai* once for any."""
     if not twos:
@@ -62,11 +74,16 @@ def twos_value(rules: RuleSet, twos: CardSet) -> Fraction:
     return rules.twos_penalty(twos)
 
 
-def rotten_split(rules: RuleSet, hand: CardSet) -> tuple[RottenPart, ...]:
-    """The largest-value disjoint split of `hand` into valued bombs and 2s (empty: nothing rots)."""
+def rotten_split(
+    rules: RuleSet, hand: CardSet, credit: Fraction = Fraction(0)
+) -> tuple[RottenPart, ...]:
+    """The disjoint split of `hand` into valued bombs and 2s that gives the largest total
+    (RULES §8; empty: nothing rots). Where each card left out of the split is paid `credit`
+    instead (card count with its conversions instead of the cards), the total is the split's
+    value plus `credit` per card it leaves: the largest payment, not merely the largest value."""
     packed = rank_counts(hand)
     counts = tuple((packed >> (4 * r)) & 0xF for r in range(13))
-    _, placements = _best(rules, counts, hand & TWOS)
+    _, placements = _best(rules, counts, hand & TWOS, credit)
     parts: list[RottenPart] = []
     remaining = hand
     value_of = dict(_shapes(rules))
@@ -80,7 +97,7 @@ def rotten_split(rules: RuleSet, hand: CardSet) -> tuple[RottenPart, ...]:
                     taken += 1
         remaining &= ~cards
         parts.append(RottenPart(shape.bomb, cards, value_of[shape]))
-    loose = remaining & TWOS
+    loose = _loose_twos(rules, remaining & TWOS, credit)
     if loose and rules.rotten_two_flat:
         parts.append(RottenPart(ChopClass.TWO, loose, rules.rotten_two_flat))
     elif loose:
@@ -99,10 +116,12 @@ def rotten_value(rules: RuleSet, hand: CardSet) -> Fraction:
 
 @lru_cache(maxsize=4096)
 def _best(
-    rules: RuleSet, counts: tuple[int, ...], twos: CardSet
+    rules: RuleSet, counts: tuple[int, ...], twos: CardSet, credit: Fraction
 ) -> tuple[Fraction, tuple[tuple[_Shape, int], ...]]:
-    """Best (value, placements) for these rank counts; `twos` are the 2s still loose."""
-    best_value = twos_value(rules, twos)
+    """Best (score, placements) for these rank counts; `twos` are the 2s still loose; a part's
+    score is its value less `credit` per card it takes."""
+    charged = _loose_twos(rules, twos, credit)
+    best_value = twos_value(rules, charged) - credit * charged.bit_count()
     best: tuple[tuple[_Shape, int], ...] = ()
     for shape, value in _shapes(rules):
         # A four of a kind may be four 2s; a run of pairs or triples never holds a 2.
@@ -112,8 +131,9 @@ def _best(
             if all(counts[r] >= shape.width for r in span):
                 rest = tuple(c - shape.width if r in span else c for r, c in enumerate(counts))
                 rest_twos = twos & ~RANK_MASKS[RANK_TWO] if RANK_TWO in span else twos
-                sub_value, sub = _best(rules, rest, rest_twos)
-                if value + sub_value > best_value:
-                    best_value = value + sub_value
+                sub_value, sub = _best(rules, rest, rest_twos, credit)
+                score = value - credit * shape.width * shape.ranks + sub_value
+                if score > best_value:
+                    best_value = score
                     best = ((shape, low), *sub)
     return best_value, best

@@ -1,7 +1,21 @@
 """The rule set (*luật chơi*): one immutable record of every option, built from a preset name.
 
-`build_rules("hue", {"stake": 50})` starts from the Southern defaults, applies the preset's
-values (`options.PRESETS`), then the caller's overrides, and checks the result can exist.
+`build_rules("hue", {"stake": 50})` resolves a table's rules here and nowhere else, in this
+order (docs/RULE-OPTIONS.md, "How a table's rules are resolved"):
+
+1. the preset: the Southern defaults, the preset's values (`options.PRESETS`), and for a game
+   dealt under an older rules revision the defaults it keeps (`revisions.pinned_defaults`);
+2. the table's overrides, by name;
+3. the values derived from other options (`options.CONSTRAINTS`, kind `derived_value`): an
+   amount given as L takes place_last_to_first; with scoring = points, every penalty option
+   the table did not give takes its points value. Nothing else depends on another option;
+4. what the table can play decides its bombs (`_derive`): a class of the chop table is a bomb
+   only when it is a combination at this table (no consecutive pairs without
+   `consecutive_pairs`, ...), and only bombs chop, rot, or cost a frozen player — a penalty
+   value prices a bomb, it never makes one;
+5. the refusals (`options.CONSTRAINTS`, kind `refused_unless`): the stake must make every
+   amount whole chips.
+
 Hot-path lookups (the chop table, penalty values) are derived once here, so the engine reads
 rules as data and never branches on a variant's name.
 """
@@ -43,17 +57,23 @@ from tienlen_rules.chop_tables import (
     by_shape,
     with_longer_pairs,
 )
-from tienlen_rules.combinations import CONSECUTIVE_PAIRS_CLASSES, ChopClass
+from tienlen_rules.combinations import (
+    CONSECUTIVE_PAIRS,
+    CONSECUTIVE_PAIRS_CLASSES,
+    CONSECUTIVE_TRIPLES,
+    ChopClass,
+)
 from tienlen_rules.errors import SetupError
 from tienlen_rules.options import (
-    BOMB_PENALTY_OPTIONS,
+    CONSTRAINTS,
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     OPTIONS_BY_NAME,
     PENALTY_OPTIONS,
     PRESETS,
-    SCHEME_PENALTIES,
+    ConstraintKind,
+    condition_holds,
     format_option_value,
     parse_option_value,
 )
@@ -232,22 +252,47 @@ def _build(variant: str, overrides: tuple[tuple[str, str], ...], revision: int) 
             f"unknown variant {variant!r}; known: {', '.join(PRESETS)}",
             "variant",
         )
+    # 1. The preset (at the game's rules revision).
     values: dict[str, OptionValue] = {o.name: o.default for o in OPTIONS} | preset
     for name, text in pinned_defaults(variant, revision).items():  # as the preset's own
         values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
+    # 2. The overrides.
     given = dict(overrides)
     for name, text in given.items():
         values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
-    for name in FOLLOWS_LAST_PLACE:
-        if values[name] == LAST_PLACE:
-            values[name] = values["place_last_to_first"]
-    for name, value in SCHEME_PENALTIES.get(Scoring(str(values["scoring"])), {}).items():
-        if name not in given and (name not in BOMB_PENALTY_OPTIONS or values[name]):
-            values[name] = value
+    # 3. The values derived from other options, in `CONSTRAINTS` order.
+    _derive_values(values, given)
     rules = RuleSet(variant=variant, overrides=overrides, revision=revision, **values)  # type: ignore[arg-type]
     rules = _derive(rules)
     _check(rules)
     return rules
+
+
+def _derive_values(values: dict[str, OptionValue], given: Mapping[str, str]) -> None:
+    """Step 3: every `derived_value` constraint whose conditions hold sets the options it
+    derives, except those the table gave (an amount given as L is resolved either way)."""
+    for constraint in CONSTRAINTS:
+        if constraint.kind is not ConstraintKind.DERIVED_VALUE:
+            continue
+        if not all(condition_holds(c, values) for c in constraint.when):  # type: ignore[arg-type]
+            continue
+        if constraint.source:
+            for name in constraint.options:
+                if values[name] == LAST_PLACE:
+                    values[name] = values[constraint.source]
+        for name, text in constraint.values:
+            if name not in given:
+                values[name] = parse_option_value(OPTIONS_BY_NAME[name], text)
+
+
+def playable(rules: RuleSet, chop_class: ChopClass) -> bool:
+    """Whether plays of this chop class are combinations at this table (RULES §3): runs of
+    pairs only with `consecutive_pairs`, runs of triples only with `consecutive_triples`."""
+    if chop_class.kind == CONSECUTIVE_PAIRS:
+        return rules.consecutive_pairs
+    if chop_class.kind == CONSECUTIVE_TRIPLES:
+        return rules.consecutive_triples
+    return True
 
 
 def _derive(rules: RuleSet) -> RuleSet:
@@ -256,6 +301,14 @@ def _derive(rules: RuleSet) -> RuleSet:
     targets = dict(table.targets)
     if rules.suited_straight_chops:
         targets |= SUITED_STRAIGHT_CHOPS
+    # Step 4: a bomb is a class of the table its players can play (RULES §3: "the combinations
+    # that can chop"), and it chops only what can be played; nothing else chops, rots or is
+    # charged to a frozen player, whatever its penalty value.
+    targets = {
+        bomb: frozenset(t for t in chopped if playable(rules, t))
+        for bomb, chopped in targets.items()
+        if playable(rules, bomb)
+    }
     # In this order: the rotten split tries the bombs in it (`rotten._best`).
     bomb_values = {
         ChopClass.THREE_PAIRS: rules.penalty_three_pairs,
@@ -275,14 +328,18 @@ def _derive(rules: RuleSet) -> RuleSet:
     derived = {
         "chop_targets": targets,
         "chops_by_shape": by_shape(targets),
-        "out_of_turn": table.out_of_turn if rules.out_of_turn_chops else frozenset(),
+        "out_of_turn": (
+            frozenset(b for b in table.out_of_turn if b in targets)
+            if rules.out_of_turn_chops
+            else frozenset()
+        ),
         "two_values": (
             rules.penalty_two_spades,
             rules.penalty_two_clubs,
             rules.penalty_two_diamonds,
             rules.penalty_two_hearts,
         ),
-        "bomb_values": {k: v for k, v in bomb_values.items() if v},
+        "bomb_values": {k: v for k, v in bomb_values.items() if v and k in targets},
     }
     return RuleSet(**{f.name: getattr(rules, f.name) for f in fields(RuleSet)} | derived)
 
@@ -308,6 +365,7 @@ def _check(rules: RuleSet) -> None:
                     "FRACTIONAL_AMOUNT",
                     f"stake {rules.stake} makes option {spec.name!r} ({value} stakes{why}) a fraction of a chip",
                     "options.stake",
+                    constraint="whole_chips",
                 )
     frozen_card = rules.card_count_per_card * rules.freeze_multiplier
     if rules.scoring == Scoring.CARD_COUNT and (frozen_card * rules.stake).denominator != 1:
@@ -315,14 +373,5 @@ def _check(rules: RuleSet) -> None:
             "FRACTIONAL_AMOUNT",
             f"stake {rules.stake} makes a frozen card ({rules.card_count_per_card} × {rules.freeze_multiplier} stakes) a fraction of a chip",
             "options.stake",
-        )
-    if (
-        rules.consecutive_triples
-        and not rules.consecutive_pairs
-        and rules.chop_table == ChopTableName.DAU
-    ):
-        raise SetupError(
-            "INCOMPATIBLE_OPTIONS",
-            "the dau chop table needs consecutive pairs",
-            "options.consecutive_pairs",
+            constraint="whole_chips",
         )

@@ -99,11 +99,12 @@ class _Ledger:
         multiplier: Fraction = Fraction(1),
         *,
         shown: bool = True,
+        credit: Fraction = Fraction(0),
     ) -> Fraction:
         """Charge the hand's 2s and bombs (largest split), one transfer per part; the split is
         shown once per hand (`shown=False` for a second payee of the same hand)."""
         total = Fraction(0)
-        for part in rotten_split(self.rules, hand):
+        for part in rotten_split(self.rules, hand, credit):
             stakes = part.value * multiplier
             if shown:
                 self.rotten.append(
@@ -307,11 +308,15 @@ def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
         multiplier = rules.freeze_multiplier if frozen else Fraction(1)
         reason = TransferReason.FROZEN if frozen else TransferReason.CARD_COUNT
         counted = hand
-        # A rotten card is paid at its conversion only, or in addition to the card itself.
+        # A rotten card is paid at its conversion only, or in addition to the card itself;
+        # instead of it, the split is the one of the largest payment (a card it leaves out is
+        # still paid as a card).
+        credit = Fraction(0)
         if rules.card_count_rotten == CardCountRotten.INSTEAD:
-            for part in rotten_split(rules, hand):
+            credit = rules.card_count_per_card
+            for part in rotten_split(rules, hand, credit):
                 counted &= ~part.cards
         per_card = rules.card_count_per_card * multiplier
         ledger.pay(seat, winner, counted.bit_count() * per_card, reason, hand)
-        ledger.pay_rotten(seat, winner, hand, multiplier)
+        ledger.pay_rotten(seat, winner, hand, multiplier, credit=credit)
     return ledger.settlement(state)

@@ -527,4 +527,5 @@ def _describe_rules() -> service_pb2.DescribeRulesResponse:
             )
             for level in engine.LEVELS
         ],
+        constraints=codec.constraints_to_pb(),
     )

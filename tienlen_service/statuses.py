@@ -194,9 +194,10 @@ def error_status(exc: Exception, seat: int | None) -> status_pb2.Status | None:
             violations = (
                 [(path, exc.message)] if path and code is grpc.StatusCode.INVALID_ARGUMENT else []
             )
-            return rich_status(
-                code, exc.code, exc.message, {"field": path} if path else {}, violations
-            )
+            metadata = {"field": path} if path else {}
+            if exc.constraint:  # the broken constraint, as DescribeRules lists it
+                metadata["constraint"] = exc.constraint
+            return rich_status(code, exc.code, exc.message, metadata, violations)
         case TokenError():
             return rich_status(
                 grpc.StatusCode.INVALID_ARGUMENT,

@@ -714,15 +714,6 @@ def bad_requests(s: Script) -> None:
         options={"stake": "1000000000", "instant_win_stakes": "1000000000"},
         error="AMOUNT_TOO_LARGE",
     )
-    s.new_game(
-        None,
-        variant="dau",
-        options={"consecutive_pairs": "false"},
-        players=3,
-        seed=1,
-        note="The Đấu chop table is made of consecutive pairs.",
-        error="INCOMPATIBLE_OPTIONS",
-    )
     s.new_game(hands, players=5, error="INVALID_PLAYER_COUNT")
     s.new_game(
         None,

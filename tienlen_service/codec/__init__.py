@@ -50,6 +50,7 @@ from tienlen_service.codec.listing import group_counts_to_pb, legal_move_to_pb
 from tienlen_service.codec.rules import (
     MAX_OPTION_CHIPS,
     check_amounts,
+    constraints_to_pb,
     option_to_pb,
     rules_from_pb,
     rules_to_pb,
@@ -85,6 +86,7 @@ __all__ = [
     "cards_to_pb",
     "check_amounts",
     "combination_to_pb",
+    "constraints_to_pb",
     "decode_state",
     "encode_state",
     "event_to_pb",

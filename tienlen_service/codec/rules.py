@@ -8,8 +8,10 @@ int64 (AMOUNT_TOO_LARGE).
 
 Out, a game's spec carries its overrides plus, for a game dealt before a default changed, the
 value it keeps (`pinned_defaults`), so that read against today's defaults it plays the same
-rules. DescribeRules lists every option (`option_to_pb`) and every preset with its values and
-its overrides of the Southern defaults (`variants_to_pb`).
+rules, and the effective value of every option that differs from the preset's (what the
+overrides derive too: a frontend prices every card from them). DescribeRules lists every
+option (`option_to_pb`), every preset with its values and its overrides of the Southern
+defaults (`variants_to_pb`), and the constraints between options (`constraints_to_pb`).
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Final
 
 from tienlen.v1 import rules_pb2
 from tienlen_rules import (
+    CONSTRAINTS,
     FOLLOWS_LAST_PLACE,
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
+    ConstraintKind,
     OptionSpec,
     OptionType,
     RuleSet,
@@ -49,6 +53,11 @@ _OPTION_TYPES: Final = {
     OptionType.INT: rules_pb2.OPTION_TYPE_INT,
     OptionType.STAKES: rules_pb2.OPTION_TYPE_STAKES,
     OptionType.CHOICE: rules_pb2.OPTION_TYPE_CHOICE,
+}
+_CONSTRAINT_KINDS: Final = {
+    ConstraintKind.APPLIES_WHEN: rules_pb2.CONSTRAINT_KIND_APPLIES_WHEN,
+    ConstraintKind.DERIVED_VALUE: rules_pb2.CONSTRAINT_KIND_DERIVED_VALUE,
+    ConstraintKind.REFUSED_UNLESS: rules_pb2.CONSTRAINT_KIND_REFUSED_UNLESS,
 }
 _SOUTHERN_VALUES: Final = build_rules("southern").option_values()
 
@@ -85,7 +94,44 @@ def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSetSpec:
     return rules_pb2.RuleSetSpec(
         variant=rules.variant,
         options=pinned_defaults(rules.variant, rules.revision) | dict(rules.overrides),
+        effective_values=effective_values(rules),
     )
+
+
+def effective_values(rules: RuleSet) -> list[rules_pb2.OptionValue]:
+    """Every option whose value in `rules` differs from the preset's today (DescribeRules), in
+    option order: the overrides, the values they derive, the defaults an older game keeps."""
+    preset = _preset_values(rules.variant)
+    return [
+        rules_pb2.OptionValue(name=name, value=text)
+        for name, value in rules.option_values().items()
+        if (text := format_option_value(value)) != preset[name]
+    ]
+
+
+@lru_cache(maxsize=16)
+def _preset_values(variant: str) -> dict[str, str]:
+    return {k: format_option_value(v) for k, v in build_rules(variant).option_values().items()}
+
+
+def constraints_to_pb() -> list[rules_pb2.OptionConstraint]:
+    """DescribeRules' constraints between options (`options.CONSTRAINTS`)."""
+    return [
+        rules_pb2.OptionConstraint(
+            name=c.name,
+            kind=_CONSTRAINT_KINDS[c.kind],
+            options=list(c.options),
+            when=[
+                rules_pb2.OptionCondition(option=w.option, values=list(w.values), negated=w.negated)
+                for w in c.when
+            ],
+            values=[rules_pb2.OptionValue(name=k, value=v) for k, v in c.values],
+            source=c.source,
+            refusal=c.refusal,
+            description=c.description,
+        )
+        for c in CONSTRAINTS
+    ]
 
 
 @lru_cache(maxsize=512)

@@ -375,11 +375,12 @@ def test_hue_and_da_nang_three_pairs_are_an_ordinary_unpaid_combination_that_doe
 ) -> None:
     # RULES §10: "3 consecutive pairs are not bombs: an ordinary combination (a higher one beats
     # a lower one, unpaid) ... and they don't rot." How they beat and chop is in the cases of
-    # relations.txt; here, that they don't rot unless the penalty value gives them one.
+    # relations.txt; here, that they don't rot, even given a penalty value: not being a bomb
+    # of the table's chop table, they have none to pay (issue #25).
     last_hand = "10S 10D JS JD QS QD"
     assert transfers(_left_holding(variant, last_hand).settle(), TransferReason.ROTTEN) == []
     valued = _left_holding(variant, last_hand, penalty_three_pairs="3/2").settle()
-    assert transfers(valued, TransferReason.ROTTEN) == [(2, 1, 150)]
+    assert transfers(valued, TransferReason.ROTTEN) == []
 
 
 @pytest.mark.parametrize("variant", HUE_DA_NANG)
@@ -517,7 +518,7 @@ def test_count_pigs_decides_the_rotten_payments_of_a_card_count_instant_win() ->
         options = {"scoring": "card_count", "count_pigs": count_pigs}
         return transfers(deal("southern", *hands, options=options).settle(), TransferReason.ROTTEN)
 
-    assert rotten(True) == [(2, 0, 400)]  # the four jacks: 4 cards' worth
+    assert rotten(True) == [(2, 0, 200)]  # the four jacks at southern's value: 2 stakes
     assert rotten(False) == []
     assert build_rules("dem_la").count_pigs  # đếm lá: "13 stakes plus their rotten conversions"
 

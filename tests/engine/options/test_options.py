@@ -888,11 +888,6 @@ def test_dau_with_three_players_is_accepted() -> None:
     assert sum(h.bit_count() for h in state.hands) == 52
 
 
-def test_the_dau_chop_table_without_consecutive_pairs_is_refused() -> None:
-    error = setup_error("dau", {"consecutive_pairs": False})
-    assert (error.code, error.field) == ("INCOMPATIBLE_OPTIONS", "options.consecutive_pairs")
-
-
 @pytest.mark.parametrize(
     ("variant", "stake", "options"),
     [
