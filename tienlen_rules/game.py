@@ -8,6 +8,7 @@ of the step. Rounds and turns: `rounds.py`; finishing and freezing: `finishing.p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple, NoReturn
 
 from tienlen_rules import movegen
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
@@ -32,7 +33,7 @@ from tienlen_rules.errors import IllegalMove, Reason, SetupError
 from tienlen_rules.events import Event, GameOver, GameStarted, InstantWin, Played
 from tienlen_rules.finishing import finish
 from tienlen_rules.instant_wins import instant_win
-from tienlen_rules.rounds import after_play, close_chain, extend_chain, record_pass
+from tienlen_rules.rounds import after_play, chain_after_play, record_pass
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import GameState, Match, Move, pass_turn, play
@@ -109,7 +110,7 @@ def new_game(
     events: list[Event] = [
         GameStarted(match.game_number, lead, must_include, first_game, dealer, sizes)
     ]
-    return _instant_win(state, winners, events)
+    return _instant_win(state, winners, events), tuple(events)
 
 
 def _check_table(
@@ -197,22 +198,21 @@ def _instant_winners(
 
 def _instant_win(
     state: GameState, winners: list[tuple[int, str]], events: list[Event]
-) -> tuple[GameState, tuple[Event, ...]]:
+) -> GameState:
     """Tới trắng, checked on the deal (`_instant_winners`): when several hands qualify, the
     first in seat order from the leader wins (**[ours]**; option `instant_win_tie`: redeal)."""
     n = state.players
     if not winners:
-        return state, tuple(events)
+        return state
     seat, pattern = winners[0]
     places = tuple(1 if s == seat else n for s in range(n))
     events += [InstantWin(seat, pattern), GameOver(places)]
-    over = state._replace(to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
-    return over, tuple(events)
+    return state._replace(to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
 
 
 def validate(state: GameState, move: Move) -> Combination | None:
     """The combination a legal play forms, None for a legal pass; IllegalMove otherwise."""
-    return _check(state, move)[0]
+    return _check(state, move).combination
 
 
 def can_apply(state: GameState, move: Move) -> bool:
@@ -224,7 +224,17 @@ def can_apply(state: GameState, move: Move) -> bool:
     return True
 
 
-def _check(state: GameState, move: Move) -> tuple[Combination | None, Beat]:
+class _Checked(NamedTuple):
+    """A legal move, judged: what it forms (None: a pass), how it meets the table, and
+    whether it steals the lead (*cướp cái*)."""
+
+    combination: Combination | None
+    result: Beat
+    steal: bool = False
+
+
+def _check(state: GameState, move: Move) -> _Checked:
+    """Judge a move (RULES §4-§6); IllegalMove with its reason when the rules refuse it."""
     seat = move.seat
     if state.to_act < 0:
         raise IllegalMove(Reason.GAME_OVER, "the game is over")
@@ -235,10 +245,10 @@ def _check(state: GameState, move: Move) -> tuple[Combination | None, Beat]:
     if state.places[seat]:
         raise IllegalMove(Reason.SEAT_FINISHED, f"seat {seat} has no cards in play")
     if move.is_pass:
-        return None, _check_pass(state, seat)
+        return _Checked(None, _check_pass(state, seat))
     combo = _combination(state, seat, move.cards)
     if seat != state.to_act:
-        return combo, _check_out_of_turn(state, seat, combo)
+        return _check_out_of_turn(state, seat, combo)
     table = state.table
     if table is None:
         if state.must_include >= 0 and not combo.cards >> state.must_include & 1:
@@ -246,11 +256,11 @@ def _check(state: GameState, move: Move) -> tuple[Combination | None, Beat]:
                 Reason.MUST_INCLUDE_STARTING_CARD,
                 f"the first lead must include {card_name(state.must_include)}",
             )
-        return combo, _BEATS
+        return _Checked(combo, _BEATS)  # a lead in turn takes the lead, it steals nothing
     result, reason = beat(combo, table, state.rules)
     if reason is not None:
         raise IllegalMove(reason, _beat_message(reason, combo, table))
-    return combo, result
+    return _Checked(combo, result, is_steal(state, seat, combo))
 
 
 def _check_pass(state: GameState, seat: int) -> Beat:
@@ -287,19 +297,21 @@ def _combination(state: GameState, seat: int, cards: tuple[int, ...]) -> Combina
     return combo
 
 
-def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> Beat:
+def _check_out_of_turn(state: GameState, seat: int, combo: Combination) -> _Checked:
     """Out-of-turn plays: a chop by the table's out-of-turn bombs, or stealing the lead."""
     table = state.table
     if is_steal(state, seat, combo):
         # Taking the lead beats nothing; a steal-back is played on a bomb, and is paid as a
         # chop wherever the chop table makes 3 consecutive pairs a bomb (RULES §5).
-        return _BEATS if table is None else beat(combo, table, state.rules)[0]
+        return _Checked(
+            combo, _BEATS if table is None else beat(combo, table, state.rules)[0], True
+        )
     if (
         table is not None
         and seat != state.table_seat
         and is_out_of_turn_chop(combo, table, state.rules)
     ):
-        return _CHOPS
+        return _Checked(combo, _CHOPS)
     if state.rules.lead_stealing and combo.kind == CONSECUTIVE_PAIRS and combo.length == 3:
         why = (
             "doesn't beat the steal on the table"
@@ -329,7 +341,7 @@ def _keeps_steal_open(rules: RuleSet, combo: Combination, steal: bool) -> bool:
     return steal
 
 
-def _not_your_turn(state: GameState, seat: int) -> Beat:
+def _not_your_turn(state: GameState, seat: int) -> NoReturn:
     if state.passed >> seat & 1:
         raise IllegalMove(
             Reason.LOCKED_OUT_OF_ROUND,
@@ -346,60 +358,68 @@ def _beat_message(reason: Reason, combo: Combination, table: Combination) -> str
 
 def apply(state: GameState, move: Move) -> tuple[GameState, tuple[Event, ...]]:
     """The state after a legal move, and what happened; raises IllegalMove (state unchanged)."""
-    combo, result = _check(state, move)
+    combo, result, steal = _check(state, move)
+    events: list[Event] = []
     if combo is None:
-        return record_pass(state, move.seat)
-    return _play(state, move.seat, combo, result)
+        state = record_pass(state, move.seat, events)
+    else:
+        state = _play(state, move.seat, combo, events, chop=result is _CHOPS, steal=steal)
+    return state, tuple(events)
 
 
 def _play(
-    state: GameState, seat: int, combo: Combination, result: Beat
-) -> tuple[GameState, tuple[Event, ...]]:
-    rules = state.rules
+    state: GameState,
+    seat: int,
+    combo: Combination,
+    events: list[Event],
+    *,
+    chop: bool,
+    steal: bool,
+) -> GameState:
+    """A legal play (RULES §5): the cards leave the hand and take the table; a chop extends
+    the round's chop chain and any other play ends it; a player left without cards finishes;
+    then the turn moves on."""
     hands = list(state.hands)
     hands[seat] &= ~combo.cards
-    out_of_turn = seat != state.to_act
-    steal = is_steal(state, seat, combo) and (out_of_turn or state.table is not None)
-    events: list[Event] = [
+    events.append(
         Played(
-            seat,
-            combo.cards,
-            combo.kind,
-            combo.length,
-            result == _CHOPS,
-            out_of_turn,
-            steal,
-            hands[seat].bit_count(),
+            seat=seat,
+            cards=combo.cards,
+            kind=combo.kind,
+            length=combo.length,
+            chop=chop,
+            out_of_turn=seat != state.to_act,
+            steal=steal,
+            cards_left=hands[seat].bit_count(),
         )
-    ]
-    chain, victim_out, payments = state.chain, state.chain_victim_out, state.chop_payments
-    if result == _CHOPS:
-        assert state.table is not None
-        chain = extend_chain(chain, state.table_seat, state.table.cards, seat, combo.cards)
-        victim_out = hands[state.table_seat] == 0
-    elif chain:
-        # The hands before this play: a play that is no chop ends the chain and is no link.
-        payments = close_chain(rules, chain, victim_out, payments, events, state.hands)
-        chain = ()
+    )
+    state = chain_after_play(state, seat, combo, hands, events, chop=chop)
+    state = _take_table(state, seat, combo, tuple(hands), steal=steal)
+    if not hands[seat]:
+        state = finish(state, seat, combo, events)
+    if state.over:
+        return state
+    return after_play(state, seat, events)
+
+
+def _take_table(
+    state: GameState, seat: int, combo: Combination, hands: tuple[CardSet, ...], *, steal: bool
+) -> GameState:
+    """The play is on the table: the seat has played (and is back in the round: with
+    `pass_lockout` off, so is everyone), the starting card's duty is done, and the lead may
+    still be stolen only after a steal (`_keeps_steal_open`)."""
+    rules = state.rules
     passed = state.passed if rules.pass_lockout else 0
-    state = state._replace(
-        hands=tuple(hands),
+    return state._replace(
+        hands=hands,
         table=combo,
         table_seat=seat,
         passed=passed & ~(1 << seat),
-        chain=chain,
-        chain_victim_out=victim_out,
-        chop_payments=payments,
         unplayed=state.unplayed & ~(1 << seat),
         steal_open=state.steal_open and _keeps_steal_open(rules, combo, steal),
         must_include=-1,
         move_count=state.move_count + 1,
     )
-    if not hands[seat]:
-        state = finish(state, seat, combo, events)
-    if state.to_act < 0:
-        return state, tuple(events)
-    return after_play(state, seat, events)
 
 
 def next_game(

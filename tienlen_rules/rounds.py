@@ -5,15 +5,20 @@ player leads the next round, or, if they have gone out, the next seat still hold
 (*hưởng sái*). Chops in one round form a chain (*chặt chồng*); when it ends, the last chopped
 player pays the last chopper for every chopped play of the chain — an earlier link its player
 went out with included (**[ours]**) or, with `chop_chain_out_link` = void, left unpaid.
+
+Like every step of a move (`game`, `finishing`), each function here appends the events it
+causes to the caller's `events` list and returns the new state (or, for `close_chain`, the
+payments); only `game.apply`, `new_game` and `next_game` turn the list into the step's tuple.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from tienlen_rules.cards import CardSet
 from tienlen_rules.choices import ChopChainOutLink, ChopOnLastCard
-from tienlen_rules.combinations import ChopClass, chop_class, classify
+from tienlen_rules.combinations import ChopClass, Combination, chop_class, classify
 from tienlen_rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
 from tienlen_rules.movegen import has_beat
 from tienlen_rules.ruleset import RuleSet
@@ -38,9 +43,7 @@ def next_seat(after: int, candidates: int, players: int) -> int:
     return -1
 
 
-def after_play(
-    state: GameState, seat: int, events: list[Event]
-) -> tuple[GameState, tuple[Event, ...]]:
+def after_play(state: GameState, seat: int, events: list[Event]) -> GameState:
     """Turn order after a play: the next seat still in the round, or a new round."""
     active = active_seats(state)
     candidates = active & ~state.passed & ~(1 << seat)
@@ -48,13 +51,13 @@ def after_play(
         return new_round(state, events)
     to_act = next_seat(seat, candidates, state.players)
     events.append(TurnPassed(to_act))
-    return state._replace(to_act=to_act), tuple(events)
+    return state._replace(to_act=to_act)
 
 
-def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ...]]:
+def record_pass(state: GameState, seat: int, events: list[Event]) -> GameState:
     """A pass (*bỏ lượt*): the seat is out of the round (*qua tay*) until the next one."""
     compensation_seat, held = _examine_pass(state, seat)
-    events: list[Event] = [Passed(seat, held)]
+    events.append(Passed(seat, held))
     passed = state.passed | (1 << seat)
     state = state._replace(
         passed=passed, compensation_seat=compensation_seat, move_count=state.move_count + 1
@@ -64,7 +67,7 @@ def record_pass(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ..
         return new_round(state, events)
     to_act = next_seat(seat, candidates, state.players)
     events.append(TurnPassed(to_act))
-    return state._replace(to_act=to_act), tuple(events)
+    return state._replace(to_act=to_act)
 
 
 def _examine_pass(state: GameState, seat: int) -> tuple[int, bool | None]:
@@ -97,14 +100,14 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, bool | None]:
     return (seat if alone else -1), True
 
 
-def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[Event, ...]]:
+def new_round(state: GameState, events: list[Event]) -> GameState:
     """Everyone else passed: the last player (or the next seat with cards) leads a new round."""
     last = state.table_seat
     active = active_seats(state)
     leader = last if active >> last & 1 else next_seat(last, active, state.players)
     payments = close_open_chain(state, events)
     events += [RoundWon(last, leader), TurnPassed(leader)]
-    state = state._replace(
+    return state._replace(
         to_act=leader,
         table=None,
         table_seat=-1,
@@ -114,7 +117,6 @@ def new_round(state: GameState, events: list[Event]) -> tuple[GameState, tuple[E
         chop_payments=payments,
         steal_open=False,
     )
-    return state, tuple(events)
 
 
 def extend_chain(
@@ -192,6 +194,33 @@ def _went_out_with(
         and not hands[seat]
         and all(later != seat for later, _ in chain[index + 1 :])
     )
+
+
+def chain_after_play(
+    state: GameState,
+    seat: int,
+    combo: Combination,
+    hands: Sequence[CardSet],
+    events: list[Event],
+    *,
+    chop: bool,
+) -> GameState:
+    """The round's chop chain (*chặt chồng*) after a play: a chop adds a link (its victim out
+    if the chopped play was their last cards); any other play ends an open chain, which is
+    paid at once, on the hands before this play (it is no link)."""
+    if chop:
+        table = state.table
+        assert table is not None
+        return state._replace(
+            chain=extend_chain(state.chain, state.table_seat, table.cards, seat, combo.cards),
+            chain_victim_out=hands[state.table_seat] == 0,
+        )
+    if not state.chain:
+        return state
+    payments = close_chain(
+        state.rules, state.chain, state.chain_victim_out, state.chop_payments, events, state.hands
+    )
+    return state._replace(chain=(), chop_payments=payments)
 
 
 def close_open_chain(state: GameState, events: list[Event]) -> tuple[ChopPayment, ...]:
