@@ -27,23 +27,26 @@ the library's own included: what a client sent is never echoed whole.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
-import struct
-import urllib.parse
 from typing import TYPE_CHECKING, Any, Final
 
 from connectrpc.server import ConnectASGIApplication
-from google.protobuf import any_pb2
-from google.rpc import error_details_pb2, status_pb2
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 
 from tienlen_service.logs import REQUEST_ID_HEADER
-from tienlen_service.observability import ERROR_DOMAIN, MALFORMED_REQUEST
 from tienlen_service.statuses import MAX_MESSAGE_BYTES, bounded
+from tienlen_service.web.grpcweb import grpc_web_call
+from tienlen_service.web.refusals import (
+    GRPC_WEB,
+    GRPC_WEB_TEXT,
+    Refusal,
+    header,
+    quoted,
+    send_refusal,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -73,115 +76,12 @@ EXPOSE_HEADERS: Final = (
     REQUEST_ID_HEADER,
 )
 _RPC_PATH: Final = re.compile(r"/([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)/([A-Za-z_]\w*)")
-_GRPC_WEB: Final = "application/grpc-web"
-_GRPC_WEB_TEXT: Final = "application/grpc-web-text"
 _ENVELOPE_BYTES: Final = 5  # gRPC-Web's flag byte and 4-byte length before the message
-_TRAILERS_FLAG: Final = 0x80
-_COMPRESSED_FLAG: Final = 0x01
-#: What a refusal quotes of a request (a header, a path, an origin) is cut to this many bytes.
-_QUOTED_BYTES: Final = 64
 _CONNECT_TYPES: Final = ("application/json", "application/proto")
-_HTTP_STATUS: Final = {  # Connect's code -> HTTP status (the codes refusals use)
-    "invalid_argument": 400,
-    "permission_denied": 403,
-    "unimplemented": 404,
-    "resource_exhausted": 429,
-    "unavailable": 503,
-}
-_GRPC_CODES: Final = {
-    "invalid_argument": 3,
-    "permission_denied": 7,
-    "resource_exhausted": 8,
-    "unimplemented": 12,
-    "unavailable": 14,
-}
 _ACCEPTED: Final = (
     "Connect: application/json or application/proto; gRPC-Web: application/grpc-web, "
     "application/grpc-web+proto, application/grpc-web+json or application/grpc-web-text"
 )
-
-
-class Refusal(Exception):  # noqa: N818 - a refusal, not a fault of the server
-    """A request refused before it reaches an RPC: a Connect code, a message, the metric
-    reason, and the HTTP status of the Connect answer. `error_reason`, when given, is sent as
-    the answer's one ErrorInfo (domain tienlen.v1): the refusals of malformed input carry
-    ``MALFORMED_REQUEST``, as the gRPC port's do."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        reason: str,
-        http_status: int | None = None,
-        *,
-        error_reason: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = bounded(message, MAX_MESSAGE_BYTES)
-        self.reason = reason
-        self.http_status = http_status if http_status is not None else _HTTP_STATUS[code]
-        self.error_reason = error_reason
-
-
-def malformed_frame(message: str) -> Refusal:
-    """A gRPC-Web request whose framing is wrong: INVALID_ARGUMENT, MALFORMED_REQUEST."""
-    return Refusal("invalid_argument", message, "MALFORMED_FRAME", error_reason=MALFORMED_REQUEST)
-
-
-def quoted(value: str) -> str:
-    """`value` as a refusal quotes it: repr'd, and cut to a few dozen bytes."""
-    return repr(bounded(value, _QUOTED_BYTES))
-
-
-def _error_info(reason: str) -> any_pb2.Any:
-    info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN))
-    return info
-
-
-async def send_refusal(refusal: Refusal, scope: Scope, send: Send) -> None:
-    """Answer a refusal in the request's protocol: a gRPC-Web trailers-only answer (HTTP 200,
-    ``grpc-status`` in the headers) to gRPC-Web, Connect's error JSON to anything else."""
-    content_type = _header(scope, b"content-type")
-    details = [] if refusal.error_reason is None else [_error_info(refusal.error_reason)]
-    if content_type.startswith(_GRPC_WEB):
-        text = content_type.startswith(_GRPC_WEB_TEXT)
-        code = _GRPC_CODES[refusal.code]
-        headers = [
-            (b"content-type", (_GRPC_WEB_TEXT if text else _GRPC_WEB + "+proto").encode()),
-            (b"grpc-status", str(code).encode()),
-            (b"grpc-message", urllib.parse.quote(refusal.message, safe="").encode()),
-        ]
-        if details:
-            rich = status_pb2.Status(code=code, message=refusal.message, details=details)
-            encoded = base64.b64encode(rich.SerializeToString()).rstrip(b"=")
-            headers.append((b"grpc-status-details-bin", encoded))
-        status, body = 200, b""
-    else:
-        headers = [(b"content-type", b"application/json")]
-        status = refusal.http_status
-        error: dict[str, Any] = {"code": refusal.code, "message": refusal.message}
-        if details:
-            error["details"] = [
-                {
-                    "type": d.TypeName(),
-                    "value": base64.b64encode(d.value).decode().rstrip("="),
-                    "debug": {"reason": refusal.error_reason, "domain": ERROR_DOMAIN},
-                }
-                for d in details
-            ]
-        body = json.dumps(error).encode()
-    headers.append((b"content-length", str(len(body)).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-def _header(scope: Scope, name: bytes) -> str:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return str(value.decode("latin-1")).lower().strip()
-    return ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +126,7 @@ class HostGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on, or refuse it."""
         if scope["type"] == "http" and self._allowed is not None and scope["path"] != "/healthz":
-            host = _header(scope, b"host")
+            host = header(scope, b"host")
             if host and not host_allowed(host, self._allowed):
                 self._metrics.refused.labels("HOST_NOT_ALLOWED").inc()
                 await send_refusal(
@@ -265,7 +165,7 @@ class OriginGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on, or refuse it."""
         if scope["type"] == "http":
-            origin = _header(scope, b"origin")
+            origin = header(scope, b"origin")
             if (
                 origin
                 and origin not in self._origins
@@ -290,7 +190,7 @@ def _same_origin(scope: Scope, origin: str, allowed_hosts: frozenset[str] | None
     """Whether `origin` is the page's own: scheme and host:port of this request, the host one
     this server answers for (a ``Host`` is the client's word: a rebound name says anything)."""
     scheme = scope.get("scheme", "http")
-    host = _header(scope, b"host")
+    host = header(scope, b"host")
     return bool(host) and host_allowed(host, allowed_hosts) and origin == f"{scheme}://{host}"
 
 
@@ -405,8 +305,8 @@ class WebRouter:
                 "BAD_HTTP_METHOD",
                 http_status=405,
             )
-        content_type = _header(scope, b"content-type")
-        if content_type.startswith("application/grpc") and not content_type.startswith(_GRPC_WEB):
+        content_type = header(scope, b"content-type")
+        if content_type.startswith("application/grpc") and not content_type.startswith(GRPC_WEB):
             raise Refusal(
                 "unimplemented",
                 "native gRPC needs HTTP/2 and trailers: use the gRPC port (--port), or "
@@ -415,7 +315,7 @@ class WebRouter:
                 http_status=415,
             )
         media = content_type.split(";", 1)[0].strip()
-        if not (media.startswith(_GRPC_WEB) or media in _CONNECT_TYPES):
+        if not (media.startswith(GRPC_WEB) or media in _CONNECT_TYPES):
             raise Refusal(
                 "unimplemented",
                 f"content type {quoted(content_type) if content_type else '(none)'} is not "
@@ -423,12 +323,12 @@ class WebRouter:
                 "BAD_CONTENT_TYPE",
                 http_status=415,
             )
-        if content_type.startswith(_GRPC_WEB_TEXT):
-            await _grpc_web(self._rpc, scope, receive, send, self._max_body_bytes, text=True)
+        if content_type.startswith(GRPC_WEB_TEXT):
+            await grpc_web_call(self._rpc, scope, receive, send, self._max_body_bytes, text=True)
             return
-        self._check_declared_length(scope, grpc_web=content_type.startswith(_GRPC_WEB))
-        if content_type.startswith(_GRPC_WEB):
-            await _grpc_web(self._rpc, scope, receive, send, self._max_body_bytes, text=False)
+        self._check_declared_length(scope, grpc_web=content_type.startswith(GRPC_WEB))
+        if content_type.startswith(GRPC_WEB):
+            await grpc_web_call(self._rpc, scope, receive, send, self._max_body_bytes, text=False)
             return
         await self._rpc(scope, receive, _readable_error_details(send))
 
@@ -439,7 +339,7 @@ class WebRouter:
         counts; refused here it is ``BODY_TOO_LARGE`` like gRPC-Web text's. A body sent
         without a length (chunked) is still cut off by the library as it is read.
         """
-        declared = _header(scope, b"content-length")
+        declared = header(scope, b"content-length")
         limit = self._max_body_bytes + (_ENVELOPE_BYTES if grpc_web else 0)
         if declared.isdigit() and int(declared) > limit:
             raise Refusal(
@@ -448,177 +348,6 @@ class WebRouter:
                 f"reads is {limit}",
                 "BODY_TOO_LARGE",
             )
-
-
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole request body (None if the client went away); BODY_TOO_LARGE past `limit`."""
-    chunks: list[bytes] = []
-    size = 0
-    more = True
-    while more:
-        message = await receive()
-        if message["type"] != "http.request":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise Refusal(
-                "resource_exhausted",
-                f"the request body is larger than {limit} bytes",
-                "BODY_TOO_LARGE",
-            )
-        chunks.append(chunk)
-        more = message.get("more_body", False)
-    return b"".join(chunks)
-
-
-def check_grpc_web_frame(body: bytes, *, compressed_allowed: bool) -> None:
-    """Refuse (MALFORMED_FRAME) a unary gRPC-Web request body that is not exactly one message
-    frame: a flag byte of 0 (1: compressed, with a ``grpc-encoding``), a 4-byte length, and
-    that many bytes."""
-    if not body:
-        raise malformed_frame("the gRPC-Web request has no message: a unary call sends one")
-    if len(body) < _ENVELOPE_BYTES:
-        raise malformed_frame(
-            f"the gRPC-Web request ends inside a message's {_ENVELOPE_BYTES}-byte prefix "
-            f"({len(body)} bytes)"
-        )
-    flags = body[0]
-    (length,) = struct.unpack(">I", body[1:_ENVELOPE_BYTES])
-    if flags & _TRAILERS_FLAG:
-        raise malformed_frame("the gRPC-Web request holds a trailers frame: a request sends none")
-    if flags & ~_COMPRESSED_FLAG:
-        raise malformed_frame(f"unknown gRPC-Web frame flags 0x{flags:02x}")
-    if flags & _COMPRESSED_FLAG and not compressed_allowed:
-        raise malformed_frame(
-            "the gRPC-Web message is marked compressed, and the request names no grpc-encoding"
-        )
-    rest = len(body) - _ENVELOPE_BYTES
-    if length > rest:
-        raise malformed_frame(
-            f"the gRPC-Web message's prefix promises {length} bytes; {rest} follow"
-        )
-    if length < rest:
-        raise malformed_frame(
-            "the gRPC-Web request holds more than one frame: a unary call sends one message"
-        )
-
-
-async def _grpc_web(
-    app: ASGIApp,
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    max_body_bytes: int,
-    *,
-    text: bool,
-) -> None:
-    """A gRPC-Web call: the body read whole (one unary message, bounded) and its framing
-    checked, then handed to the library; the answer's messages bounded.
-
-    In text mode the body is base64 both ways: decoded and handed on as
-    ``application/grpc-web+proto``, the answer gathered and sent base64-encoded.
-    """
-    envelope_limit = max_body_bytes + _ENVELOPE_BYTES
-    body = await _read_body(receive, envelope_limit * 4 // 3 + 4 if text else envelope_limit)
-    if body is None:
-        return  # the client went away
-    if text:
-        try:
-            body = base64.b64decode(body, validate=True)
-        except (binascii.Error, ValueError):
-            raise Refusal(
-                "invalid_argument",
-                "the gRPC-Web text body is not base64",
-                "MALFORMED_BODY",
-                error_reason=MALFORMED_REQUEST,
-            ) from None
-    encoding = _header(scope, b"grpc-encoding")
-    check_grpc_web_frame(body, compressed_allowed=encoding not in {"", "identity"})
-    inner_scope = scope
-    if text:
-        headers = [
-            (k, b"application/grpc-web+proto" if k == b"content-type" else v)
-            for k, v in scope["headers"]
-            if k != b"content-length"
-        ]
-        inner_scope = {**scope, "headers": headers}
-    delivered = False
-
-    async def inner_receive() -> Message:
-        nonlocal delivered
-        if delivered:
-            return await receive()
-        delivered = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    out = _bounded_grpc_web(_base64_answer(send) if text else send)
-    await app(inner_scope, inner_receive, out)
-
-
-def _base64_answer(send: Send) -> Send:
-    """gRPC-Web text's answer: gathered, sent base64-encoded as ``grpc-web-text+proto``."""
-    start: dict[str, Any] = {}
-    out: list[bytes] = []
-
-    async def inner_send(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            start.update(message)
-            start["headers"] = [
-                (k, b"application/grpc-web-text+proto" if k == b"content-type" else v)
-                for k, v in message.get("headers", ())
-                if k != b"content-length"
-            ]
-            return
-        if message["type"] == "http.response.body":
-            out.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                await send(start)
-                await send({"type": "http.response.body", "body": base64.b64encode(b"".join(out))})
-
-    return inner_send
-
-
-def _bounded_grpc_message(value: bytes) -> bytes:
-    """A ``grpc-message`` value (percent-encoded) with its text cut to the message bound."""
-    text = urllib.parse.unquote(value.decode("latin-1"))
-    if len(text.encode()) <= MAX_MESSAGE_BYTES:
-        return value
-    return urllib.parse.quote(bounded(text, MAX_MESSAGE_BYTES), safe="").encode()
-
-
-def _bounded_grpc_web(send: Send) -> Send:
-    """The library's gRPC-Web answer with every ``grpc-message`` bounded: in the headers (a
-    trailers-only answer) and in the trailers frame at the end of the body."""
-
-    async def wrapped(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            headers = [
-                (k, _bounded_grpc_message(v) if k == b"grpc-message" else v)
-                for k, v in message.get("headers", ())
-            ]
-            message = {**message, "headers": headers}
-        elif message["type"] == "http.response.body":
-            body = message.get("body", b"")
-            if body[:1] == bytes([_TRAILERS_FLAG]) and len(body) >= _ENVELOPE_BYTES:
-                (length,) = struct.unpack(">I", body[1:_ENVELOPE_BYTES])
-                if length == len(body) - _ENVELOPE_BYTES:
-                    message = {**message, "body": _bounded_trailers(body[_ENVELOPE_BYTES:])}
-        await send(message)
-
-    return wrapped
-
-
-def _bounded_trailers(block: bytes) -> bytes:
-    lines = []
-    for line in block.split(b"\r\n"):
-        key, sep, value = line.partition(b":")
-        if sep and key.strip().lower() == b"grpc-message":
-            lines.append(key + b": " + _bounded_grpc_message(value.strip()))
-        else:
-            lines.append(line)
-    trailers = b"\r\n".join(lines)
-    return bytes([_TRAILERS_FLAG]) + struct.pack(">I", len(trailers)) + trailers
 
 
 def _readable_error_details(send: Send) -> Send:
