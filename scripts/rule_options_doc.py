@@ -15,18 +15,21 @@ import sys
 from pathlib import Path
 
 from tienlen_rules import (
+    CONSTRAINTS,
     DEFAULT_CHANGES,
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     PRESETS,
+    READINGS,
+    RESOLUTION_ORDER,
+    OptionCondition,
     OptionSpec,
     OptionType,
     build_rules,
     format_option_value,
 )
 from tienlen_rules import INSTANT_WIN_PATTERNS as INSTANT_WIN_LISTS
-from tienlen_rules.options import CONSTRAINTS, READINGS, RESOLUTION_ORDER, OptionCondition
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "RULE-OPTIONS.md"
 

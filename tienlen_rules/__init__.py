@@ -73,6 +73,14 @@ from tienlen_rules.choices import (
     StartingCard,
 )
 from tienlen_rules.combinations import ChopClass, Combination, Kind, chop_class, classify
+from tienlen_rules.constraints import (
+    CONSTRAINTS,
+    READINGS,
+    RESOLUTION_ORDER,
+    Constraint,
+    ConstraintKind,
+    OptionCondition,
+)
 from tienlen_rules.errors import Abandoned, CardParseError, IllegalMove, Reason, SetupError
 from tienlen_rules.events import (
     ChopSettled,
@@ -114,14 +122,11 @@ from tienlen_rules.movegen import (
     plays_beating,
 )
 from tienlen_rules.options import (
-    CONSTRAINTS,
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
-    Constraint,
-    ConstraintKind,
     OptionSpec,
     OptionType,
     format_option_value,
@@ -155,6 +160,8 @@ __all__ = [
     "RANKS",
     "RANK_ACE",
     "RANK_TWO",
+    "READINGS",
+    "RESOLUTION_ORDER",
     "SPECTATOR",
     "SUITS",
     "SUIT_SYMBOLS",
@@ -200,6 +207,7 @@ __all__ = [
     "Match",
     "MissingStartingCard",
     "Move",
+    "OptionCondition",
     "OptionSpec",
     "OptionType",
     "Passed",

@@ -55,7 +55,7 @@ class CardParseError(ValueError):
 
 class SetupError(ValueError):
     """A game, deal or rule set that can't exist: `code` is stable, `field` names the input,
-    `constraint` the broken constraint between options (`options.CONSTRAINTS`), if any."""
+    `constraint` the broken constraint between options (`constraints.CONSTRAINTS`), if any."""
 
     def __init__(self, code: str, message: str, field: str = "", *, constraint: str = "") -> None:
         super().__init__(message)

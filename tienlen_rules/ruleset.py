@@ -6,14 +6,14 @@ order (docs/RULE-OPTIONS.md, "How a table's rules are resolved"):
 1. the preset: the Southern defaults, the preset's values (`options.PRESETS`), and for a game
    dealt under an older rules revision the defaults it keeps (`revisions.pinned_defaults`);
 2. the table's overrides, by name;
-3. the values derived from other options (`options.CONSTRAINTS`, kind `derived_value`): an
+3. the values derived from other options (`constraints.CONSTRAINTS`, kind `derived_value`): an
    amount given as L takes place_last_to_first; with scoring = points, every penalty option
    the table did not give takes its points value. Nothing else depends on another option;
 4. what the table can play decides its bombs (`_derive`): a class of the chop table is a bomb
    only when it is a combination at this table (no consecutive pairs without
    `consecutive_pairs`, ...), and only bombs chop, rot, or cost a frozen player — a penalty
    value prices a bomb, it never makes one;
-5. the refusals (`options.CONSTRAINTS`, kind `refused_unless`): the stake must make every
+5. the refusals (`constraints.CONSTRAINTS`, kind `refused_unless`): the stake must make every
    amount whole chips.
 
 Hot-path lookups (the chop table, penalty values) are derived once here, so the engine reads
@@ -63,17 +63,15 @@ from tienlen_rules.combinations import (
     CONSECUTIVE_TRIPLES,
     ChopClass,
 )
+from tienlen_rules.constraints import CONSTRAINTS, ConstraintKind, condition_holds
 from tienlen_rules.errors import SetupError
 from tienlen_rules.options import (
-    CONSTRAINTS,
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     OPTIONS_BY_NAME,
     PENALTY_OPTIONS,
     PRESETS,
-    ConstraintKind,
-    condition_holds,
     format_option_value,
     parse_option_value,
 )

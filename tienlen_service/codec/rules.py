@@ -115,7 +115,7 @@ def _preset_values(variant: str) -> dict[str, str]:
 
 
 def constraints_to_pb() -> list[rules_pb2.OptionConstraint]:
-    """DescribeRules' constraints between options (`options.CONSTRAINTS`)."""
+    """DescribeRules' constraints between options (`constraints.CONSTRAINTS`)."""
     return [
         rules_pb2.OptionConstraint(
             name=c.name,

@@ -20,18 +20,16 @@ from collections.abc import Mapping
 import pytest
 from helpers.tables import TransferReason, later, reasons
 
-from tienlen_rules.errors import SetupError
-from tienlen_rules.game import apply, legal_moves, new_game
-from tienlen_rules.options import (
+from tienlen_rules.constraints import (
     CONSTRAINTS,
     CONSTRAINTS_BY_NAME,
-    OPTIONS_BY_NAME,
-    PRESETS,
     Constraint,
     ConstraintKind,
     OptionCondition,
-    OptionType,
 )
+from tienlen_rules.errors import SetupError
+from tienlen_rules.game import apply, legal_moves, new_game
+from tienlen_rules.options import OPTIONS_BY_NAME, PRESETS, OptionType
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.settlement import settle
 

@@ -1,0 +1,277 @@
+"""Constraints between rule options, as data (issue #25): which options matter only when
+others have some value, which values are derived from others, and what a table is refused;
+the order `ruleset.build_rules` resolves a table's rules in; and the readings the combination
+check settled. DescribeRules serves the constraints; docs/RULE-OPTIONS.md lists all three.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from tienlen_rules.choices import InstantWinList, Scoring
+from tienlen_rules.options import (
+    FOLLOWS_LAST_PLACE,
+    OPTIONS,
+    POINTS_PENALTIES,
+    OptionType,
+    format_option_value,
+)
+
+
+class ConstraintKind(StrEnum):
+    """How options bear on each other (DescribeRules' `OptionConstraint.kind`)."""
+
+    #: `options` change nothing unless every condition in `when` holds: a settings screen may
+    #: grey them out otherwise.
+    APPLIES_WHEN = "applies_when"
+    #: When every condition holds, each of `options` the table does not give takes a value
+    #: derived from other options (`values`, or the value of `source`), after the overrides.
+    DERIVED_VALUE = "derived_value"
+    #: Rules that break it are refused by NewGame with `refusal` (ErrorInfo reason), the
+    #: constraint's name in the ErrorInfo metadata (`constraint`).
+    REFUSED_UNLESS = "refused_unless"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionCondition:
+    """Holds when option `option`'s canonical value is one of `values` (`negated`: none of them)."""
+
+    option: str
+    values: tuple[str, ...]
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """One constraint between options, as data (DescribeRules serves it; docs/RULE-OPTIONS.md
+    lists it; `ruleset` applies the derived values and the refusals from it)."""
+
+    name: str
+    kind: ConstraintKind
+    options: tuple[str, ...]
+    description: str
+    when: tuple[OptionCondition, ...] = ()
+    values: tuple[tuple[str, str], ...] = ()  # DERIVED_VALUE: option -> canonical value
+    source: str = ""  # DERIVED_VALUE: the option whose value is taken
+    refusal: str = ""  # REFUSED_UNLESS: the ErrorInfo reason
+
+
+def _on(option: str, *values: str) -> OptionCondition:
+    return OptionCondition(option, values)
+
+
+def _off(option: str, *values: str) -> OptionCondition:
+    return OptionCondition(option, values, negated=True)
+
+
+_PAIR_PENALTIES = (
+    "penalty_three_pairs",
+    "penalty_four_pairs",
+    "penalty_five_pairs",
+    "penalty_six_pairs",
+)
+
+#: Every constraint between options. No combination of option values is refused as such: every
+#: one can be played (the only refusal is of stakes that make a fraction of a chip).
+CONSTRAINTS: tuple[Constraint, ...] = (
+    Constraint(
+        "points_penalty_values",
+        ConstraintKind.DERIVED_VALUE,
+        tuple(POINTS_PENALTIES),
+        "The points scheme is its values (RULES §8): with scoring = points, every penalty option"
+        " the table does not give is ♠2 = 1, ♣2 = 2, ♦2 = 3, ♥2 = 4, any bomb = 4, whatever the"
+        " preset's. No other scheme changes a penalty value: card count plays the preset's"
+        " (dem_la's are the đếm lá conversions).",
+        when=(_on("scoring", Scoring.POINTS),),
+        values=tuple((k, format_option_value(v)) for k, v in POINTS_PENALTIES.items()),
+    ),
+    Constraint(
+        "last_place_amount",
+        ConstraintKind.DERIVED_VALUE,
+        tuple(sorted(FOLLOWS_LAST_PLACE)),
+        "An amount given as L (instant_win_stakes, blind_three_stakes) is the value of"
+        " place_last_to_first, whatever it is set to.",
+        when=(),
+        source="place_last_to_first",
+    ),
+    Constraint(
+        "whole_chips",
+        ConstraintKind.REFUSED_UNLESS,
+        ("stake", *(o.name for o in OPTIONS if o.type is OptionType.STAKES)),
+        "Every amount must be whole chips: stake × each stakes option, and × freeze_multiplier"
+        " where cóng multiplies it (L; with card count, each penalty value and the stake per"
+        " card).",
+        refusal="FRACTIONAL_AMOUNT",
+    ),
+    Constraint(
+        "needs_consecutive_pairs",
+        ConstraintKind.APPLIES_WHEN,
+        ("lead_stealing", "steal_winner_pairs_lead", "long_pairs_chop", *_PAIR_PENALTIES),
+        "Without consecutive pairs nobody can play them: they never steal the lead, chop, rot or"
+        " cost a frozen player anything.",
+        when=(_on("consecutive_pairs", "true"),),
+    ),
+    Constraint(
+        "needs_consecutive_triples",
+        ConstraintKind.APPLIES_WHEN,
+        ("penalty_three_triples",),
+        "Without consecutive triples nobody can play them: they never chop or rot.",
+        when=(_on("consecutive_triples", "true"),),
+    ),
+    Constraint(
+        "needs_lead_stealing",
+        ConstraintKind.APPLIES_WHEN,
+        ("steal_winner_pairs_lead",),
+        "Who may steal over the winner's own 3 consecutive pairs matters only where the lead"
+        " can be stolen.",
+        when=(_on("lead_stealing", "true"),),
+    ),
+    Constraint(
+        "needs_follow_suit",
+        ConstraintKind.APPLIES_WHEN,
+        ("pair_of_twos_beats_pair_of_twos",),
+        "A pair of 2s on a pair of 2s is a Northern follow-suit rule.",
+        when=(_on("follow_suit", "true"),),
+    ),
+    Constraint(
+        "needs_freezing",
+        ConstraintKind.APPLIES_WHEN,
+        (
+            "freeze_at",
+            "freeze_multiplier",
+            "frozen_pays",
+            "freeze_exempt_unplayed",
+            "alone_with_frozen_pays_place",
+            "chops_paid_on_freeze",
+            "compensation",
+        ),
+        "The cóng options matter only where players freeze.",
+        when=(_on("freezing", "true"),),
+    ),
+    Constraint(
+        "needs_places",
+        ConstraintKind.APPLIES_WHEN,
+        (
+            "place_third_to_second",
+            "place_second_to_first",
+            "frozen_pays",
+            "alone_with_frozen_pays_place",
+            "chops_paid_on_freeze",
+            "compensation",
+            "blind_three_stakes",
+            "blind_three_in_first_game",
+            "rotten_three_stakes",
+            "rotten_payee",
+        ),
+        "The card count ends at the first finish and pays the winner per card: no places, ba mù,"
+        " thối ♠3 or đền bài, and its chops and frozen hands are paid as the card count says.",
+        when=(_off("scoring", Scoring.CARD_COUNT),),
+    ),
+    Constraint(
+        "needs_card_count",
+        ConstraintKind.APPLIES_WHEN,
+        ("card_count_per_card", "card_count_rotten"),
+        "The stake per card left is the card count's.",
+        when=(_on("scoring", Scoring.CARD_COUNT),),
+    ),
+    Constraint(
+        "needs_blind_three",
+        ConstraintKind.APPLIES_WHEN,
+        ("blind_three_in_first_game",),
+        "Whether ba mù is paid in a first game matters only where ba mù is paid.",
+        when=(_off("blind_three_stakes", "0"),),
+    ),
+    Constraint(
+        "needs_instant_wins",
+        ConstraintKind.APPLIES_WHEN,
+        (
+            "first_game_instant_wins",
+            "any_game_instant_wins_in_first_game",
+            "instant_win_tie",
+            "triple_counts_as_pair",
+            "instant_wins_on_short_hands",
+            "first_game_after_instant_win",
+        ),
+        "The instant-win options matter only where a list of instant wins applies.",
+        when=(_off("instant_wins", InstantWinList.NONE),),
+    ),
+    Constraint(
+        "dealt_by_count",
+        ConstraintKind.APPLIES_WHEN,
+        ("cards_per_hand",),
+        "Đấu deals every card (17/17/18), whatever cards_per_hand says.",
+        when=(_on("deal_all_cards", "false"),),
+    ),
+)
+
+CONSTRAINTS_BY_NAME: dict[str, Constraint] = {c.name: c for c in CONSTRAINTS}
+
+
+def condition_holds(condition: OptionCondition, values: dict[str, object]) -> bool:
+    """Whether `condition` holds for these option values (canonical text compared)."""
+    raw = values[condition.option]
+    text = format_option_value(raw)  # type: ignore[arg-type]
+    return (text in condition.values) != condition.negated
+
+
+#: How `ruleset.build_rules` resolves a table's rules, in this order (docs/RULE-OPTIONS.md).
+RESOLUTION_ORDER: tuple[str, ...] = (
+    (
+        "The preset: every option's Southern default, then the preset's values (for a game dealt"
+        " under an older rules revision, the defaults it keeps). Every default comes from the"
+        " preset alone."
+    ),
+    "The table's overrides, by name.",
+    (
+        "The values derived from other options (constraints of kind `derived_value`, below): an"
+        " amount given as `L` takes place_last_to_first; with scoring = points, every penalty option"
+        " the table did not give takes its points value. No other option changes another's value."
+    ),
+    (
+        "What the table can play decides its bombs: a class of its chop table (with the ladder of"
+        " longer runs and suited straights, where on) is a bomb only when its plays are"
+        " combinations at this table (runs of pairs need consecutive_pairs, runs of triples"
+        " consecutive_triples). Only bombs chop, rot (thối) or cost a frozen (cóng) or instant-win"
+        " loser anything; a penalty value prices a bomb and never makes one, so a value given for a"
+        " combination that is no bomb at the table changes nothing."
+    ),
+    (
+        "The refusals (constraints of kind `refused_unless`): a stake that makes any amount a"
+        " fraction of a chip is refused (FRACTIONAL_AMOUNT, metadata constraint = whole_chips). No"
+        " combination of option values is refused as such."
+    ),
+)
+
+#: Readings the combination check (tests/engine/settlement/test_reference_model.py, random
+#: tables drawn from every value of every option) had to settle: rules, in the project's words.
+READINGS: tuple[str, ...] = (
+    (
+        "A scoring scheme is how money is counted, not a set of prices: card count played on a"
+        " preset other than dem_la charges that preset's penalty values per 2 and bomb (dem_la's"
+        " own values are the đếm lá conversions), and dem_la played by places keeps its"
+        " conversions. Only the points scheme, which is its values, sets the penalties not given."
+    ),
+    (
+        "A combination that is not a combination at the table is never a bomb: without"
+        " consecutive pairs no run of pairs chops, rots or is charged to a frozen player, whatever"
+        " penalty_*_pairs says; likewise consecutive triples without consecutive_triples, 3"
+        " consecutive pairs in the Huế and Đà Nẵng tables, a four of a kind in the Đấu table, and"
+        " every bomb with chop_table = none (only 2s rot there)."
+    ),
+    (
+        "The Đấu chop table without consecutive pairs is played: its consecutive triples are its"
+        " bombs (out of turn as in Đấu); nothing in the rule book ties the table to pairs."
+    ),
+    (
+        "With card_count_rotten = instead, the split of a hand left is the one of the largest"
+        " payment (RULES §8: the largest total): a card the split leaves out is still paid as a"
+        " card, so a 2 or bomb worth less as a conversion than its cards stay cards, and of two"
+        " bombs of one value the one of fewer cards is taken."
+    ),
+    (
+        "A pair must be one colour where same_colour_pairs is on, but the pairs of a run of"
+        " consecutive pairs may be of either colour, as the table plays them; they rot by the same"
+        " reading."
+    ),
+)
