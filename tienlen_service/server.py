@@ -62,7 +62,7 @@ def register_engine(
         tokens=tokens,
         metrics=metrics,
         require_seat_tokens=config.require_seat_tokens,
-        deal_key=None if config.deal_key_file is None else DealKey.from_file(config.deal_key_file),
+        deal_key=load_deal_key(config),
         max_streams=servicer.stream_slots(config.workers),
         max_searches=servicer.search_slots(config.workers),
     )
@@ -77,6 +77,11 @@ def load_keyring(config: Config) -> KeyRing:
     if config.keys_file is not None:
         return KeyRing.from_file(config.keys_file)
     return KeyRing.generate()
+
+
+def load_deal_key(config: Config) -> DealKey | None:
+    """The host's deal key from --deal-key-file, None without one (docs/SECURITY.md)."""
+    return None if config.deal_key_file is None else DealKey.from_file(config.deal_key_file)
 
 
 def _address(host: str, port: int) -> str:
