@@ -72,7 +72,7 @@ def register_engine(
         tokens=tokens,
         metrics=metrics,
         require_seat_tokens=config.require_seat_tokens,
-        deal_key=None if config.deal_key_file is None else DealKey.from_file(config.deal_key_file),
+        deal_key=load_deal_key(config),
         max_streams=servicer.stream_slots(config.workers),
         max_searches=searches.search_slots(config.workers),
     )
@@ -108,6 +108,11 @@ def web_connection_cap(configured: int, open_files: int) -> int:
     """The web port's connection cap: `configured` (--web-max-connections), but never more than
     half of the open files left after `FD_RESERVE` (the other half is the gRPC port's)."""
     return max(1, min(configured, (open_files - FD_RESERVE) // 2))
+
+
+def load_deal_key(config: Config) -> DealKey | None:
+    """The host's deal key from --deal-key-file, None without one (docs/SECURITY.md)."""
+    return None if config.deal_key_file is None else DealKey.from_file(config.deal_key_file)
 
 
 def _address(host: str, port: int) -> str:

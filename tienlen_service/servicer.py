@@ -391,9 +391,11 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self, request: service_pb2.NewGameRequest | service_pb2.NextGameRequest
     ) -> None:
         """Only the host chooses a deal (docs/SECURITY.md): a seeded or explicit deal needs the
-        deal key where the service has one; where it checks seat tokens and has none, only
-        random deals are dealt (a seat token never deals). Elsewhere anyone may act for any
-        seat, so anyone may deal. DealNotAllowed if not."""
+        deal key where the service has one; where it checks seat tokens and has none, NextGame
+        deals only at random (a seat token or a finished token never deals the next game of a
+        match), while NewGame, which starts a new match that only its caller holds, may still
+        choose its deal. Elsewhere anyone may act for any seat, so anyone may deal.
+        DealNotAllowed if not."""
         if request.WhichOneof("deal") not in {"seed", "explicit"}:
             return
         if self._deal_key is not None:
@@ -401,10 +403,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
                 raise DealNotAllowed("a seeded or explicit deal needs the host's deal key")
             if not self._deal_key.check(request.deal_key):
                 raise DealNotAllowed("the deal key is not this service's")
-        elif self._require_seat_tokens:
+        elif self._require_seat_tokens and isinstance(request, service_pb2.NextGameRequest):
             raise DealNotAllowed(
-                "this service deals only at random: it checks seat tokens and has no deal key"
-                " (--deal-key-file) for the host's seeded or explicit deals"
+                "this service deals the next game only at random: it checks seat tokens and has"
+                " no deal key (--deal-key-file) for the host's seeded or explicit deals"
             )
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:

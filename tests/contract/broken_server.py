@@ -29,7 +29,7 @@ from google.rpc import status_pb2
 from tienlen_service import servicer
 from tienlen_service.config import parse_config
 from tienlen_service.logs import configure_logging
-from tienlen_service.server import Server
+from tienlen_service.server import Server, load_deal_key
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -102,7 +102,12 @@ def _register(fault: str) -> Any:
     def register(
         server: grpc.Server, tokens: TokenCodec, metrics: Metrics, config: Config
     ) -> Sequence[str]:
-        engine = cls(tokens=tokens, metrics=metrics, require_seat_tokens=config.require_seat_tokens)
+        engine = cls(
+            tokens=tokens,
+            metrics=metrics,
+            require_seat_tokens=config.require_seat_tokens,
+            deal_key=load_deal_key(config),
+        )
         servicer.add_to_server(engine, server)
         return (servicer.SERVICE_NAME,)
 

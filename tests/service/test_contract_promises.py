@@ -686,15 +686,16 @@ def test_next_game_without_a_deal_continues_the_matchs_seeded_deals(stub: Stub) 
         for g in (first, second)
     )
     assert hands(stub, a.state_token, 2) == hands(stub, b.state_token, 2)
-    # ... whereas a match that began with a random deal goes on with random deals.
+    # ... whereas a match that began with a random deal goes on with random deals: each fixed
+    # by its finished game (asked twice, the same hands: nobody re-deals), match by match.
     unseeded = play_out(stub, new_game(stub, players=2).game)
-    c, d = (
-        stub.NextGame(
-            service_pb2.NextGameRequest(state_token=unseeded.state_token), timeout=TIMEOUT
-        ).game
-        for _ in range(2)
+    other = play_out(stub, new_game(stub, players=2).game)
+    c, d, e = (
+        stub.NextGame(service_pb2.NextGameRequest(state_token=g.state_token), timeout=TIMEOUT).game
+        for g in (unseeded, unseeded, other)
     )
-    assert hands(stub, c.state_token, 2) != hands(stub, d.state_token, 2)
+    assert hands(stub, c.state_token, 2) == hands(stub, d.state_token, 2)
+    assert hands(stub, c.state_token, 2) != hands(stub, e.state_token, 2)
 
 
 def test_next_game_with_a_seed_deals_reproducibly(stub: Stub) -> None:
@@ -727,7 +728,12 @@ def test_next_game_with_random_set_deals_at_random_even_in_a_seeded_match(stub: 
         )
         for _ in range(2)
     ]
-    assert deals[0] != deals[1]
+    seeded = stub.NextGame(
+        service_pb2.NextGameRequest(state_token=game.state_token), timeout=TIMEOUT
+    ).game
+    # Not the seed's deal, and fixed by the finished game: asked again, the same hands.
+    assert deals[0] != hands(stub, seeded.state_token, 2)
+    assert deals[0] == deals[1]
 
 
 # --- PlayStream -------------------------------------------------------------------------------

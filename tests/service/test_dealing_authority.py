@@ -133,22 +133,26 @@ def test_a_player_with_a_finished_token_cannot_deal_the_next_game_explicit_or_se
         assert error.fields == ["deal_key"]
 
 
-def test_without_a_deal_key_a_service_that_checks_seat_tokens_deals_only_at_random(
+def test_without_a_deal_key_a_service_that_checks_seat_tokens_deals_the_next_game_at_random(
     channel_to: Callable[..., Stub],
 ) -> None:
     stub = channel_to()  # --seal --require-seat-tokens, no --deal-key-file
+    # NewGame starts a new match that only its caller holds (a new game id): it may choose.
+    game, _ = finished_game(stub, "")
     for request in (
-        service_pb2.NewGameRequest(players=4, explicit=hands(RIGGED)),
-        service_pb2.NewGameRequest(players=4, seed=7),
-        service_pb2.NewGameRequest(players=4, seed=7, deal_key=DEAL_KEY),
+        service_pb2.NextGameRequest(state_token=game.state_token, explicit=hands(RIGGED)),
+        service_pb2.NextGameRequest(state_token=game.state_token, seed=7),
+        service_pb2.NextGameRequest(state_token=game.state_token, seed=7, deal_key=DEAL_KEY),
     ):
-        error = refused(lambda r=request: stub.NewGame(r, timeout=WAIT))
+        error = refused(lambda r=request: stub.NextGame(r, timeout=WAIT))
         assert (error.code, error.reason) == (
             grpc.StatusCode.PERMISSION_DENIED,
             "DEAL_NOT_ALLOWED",
         )
-    dealt = stub.NewGame(service_pb2.NewGameRequest(players=4), timeout=WAIT)
-    assert len(dealt.seat_tokens) == 4
+    following = stub.NextGame(
+        service_pb2.NextGameRequest(state_token=game.state_token), timeout=WAIT
+    ).game
+    assert following.game_number == 2
 
 
 def test_new_game_seeded_or_explicit_needs_the_deal_key_where_the_service_has_one(
@@ -230,3 +234,19 @@ def test_the_next_random_deals_of_a_match_differ_from_game_to_game(
         service_pb2.NextGameRequest(state_token=second.state_token), timeout=WAIT
     ).game
     assert dealt_hands(stub, game2, tokens) != dealt_hands(stub, other2, other_tokens)
+
+
+def test_a_deal_key_is_long_read_from_its_file_and_never_shown(tmp_path: Path) -> None:
+    from tienlen_service.tokens import DealKey, KeyConfigError
+
+    with pytest.raises(KeyConfigError, match="at least 22"):
+        DealKey("short")
+    with pytest.raises(KeyConfigError, match="cannot read"):
+        DealKey.from_file(tmp_path / "missing")
+    path = tmp_path / "deal-key"
+    path.write_text(f"\n{DEAL_KEY}\n", encoding="utf-8")
+    key = DealKey.from_file(path)
+    assert key.check(DEAL_KEY)
+    assert not key.check(DEAL_KEY + "x")
+    assert not key.check("")
+    assert DEAL_KEY not in repr(key)

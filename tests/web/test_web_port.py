@@ -163,15 +163,9 @@ def test_play_stream_is_refused_with_what_to_use_instead(web) -> None:
 @pytest.mark.parametrize(
     ("seat_token", "why"), [("", "required"), ("not-a-token", "not seat"), ("x" * 40, "not seat")]
 )
-def test_a_missing_or_garbled_seat_token_is_permission_denied(
-    start_web, seat_token, why, tmp_path
-) -> None:
-    deal_key = tmp_path / "deal-key"
-    deal_key.write_text("web-test-deal-key-0123456789abcdef")
-    running, web = start_web(require_seat_tokens=True, deal_key_file=str(deal_key))
-    game = web.connect_json(
-        "NewGame", {"players": 4, "seed": "7", "dealKey": deal_key.read_text()}
-    ).json()
+def test_a_missing_or_garbled_seat_token_is_permission_denied(start_web, seat_token, why) -> None:
+    running, web = start_web(require_seat_tokens=True)
+    game = web.connect_json("NewGame", {"players": 4, "seed": "7"}).json()
     seat = game["game"]["toAct"]
     answer = web.connect_json(
         "ListLegalMoves",

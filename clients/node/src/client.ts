@@ -93,7 +93,6 @@ function toLegalMove(legal: Pick<WireLegalMove, "move" | "combination" | "chop">
 export class TienLenClient {
   /** The protobuf-level client under this one (wire.ts): the RPCs on the contract's messages. */
   readonly wire: WireClient;
-  private readonly dealKey: string;
 
   /** `address`: "host:port", a target URI ("dns:///tienlen:50051") or several "host:port"
    * addresses (each call goes to the next one round robin; one whose health says NOT_SERVING
@@ -101,7 +100,6 @@ export class TienLenClient {
    * (ClientOptions). */
   constructor(address: string | readonly string[], options: ClientOptions = {}) {
     this.wire = new WireClient(address, options);
-    this.dealKey = options.dealKey ?? process.env.TIENLEN_DEAL_KEY ?? "";
   }
 
   /** How moves are answered by default ("full" or "basic"). */
@@ -126,7 +124,6 @@ export class TienLenClient {
       rules,
       players: options.players ?? 0,
       deal: wireDeal(options),
-      dealKey: this.keyFor(options),
       firstGame: options.firstGame ?? true,
       leader: options.leader,
       dealer: options.dealer ?? 0,
@@ -150,13 +147,8 @@ export class TienLenClient {
 
   /** Deal the next game of the match (the same seat tokens stay valid). */
   async nextGame(game: Game, deal: DealOptions = {}): Promise<Game> {
-    const answer = await this.wire.nextGame({ stateToken: stateBytes(game), deal: wireDeal(deal), dealKey: this.keyFor(deal) });
+    const answer = await this.wire.nextGame({ stateToken: stateBytes(game), deal: wireDeal(deal) });
     return toGame(answer.game!, game.seatTokens);
-  }
-
-  /** The deal key to send: only with a seeded or explicit deal (only the host chooses one). */
-  private keyFor(deal: DealOptions): string {
-    return deal.seed !== undefined || deal.hands !== undefined ? this.dealKey : "";
   }
 
   /** A MoveStream: the moves of many tables over one PlayStream call, about half the server CPU

@@ -91,8 +91,8 @@ export interface ClientOptions {
   logger?: Pick<Console, "warn">;
   /** Extra options of the grpc-js client: channel arguments (keepalive, ...), interceptors. */
   channelOptions?: grpc.ClientOptions;
-  /** The service's deal key (its --deal-key-file), sent by TienLenClient with every seeded or
-   * explicit deal (newGame, nextGame): the host's credential, never a player's
+  /** The service's deal key (its --deal-key-file), sent with every seeded or explicit deal
+   * (newGame, nextGame) whose request has none: the host's credential, never a player's
    * (docs/SECURITY.md). Default: the TIENLEN_DEAL_KEY environment variable, else none. */
   dealKey?: string;
 }
@@ -133,6 +133,7 @@ export class WireClient {
   private readonly deadlineMs: number;
   private readonly attempts: number;
   private readonly logger: Pick<Console, "warn">;
+  private readonly dealKey: string;
   /** How moves are answered by default ("full" or "basic"). */
   readonly updateView: UpdateView;
 
@@ -144,6 +145,7 @@ export class WireClient {
     this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
     if (!(Number.isInteger(this.attempts) && this.attempts >= 1)) throw new RangeError(`attempts must be a whole number of at least 1, not ${this.attempts}`);
     this.logger = options.logger ?? console;
+    this.dealKey = options.dealKey ?? process.env.TIENLEN_DEAL_KEY ?? "";
     this.replicas = new Replicas(address, options.credentials ?? grpc.credentials.createInsecure(), options.channelOptions, options.healthCheck);
   }
 
@@ -210,7 +212,7 @@ export class WireClient {
   // --- the service, one method per RPC --------------------------------------------------------
 
   newGame(request: MessageInitShape<Methods["newGame"]["input"]>) {
-    return this.call(TienLenEngine.method.newGame, request);
+    return this.call(TienLenEngine.method.newGame, this.withDealKey(request));
   }
   applyMove(request: MessageInitShape<Methods["applyMove"]["input"]>) {
     return this.call(TienLenEngine.method.applyMove, request);
@@ -225,7 +227,13 @@ export class WireClient {
     return this.call(TienLenEngine.method.getView, request);
   }
   nextGame(request: MessageInitShape<Methods["nextGame"]["input"]>) {
-    return this.call(TienLenEngine.method.nextGame, request);
+    return this.call(TienLenEngine.method.nextGame, this.withDealKey(request));
+  }
+  /** A deal request with the deal key, when it chooses the deal (seed, explicit) and names no
+   * key itself: only the host chooses a deal. */
+  private withDealKey<R extends { deal?: { case?: string | undefined }; dealKey?: string }>(request: R): R {
+    const chosen = request.deal?.case === "seed" || request.deal?.case === "explicit";
+    return chosen && !request.dealKey && this.dealKey ? { ...request, dealKey: this.dealKey } : request;
   }
   describeRules() {
     return this.call(TienLenEngine.method.describeRules, {});
