@@ -2,7 +2,7 @@ r"""Bot strength, duplicate style: two bots, the same seeded deals, each deal pl
 
     nice -n 10 .venv/bin/python bench/bots.py --deals 150 --preset southern --a expert --b greedy
 
-Every deal (`game.new_game(rules, n, seed=base + i)`, a first game: the holder of the starting
+Every deal (`new_game(rules, n, seed=base + i)`, a first game: the holder of the starting
 card leads) is played twice, once with the seats A B A B and once with B A B A (3 players,
 Đấu: A B A then B A B), so every seat's cards are played once by each bot and the luck of the
 deal cancels. One sample per deal:
@@ -34,12 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tienlen_rules import game
-from tienlen_rules.bots import make_bot
-from tienlen_rules.bots.base import Bot, Observation
-from tienlen_rules.ruleset import build_rules
-from tienlen_rules.settlement import settle
-from tienlen_rules.state import Move
+from tienlen_rules import Bot, Move, Observation, build_rules, make_bot, new_game, settle
 from tools.simulate import GameRecord, LocalTable, play_game
 
 Z95 = 1.959963984540054
@@ -91,7 +86,7 @@ def play_deal(args: tuple[str, str, str, int, int]) -> DealResult:
     nets: dict[str, list[float]] = {"a": [], "b": []}
     a_first = a_games = 0
     for round_, seating in enumerate(seatings(players)):
-        state, _ = game.new_game(rules, players, seed=seed)
+        state, _ = new_game(rules, players, seed=seed)
         bots = [a if who == "a" else b for who in seating]
         rng = random.Random(seed * 2 + round_)
         final, _ = play_game(state, bots, rng, LocalTable(), GameRecord(state))

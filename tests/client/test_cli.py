@@ -229,7 +229,7 @@ def test_play_ends_with_a_line_on_stderr_when_the_input_ends(
 
 BAD_INPUT = [  # (arguments, exit status, what stderr's one line says)
     (["watch", "--preset", "martian"], 1, "unknown preset 'martian'; the presets are southern"),
-    (["watch", "--bots", "smart"], 1, "unknown bot 'smart'; the bots are greedy"),
+    (["watch", "--bots", "smart"], 1, "unknown bot 'smart'; the bots are counting, expert, greedy"),
     (["rules", "martian"], 1, "unknown preset 'martian'"),
     (["deal", "--players", "9"], 1, "9 players"),
     (["deal", "--option", "stake"], 1, "write NAME=VALUE"),

@@ -54,13 +54,15 @@ class Passed:
 @dataclass(frozen=True, slots=True)
 class ChopSettled:
     """A chop chain ended (chặt chồng): `payer` (-1: nobody) pays `payee` `amount` chips for
-    the chopped `cards`, over `links` chops."""
+    the chopped `cards`, over `links` chops. `victim_out`: the last chopped play was its
+    player's last cards, which is why nobody pays."""
 
     payer: int
     payee: int
     amount: int
     cards: tuple[str, ...]
     links: int
+    victim_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +158,7 @@ def event_from_pb(msg: events_pb2.Event) -> Event:
         return Passed(msg.passed.seat)
     if kind == "chop_settled":
         c = msg.chop_settled
-        return ChopSettled(c.payer, c.payee, c.amount, texts(c.cards), c.links)
+        return ChopSettled(c.payer, c.payee, c.amount, texts(c.cards), c.links, c.victim_out)
     if kind == "round_won":
         return RoundWon(msg.round_won.seat, msg.round_won.leader)
     if kind == "player_finished":

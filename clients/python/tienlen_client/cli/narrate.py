@@ -127,8 +127,9 @@ class Narrator:
         s = self.style
         chain = f" ({event.links} chops)" if event.links > 1 else ""
         if event.payer < 0 or event.amount == 0:
+            why = " (the chopped player went out with those cards)" if event.victim_out else ""
             return s.paint(
-                f"the chop of {s.cards(event.cards)} costs nobody anything{chain}", "dim"
+                f"the chop of {s.cards(event.cards)} costs nobody anything{chain}{why}", "dim"
             )
         return s.paint(
             f"chop paid: seat {event.payer} pays seat {event.payee} {event.amount} "
