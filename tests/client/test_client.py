@@ -207,7 +207,7 @@ def test_suggest_and_describe_rules(client: TienLenClient) -> None:
     assert rules.option("starting_card").choices == ("3S", "3C")
     assert rules.option("cards_per_hand").type == "INT"
     assert rules.option("cards_per_hand").maximum == 13
-    assert set(rules.bots) == {"greedy", "montecarlo", "random"}
+    assert set(rules.bots) == {"counting", "expert", "greedy", "montecarlo", "novice", "random"}
     with pytest.raises(InvalidRequest, match="unknown preset 'martian'; the presets are southern"):
         rules.variant("martian")
     with pytest.raises(InvalidRequest) as info:

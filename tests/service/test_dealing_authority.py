@@ -237,7 +237,7 @@ def test_the_next_random_deals_of_a_match_differ_from_game_to_game(
 
 
 def test_a_deal_key_is_long_read_from_its_file_and_never_shown(tmp_path: Path) -> None:
-    from tienlen_service.tokens import DealKey, KeyConfigError
+    from tienlen_service.keys import DealKey, KeyConfigError
 
     with pytest.raises(KeyConfigError, match="at least 22"):
         DealKey("short")
