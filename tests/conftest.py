@@ -379,12 +379,20 @@ def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
         WebMetrics(metrics.registry),
         WebConnectionMetrics(metrics.registry, REASONS),
     )
-    return {
+    found = {
         metric._name: (metric._type, tuple(metric._labelnames))
         for source in sources
         for metric in vars(source).values()
         if isinstance(metric, MetricWrapperBase)
     }
+    # The families the service exports from collectors of its own (the standard gRPC series,
+    # the in-flight gauge), as they describe themselves to the registry.
+    for collector in list(metrics.registry._collector_to_names):
+        if type(collector).__module__ != "tienlen_service.metrics":
+            continue  # prometheus_client's own (the wrappers above, process and platform)
+        for family in collector.describe():
+            found[family.name] = (family.type, tuple(getattr(family, "_labelnames", ())))
+    return found
 
 
 @pytest.fixture

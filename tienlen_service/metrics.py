@@ -270,6 +270,11 @@ class InFlight(Collector):
         """Calls being handled now."""
         return self._value
 
+    def describe(self) -> list[Metric]:
+        """The gauge's family, without reading the value (what the registry and the docs' checks
+        read of it)."""
+        return self.collect()
+
     def collect(self) -> list[Metric]:
         """The gauge's one sample (prometheus_client calls it at each scrape)."""
         family = GaugeMetricFamily(

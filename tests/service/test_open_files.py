@@ -15,18 +15,17 @@ import pytest
 from tienlen_service.server import FD_RESERVE, web_connection_cap
 
 SET_LIMIT_AND_RUN = """
-import resource, sys
-soft, hard = (int(v) for v in sys.argv[1:3])
+import os, resource, sys
+soft, hard = int(os.environ["NOFILE_SOFT"]), int(os.environ["NOFILE_HARD"])
 resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 from tienlen_service.__main__ import main
-sys.exit(main(sys.argv[3:]))
+sys.exit(main(sys.argv[1:]))
 """
 
 
 def start_with_limit(process_factory, soft: int, hard: int) -> dict:
-    args = ["--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--web-port", "0"]
     process = process_factory(
-        "-c", SET_LIMIT_AND_RUN, str(soft), str(hard), *args, "--log-format", "json", module=False
+        script=SET_LIMIT_AND_RUN, env={"NOFILE_SOFT": str(soft), "NOFILE_HARD": str(hard)}
     )
     return process.wait_for_event("serving")
 
