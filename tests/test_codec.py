@@ -19,7 +19,8 @@ from tienlen_rules import events as ev
 from tienlen_rules import game
 from tienlen_rules.cards import cards_of, parse_card, parse_set
 from tienlen_rules.errors import CardParseError, SetupError
-from tienlen_rules.options import OPTIONS, PRESETS
+from tienlen_rules.options import OPTIONS
+from tienlen_rules.presets import PRESETS
 from tienlen_rules.revisions import RULES_REVISION
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.seat_view import SPECTATOR, SeatView, view

@@ -126,12 +126,11 @@ from tienlen_rules.options import (
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
-    PRESET_DESCRIPTIONS,
-    PRESETS,
     OptionSpec,
     OptionType,
     format_option_value,
 )
+from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.seat_view import SPECTATOR, SeatView, view

@@ -10,13 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from tienlen_rules.choices import InstantWinList, Scoring
-from tienlen_rules.options import (
-    FOLLOWS_LAST_PLACE,
-    OPTIONS,
-    POINTS_PENALTIES,
-    OptionType,
-    format_option_value,
-)
+from tienlen_rules.options import FOLLOWS_LAST_PLACE, OPTIONS, OptionType, format_option_value
+from tienlen_rules.presets import POINTS_PENALTIES
 
 
 class ConstraintKind(StrEnum):

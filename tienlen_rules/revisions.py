@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Final, NamedTuple
 
 from tienlen_rules.choices import LongPairsChop
-from tienlen_rules.options import PRESETS
+from tienlen_rules.presets import PRESETS
 
 
 class DefaultChange(NamedTuple):

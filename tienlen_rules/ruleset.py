@@ -3,7 +3,7 @@
 `build_rules("hue", {"stake": 50})` resolves a table's rules here and nowhere else, in this
 order (docs/RULE-OPTIONS.md, "How a table's rules are resolved"):
 
-1. the preset: the Southern defaults, the preset's values (`options.PRESETS`), and for a game
+1. the preset: the Southern defaults, the preset's values (`presets.PRESETS`), and for a game
    dealt under an older rules revision the defaults it keeps (`revisions.pinned_defaults`);
 2. the table's overrides, by name;
 3. the values derived from other options (`constraints.CONSTRAINTS`, kind `derived_value`): an
@@ -71,10 +71,10 @@ from tienlen_rules.options import (
     OPTIONS,
     OPTIONS_BY_NAME,
     PENALTY_OPTIONS,
-    PRESETS,
     format_option_value,
     parse_option_value,
 )
+from tienlen_rules.presets import PRESETS
 from tienlen_rules.revisions import RULES_REVISION, pinned_defaults
 
 OptionValue = bool | int | Fraction | str

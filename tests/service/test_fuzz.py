@@ -31,7 +31,8 @@ from tienlen.v1 import (
     service_pb2_grpc,
     state_pb2,
 )
-from tienlen_rules.options import OPTIONS, PRESETS
+from tienlen_rules.options import OPTIONS
+from tienlen_rules.presets import PRESETS
 from tienlen_service.tokens import KeyRing, TokenCodec
 
 Stub = service_pb2_grpc.TienLenEngineStub

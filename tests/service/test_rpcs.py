@@ -20,7 +20,8 @@ from tienlen.v1 import (
     service_pb2_grpc,
     settlement_pb2,
 )
-from tienlen_rules.options import OPTIONS, PRESETS
+from tienlen_rules.options import OPTIONS
+from tienlen_rules.presets import PRESETS
 from tienlen_service import codec
 
 Stub = service_pb2_grpc.TienLenEngineStub

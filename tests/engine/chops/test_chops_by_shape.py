@@ -30,7 +30,7 @@ from tienlen_rules.choices import ChopTableName
 from tienlen_rules.chop_tables import by_shape
 from tienlen_rules.combinations import target_class
 from tienlen_rules.errors import Reason
-from tienlen_rules.options import PRESETS
+from tienlen_rules.presets import PRESETS
 
 # Rank 0 is the 3, rank 11 the ace, rank 12 the 2; suits ♠ ♣ ♦ ♥ are 0..3 (RULES §1).
 ACE, TWO = 11, 12

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tienlen_rules import revisions
-from tienlen_rules.options import OPTIONS_BY_NAME, PRESETS, parse_option_value
+from tienlen_rules.options import OPTIONS_BY_NAME, parse_option_value
+from tienlen_rules.presets import PRESETS
 from tienlen_rules.revisions import (
     DEFAULT_CHANGES,
     RULES_REVISION,

@@ -29,7 +29,8 @@ from tienlen_rules.constraints import (
 )
 from tienlen_rules.errors import SetupError
 from tienlen_rules.game import apply, legal_moves, new_game
-from tienlen_rules.options import OPTIONS_BY_NAME, PRESETS, OptionType
+from tienlen_rules.options import OPTIONS_BY_NAME, OptionType
+from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.settlement import settle
 

@@ -41,13 +41,8 @@ from tienlen_rules.events import (
     PlayersFrozen,
 )
 from tienlen_rules.game import new_game, next_game
-from tienlen_rules.options import (
-    LAST_PLACE,
-    OPTIONS,
-    OPTIONS_BY_NAME,
-    PRESET_DESCRIPTIONS,
-    PRESETS,
-)
+from tienlen_rules.options import LAST_PLACE, OPTIONS, OPTIONS_BY_NAME
+from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from tienlen_rules.ruleset import build_rules
 
 F = TypeVar("F", bound=Callable[..., object])

@@ -30,7 +30,7 @@ from tienlen_rules.cards import cards_of
 from tienlen_rules.errors import IllegalMove, Reason
 from tienlen_rules.events import Played
 from tienlen_rules.game import apply, legal_moves, new_game, next_game, validate
-from tienlen_rules.options import PRESETS
+from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import GameState, Move, pass_turn, play

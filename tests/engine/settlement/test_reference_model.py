@@ -51,9 +51,9 @@ from tienlen_rules.options import (
     LAST_PLACE,
     OPTIONS,
     OPTIONS_BY_NAME,
-    PRESETS,
     OptionType,
 )
+from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import GameState, Move, pass_turn, play
