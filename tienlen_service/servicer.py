@@ -33,6 +33,7 @@ from tienlen_rules import (
 )
 from tienlen_service import codec, records
 from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.dealing import Dealer, requested_deal
 from tienlen_service.paging import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -48,7 +49,6 @@ from tienlen_service.statuses import (
     TOKEN_MALFORMED,
     TOO_MANY_STREAMS,
     UNKNOWN_BOT,
-    DealNotAllowed,
     SeatTokenError,
     abort,
     error_status,
@@ -115,7 +115,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
     `tokens` signs and verifies state tokens and seat tokens; `metrics` counts the domain
     events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
-    `deal_key` is the host's credential for seeded and explicit deals (see `_check_dealer`);
+    `deal_key` is the host's credential for seeded and explicit deals (see `dealing.Dealer`);
     `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`);
     `max_searches` how many bot searches may run at once (see `search_slots`).
     """
@@ -133,7 +133,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._tokens = tokens
         self._metrics = metrics
         self._require_seat_tokens = require_seat_tokens
-        self._deal_key = deal_key
+        self._dealer = Dealer(deal_key, require_seat_tokens=require_seat_tokens)
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
         self._search = Search(metrics=metrics, max_searches=max_searches)
@@ -152,9 +152,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> service_pb2.NewGameResponse:
         """Deal the first game of a match."""
         del context
-        self._check_dealer(request)
+        self._dealer.check(request)
         rules = codec.rules_from_pb(request.rules)
-        seed, hands = _deal(request)
+        seed, hands = requested_deal(request)
         players = request.players or (
             len(hands) if hands is not None else (3 if rules.deal_all_cards else 4)
         )
@@ -305,9 +305,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         deal is fixed by the finished game (`TokenCodec.deal_seed`): asking again deals the
         same hands."""
         del context
-        self._check_dealer(request)
+        self._dealer.check(request)
         state, game_id = self._decode(request.state_token)
-        seed, hands = _deal(request)
+        seed, hands = requested_deal(request)
         if hands is None and seed is None and (request.HasField("random") or state.match.seed < 0):
             # A random deal, drawn from a seed only the service can derive from this game, so
             # that nobody can re-deal until the hands suit them. The match keeps its own seed
@@ -387,28 +387,6 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             verified.inc()
         return decoded
 
-    def _check_dealer(
-        self, request: service_pb2.NewGameRequest | service_pb2.NextGameRequest
-    ) -> None:
-        """Only the host chooses a deal (docs/SECURITY.md): a seeded or explicit deal needs the
-        deal key where the service has one; where it checks seat tokens and has none, NextGame
-        deals only at random (a seat token or a finished token never deals the next game of a
-        match), while NewGame, which starts a new match that only its caller holds, may still
-        choose its deal. Elsewhere anyone may act for any seat, so anyone may deal.
-        DealNotAllowed if not."""
-        if request.WhichOneof("deal") not in {"seed", "explicit"}:
-            return
-        if self._deal_key is not None:
-            if not request.deal_key:
-                raise DealNotAllowed("a seeded or explicit deal needs the host's deal key")
-            if not self._deal_key.check(request.deal_key):
-                raise DealNotAllowed("the deal key is not this service's")
-        elif self._require_seat_tokens and isinstance(request, service_pb2.NextGameRequest):
-            raise DealNotAllowed(
-                "this service deals the next game only at random: it checks seat tokens and has"
-                " no deal key (--deal-key-file) for the host's seeded or explicit deals"
-            )
-
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat`: the seat must be at the table and, when
         seat tokens are required, `seat_token` must be that seat's token in this game."""
@@ -479,22 +457,6 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
 
 # --------------------------------------------------------------------------------------------
 # Small pure helpers
-
-
-def _deal(
-    request: service_pb2.NewGameRequest | service_pb2.NextGameRequest,
-) -> tuple[int | None, tuple[int, ...] | None]:
-    """The seed or explicit hands of a request's `deal` oneof (None, None: random, or for
-    NextGame unset: as the match deals)."""
-    which = request.WhichOneof("deal")
-    if which == "seed":
-        return request.seed, None
-    if which == "explicit":
-        return None, tuple(
-            codec.hand_from_pb(hand.cards, f"explicit.hands[{i}].cards")
-            for i, hand in enumerate(request.explicit.hands)
-        )
-    return None, None
 
 
 def _with_view(value: int) -> bool:
