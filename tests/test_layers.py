@@ -70,15 +70,15 @@ def test_the_bench_and_the_scripts_use_only_the_engines_public_face() -> None:
     )
 
 
-MOST_LINES = 600
+MOST_LINES = 500
 
 
-def test_no_module_of_the_engine_or_the_service_is_over_600_lines() -> None:
+def test_no_module_of_the_engine_the_service_or_the_python_client_is_over_500_lines() -> None:
     # One concept per module: a module past this size holds two, and should be split by them.
     root = Path(__file__).resolve().parent.parent
     sizes = {
         str(path.relative_to(root)): len(path.read_text(encoding="utf-8").splitlines())
-        for package in ("tienlen_rules", "tienlen_service")
+        for package in ("tienlen_rules", "tienlen_service", "clients/python/tienlen_client")
         for path in (root / package).rglob("*.py")
     }
     assert sizes, "no modules found"

@@ -1,4 +1,4 @@
-"""Metrics: the standard gRPC server metrics and the service's own, and the /metrics endpoint.
+"""Metrics: the standard gRPC server metrics and the service's own (`metrics_server` serves them).
 
 Names follow the standard gRPC server metrics (as go-grpc-prometheus and py-grpc-prometheus
 export them) so that existing dashboards and alerts work unchanged, plus a few domain counters
@@ -9,14 +9,12 @@ times and counts each bot run of SuggestMove (`BotSearch`) under the bot's name.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, ParamSpec, TypeVar
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import grpc
 from prometheus_client import (
@@ -29,7 +27,6 @@ from prometheus_client import (
     PlatformCollector,
     ProcessCollector,
     disable_created_metrics,
-    make_wsgi_app,
 )
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -37,7 +34,6 @@ from prometheus_client.core import (
     HistogramMetricFamily,
     Metric,
 )
-from prometheus_client.exposition import ThreadingWSGIServer
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
@@ -428,72 +424,6 @@ class Metrics:
             with self._grpc_lock:
                 series = self._grpc_series.setdefault(key, MethodSeries(key))
         return series
-
-
-# --------------------------------------------------------------------------------------------
-# The /metrics endpoint
-
-
-class _QuietHandler(WSGIRequestHandler):
-    """No access log line per scrape."""
-
-    def log_message(self, *_args: Any) -> None:
-        """Log nothing."""
-
-
-class MetricsServer:
-    """The Prometheus exporter (prometheus_client's WSGI app) on its own thread, stoppable.
-
-    The same parts as prometheus_client's `start_http_server`, but the serving loop polls its
-    stop flag every 0.1 s instead of 0.5 s, so that stopping a server (every test does it)
-    doesn't wait half a second.
-    """
-
-    POLL_INTERVAL: Final = 0.1
-
-    def __init__(self, port: int, registry: CollectorRegistry, host: str) -> None:
-        family, address = _best_family(host, port)
-        server_class = type(
-            "_MetricsWSGIServer", (ThreadingWSGIServer,), {"address_family": family}
-        )
-        self._httpd: WSGIServer = make_server(
-            address, port, make_wsgi_app(registry), server_class, handler_class=_QuietHandler
-        )
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": self.POLL_INTERVAL},
-            name="tienlen-metrics",
-            daemon=True,
-        )
-        self._thread.start()
-
-    @property
-    def port(self) -> int:
-        """The bound port (useful when 0 was asked for)."""
-        port: int = self._httpd.server_address[1]
-        return port
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
-
-
-def _best_family(host: str, port: int) -> tuple[socket.AddressFamily, str]:
-    # An IPv6 host ("::") needs an AF_INET6 socket; HTTPServer defaults to AF_INET.
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, _, _, _, sockaddr = infos[0]
-    return family, str(sockaddr[0])
-
-
-def start_metrics_server(
-    port: int,
-    registry: CollectorRegistry,
-    host: str = "0.0.0.0",  # noqa: S104 - an exporter listens on every address by default
-) -> MetricsServer:
-    """Serve `registry` at ``http://host:port/metrics`` (port 0: any free port)."""
-    return MetricsServer(port, registry, host)
 
 
 # --------------------------------------------------------------------------------------------

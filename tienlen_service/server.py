@@ -23,7 +23,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tienlen_service.draining import DrainingHealthServicer, StreamCloser
 from tienlen_service.keys import DealKey
 from tienlen_service.logs import AccessLog, get_logger
-from tienlen_service.metrics import Metrics, MetricsServer, start_metrics_server
+from tienlen_service.metrics import Metrics
+from tienlen_service.metrics_server import MetricsServer, start_metrics_server
 from tienlen_service.observability import ObservabilityInterceptor
 from tienlen_service.reflection import enable_reflection
 from tienlen_service.tokens import KeyConfigError, KeyRing, TokenCodec

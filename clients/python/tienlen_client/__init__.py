@@ -13,7 +13,8 @@ The `tienlen` command-line tool (`tienlen_client.cli`) comes with it.
 from importlib import metadata
 
 from tienlen_client.cards import CardTextError
-from tienlen_client.client import TienLenClient, channel_target, service_config
+from tienlen_client.channel import channel_target, service_config
+from tienlen_client.client import TienLenClient
 from tienlen_client.combination import Combination
 from tienlen_client.errors import (
     InvalidRequest,

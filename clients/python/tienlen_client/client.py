@@ -19,8 +19,6 @@ events (`tienlen_client.follow`), so the returned `Game` is the same as with the
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
-import json
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,6 +29,7 @@ import grpc
 
 from tienlen.v1 import cards_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from tienlen_client.cards import CardsLike, cards, move, texts
+from tienlen_client.channel import DEFAULT_ATTEMPTS, channel_target, service_config
 from tienlen_client.checks import check_move, check_seat, combination_type_value
 from tienlen_client.combination import Combination
 from tienlen_client.errors import TienLenError, from_rpc_error
@@ -48,75 +47,13 @@ from tienlen_client.request_ids import request_metadata
 from tienlen_client.rules import Rules
 from tienlen_client.stream import MoveStream
 
-SERVICE: Final = "tienlen.v1.TienLenEngine"
 DEFAULT_TIMEOUT: Final = 5.0
 DEAL_KEY_ENV: Final = "TIENLEN_DEAL_KEY"
 """The environment variable a host's client reads its deal key from (`TienLenClient`)."""
-DEFAULT_ATTEMPTS: Final = 4
 
 _Resp = TypeVar("_Resp")
 
 _log = logging.getLogger("tienlen_client")
-
-
-def service_config(max_attempts: int = DEFAULT_ATTEMPTS, *, health_check: bool = False) -> str:
-    """The gRPC service config: round_robin over every resolved address, and retries of the
-    transient codes for every method (safe: every RPC is pure). CANCELLED is retried too: a
-    replica that gets SIGTERM cancels the calls grpcio had queued but not started. With
-    `health_check`, round_robin skips replicas whose health service says NOT_SERVING, so a
-    draining replica gets no new calls. `max_attempts` 1 means no retries: no retryPolicy at
-    all (gRPC refuses a policy of fewer than 2 attempts, and would fail every call)."""
-    if max_attempts < 1:
-        raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
-    method: dict[str, object] = {"name": [{"service": SERVICE}]}
-    if max_attempts > 1:
-        method["retryPolicy"] = {
-            "maxAttempts": max_attempts,
-            "initialBackoff": "0.05s",
-            "maxBackoff": "1s",
-            "backoffMultiplier": 2,
-            "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "CANCELLED"],
-        }
-    config: dict[str, object] = {
-        "loadBalancingConfig": [{"round_robin": {}}],
-        "methodConfig": [method],
-    }
-    if health_check:
-        config["healthCheckConfig"] = {"serviceName": SERVICE}
-    return json.dumps(config)
-
-
-def channel_target(address: str | Sequence[str]) -> str:
-    """The channel target of one address or target URI, or of several ``host:port``
-    addresses: IP literals become one ``ipv4:///a,b`` (or ``ipv6:///``) target so that
-    round_robin spreads calls over them. (For host names use one ``dns:///name:port`` target:
-    every address DNS returns is balanced.)"""
-    if isinstance(address, str):
-        return address
-    addresses = list(address)
-    if not addresses:
-        raise ValueError("no address given")
-    if len(addresses) == 1:
-        return addresses[0]
-    versions = {_ip_version(a) for a in addresses}
-    if versions == {4}:
-        return "ipv4:///" + ",".join(addresses)
-    if versions == {6}:
-        return "ipv6:///" + ",".join(addresses)
-    raise ValueError(
-        "several addresses must all be IPv4 or all IPv6 literals with ports (e.g. 10.0.0.1:50051); "
-        "for host names give one dns:///name:port target"
-    )
-
-
-def _ip_version(address: str) -> int:
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit():
-        return 0
-    try:
-        return ipaddress.ip_address(host.strip("[]")).version
-    except ValueError:
-        return 0
 
 
 class TienLenClient:
