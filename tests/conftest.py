@@ -40,6 +40,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from helpers.deadlines import STARTUP_TIMEOUT
+from helpers.dealing import DEAL_KEY_FILE
 
 from tienlen_service.config import Config
 from tienlen_service.logs import configure_logging, reset_logging
@@ -226,6 +227,9 @@ def server_factory() -> Iterator[Callable[..., RunningServer]]:
         settings.setdefault("metrics_port", 0)
         settings.setdefault("web_port", None)  # tests of the web port ask for one (0: free)
         settings.setdefault("grace", 2.0)
+        if settings.get("require_seat_tokens"):
+            # Seeded and explicit deals are the host's (helpers/dealing.py): the test is it.
+            settings.setdefault("deal_key_file", str(DEAL_KEY_FILE))
         server = Server(Config(**settings), keyring=keyring, register=register)
         server.start()
         servers.append(server)

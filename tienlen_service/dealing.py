@@ -2,10 +2,9 @@
 
 Only the host chooses a deal (docs/SECURITY.md, "Who deals"): a seeded or explicit deal needs
 the host's deal key where the service has one (`--deal-key-file`). Where the service checks
-seat tokens and has no deal key, NextGame deals only at random, so a seat token or a finished
-state token never deals the next game of a match; NewGame, which starts a new match that only
-its caller holds, may still choose its deal. Elsewhere anyone may act for any seat, so anyone
-may deal. A random next deal is fixed by the finished game (`TokenCodec.deal_seed`).
+seat tokens and has no deal key, nobody can prove it is the host, so NewGame and NextGame deal
+only at random: a seat token or a finished state token never deals. Elsewhere anyone may act
+for any seat, so anyone may deal. A random next deal is fixed by the finished game (`TokenCodec.deal_seed`).
 """
 
 from __future__ import annotations
@@ -40,10 +39,10 @@ class Dealer:
                 raise DealNotAllowed("a seeded or explicit deal needs the host's deal key")
             if not self._deal_key.check(request.deal_key):
                 raise DealNotAllowed("the deal key is not this service's")
-        elif self._require_seat_tokens and isinstance(request, service_pb2.NextGameRequest):
+        elif self._require_seat_tokens:
             raise DealNotAllowed(
-                "this service deals the next game only at random: it checks seat tokens and has"
-                " no deal key (--deal-key-file) for the host's seeded or explicit deals"
+                "this service deals only at random: it checks seat tokens and has no deal key"
+                " (--deal-key-file) for the host's seeded or explicit deals"
             )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 import pytest
 from grpc_status import rpc_status
+from helpers.dealing import DEAL_KEY
 
 from tienlen.v1 import moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from tienlen_service.statuses import MAX_MESSAGE_BYTES, bounded
@@ -115,7 +116,9 @@ def test_a_huge_seat_token_is_refused_typed_and_bounded(
     running = server_factory(require_seat_tokens=True, max_request_bytes=256 * 1024)
     with grpc.insecure_channel(running.address) as channel:
         stub = Stub(channel)
-        token = stub.NewGame(service_pb2.NewGameRequest(seed=1), timeout=TIMEOUT).game.state_token
+        token = stub.NewGame(
+            service_pb2.NewGameRequest(seed=1, deal_key=DEAL_KEY), timeout=TIMEOUT
+        ).game.state_token
         request = service_pb2.ApplyMoveRequest(
             state_token=token,
             seat=0,

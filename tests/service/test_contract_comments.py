@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import pytest
+from helpers.dealing import DEAL_KEY
 
 from tienlen.v1 import moves_pb2, service_pb2
 
@@ -99,7 +100,7 @@ def test_new_game_with_a_seed_deals_the_same_hands_to_a_new_match_each_call(
     returns other seat tokens and another state token: the same deal, but another match."""
     with grpc.insecure_channel(server_factory(require_seat_tokens=True).address) as channel:
         checked = Stub(channel)
-        first, again = (new_game(checked, players=2, seed=7) for _ in range(2))
+        first, again = (new_game(checked, players=2, seed=7, deal_key=DEAL_KEY) for _ in range(2))
         assert first.game.state_token != again.game.state_token
         assert set(first.seat_tokens).isdisjoint(again.seat_tokens)
         for one, other in ((first, again), (again, first)):

@@ -12,6 +12,7 @@ key, only random deals are dealt. A random next deal is fixed by the finished ga
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import pytest
 from tienlen.v1 import cards_pb2, moves_pb2, service_pb2, service_pb2_grpc
 from tienlen_rules import parse_cards
 from tienlen_service import codec
+from tienlen_service.tokens import KeyRing
 
 from .rich_status import rich
 
@@ -133,12 +135,26 @@ def test_a_player_with_a_finished_token_cannot_deal_the_next_game_explicit_or_se
         assert error.fields == ["deal_key"]
 
 
-def test_without_a_deal_key_a_service_that_checks_seat_tokens_deals_the_next_game_at_random(
-    channel_to: Callable[..., Stub],
+def test_without_a_deal_key_a_service_that_checks_seat_tokens_deals_only_at_random(
+    channel_to: Callable[..., Stub], deal_key_file: Path
 ) -> None:
-    stub = channel_to()  # --seal --require-seat-tokens, no --deal-key-file
-    # NewGame starts a new match that only its caller holds (a new game id): it may choose.
-    game, _ = finished_game(stub, "")
+    ring = KeyRing([("k1", secrets.token_bytes(32))])
+    # --seal --require-seat-tokens and no --deal-key-file: nobody can prove it is the host.
+    stub = channel_to(keyring=ring, deal_key_file=None)
+    for new_game in (
+        service_pb2.NewGameRequest(players=4, explicit=hands(RIGGED)),
+        service_pb2.NewGameRequest(players=4, seed=7),
+        service_pb2.NewGameRequest(players=4, seed=7, deal_key=DEAL_KEY),
+    ):
+        error = refused(lambda r=new_game: stub.NewGame(r, timeout=WAIT))
+        assert (error.code, error.reason) == (
+            grpc.StatusCode.PERMISSION_DENIED,
+            "DEAL_NOT_ALLOWED",
+        )
+    assert stub.NewGame(service_pb2.NewGameRequest(players=4), timeout=WAIT).game.game_number == 1
+    # A finished game of the same deployment (dealt by a replica that has the host's key).
+    host = channel_to(keyring=ring, deal_key_file=str(deal_key_file))
+    game, _ = finished_game(host, DEAL_KEY)
     for request in (
         service_pb2.NextGameRequest(state_token=game.state_token, explicit=hands(RIGGED)),
         service_pb2.NextGameRequest(state_token=game.state_token, seed=7),

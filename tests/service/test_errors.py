@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc
 import pytest
+from helpers.dealing import DEAL_KEY
 
 from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
 from tienlen_rules.game import new_game
@@ -78,9 +79,9 @@ def stub(start: Callable[..., Stub]) -> Stub:
 
 def new(stub: Stub, *hands: str, **fields: Any) -> service_pb2.NewGameResponse:
     request = (
-        service_pb2.NewGameRequest(explicit=deal(*hands), **fields)
+        service_pb2.NewGameRequest(explicit=deal(*hands), deal_key=DEAL_KEY, **fields)
         if hands
-        else service_pb2.NewGameRequest(**fields)
+        else service_pb2.NewGameRequest(deal_key=DEAL_KEY, **fields)
     )
     response: service_pb2.NewGameResponse = stub.NewGame(request, timeout=TIMEOUT)
     return response

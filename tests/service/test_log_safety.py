@@ -19,6 +19,7 @@ from typing import Any
 
 import grpc
 import pytest
+from helpers.dealing import DEAL_KEY
 from helpers.logs import json_lines
 
 import tienlen_rules
@@ -119,7 +120,7 @@ def test_an_unexpected_error_in_an_rpc_logs_no_locals_token_hand_or_key(
     running = start(server_factory)
     with grpc.insecure_channel(running.address) as channel:
         stub = service_pb2_grpc.TienLenEngineStub(channel)
-        dealt = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT)
+        dealt = stub.NewGame(service_pb2.NewGameRequest(seed=0, deal_key=DEAL_KEY), timeout=WAIT)
         game, seat_tokens = dealt.game, list(dealt.seat_tokens)
         request = service_pb2.ApplyMoveRequest(
             state_token=game.state_token,
@@ -150,7 +151,7 @@ def test_an_unexpected_error_in_a_web_call_logs_no_locals_token_hand_or_key(
     running = start(server_factory, web_port=0)
     with grpc.insecure_channel(running.address) as channel:
         stub = service_pb2_grpc.TienLenEngineStub(channel)
-        dealt = stub.NewGame(service_pb2.NewGameRequest(seed=0), timeout=WAIT)
+        dealt = stub.NewGame(service_pb2.NewGameRequest(seed=0, deal_key=DEAL_KEY), timeout=WAIT)
     game, seat_tokens = dealt.game, list(dealt.seat_tokens)
     seat = game.to_act
     body = json.dumps(

@@ -10,6 +10,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from helpers.dealing import DEAL_KEY
 
 from tienlen.v1 import moves_pb2, service_pb2, service_pb2_grpc
 from tienlen_service.config import Config
@@ -76,7 +77,7 @@ def stub(server_factory: Callable[..., Any]) -> Iterator[Stub]:
 
 def new_game(stub: Stub, seed: int) -> service_pb2.NewGameResponse:
     response: service_pb2.NewGameResponse = stub.NewGame(
-        service_pb2.NewGameRequest(players=4, seed=seed), timeout=TIMEOUT
+        service_pb2.NewGameRequest(players=4, seed=seed, deal_key=DEAL_KEY), timeout=TIMEOUT
     )
     return response
 

@@ -17,6 +17,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
+from helpers.dealing import DEAL_KEY
 
 from tienlen.v1 import moves_pb2, service_pb2, service_pb2_grpc
 
@@ -59,7 +60,7 @@ def grpc_stub(server_factory) -> Iterator[Callable[[Any], service_pb2_grpc.TienL
 
 def still_serves_both_ports(running: Any, web: WebClient) -> None:
     """A game is dealt on the web port, and the gRPC port says SERVING."""
-    answer = web.connect_json("NewGame", {"players": 4, "seed": "7"})
+    answer = web.connect_json("NewGame", {"players": 4, "seed": "7", "dealKey": DEAL_KEY})
     assert answer.status == 200
     assert len(answer.json()["seatTokens"]) == 4
     with grpc.insecure_channel(running.address) as channel:
@@ -165,7 +166,7 @@ def test_play_stream_is_refused_with_what_to_use_instead(web) -> None:
 )
 def test_a_missing_or_garbled_seat_token_is_permission_denied(start_web, seat_token, why) -> None:
     running, web = start_web(require_seat_tokens=True)
-    game = web.connect_json("NewGame", {"players": 4, "seed": "7"}).json()
+    game = web.connect_json("NewGame", {"players": 4, "seed": "7", "dealKey": DEAL_KEY}).json()
     seat = game["game"]["toAct"]
     answer = web.connect_json(
         "ListLegalMoves",
