@@ -8,6 +8,7 @@
 // .venv), every port of it on 127.0.0.1 and port 0; its web port is read from the line it prints
 // once serving.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -23,15 +24,19 @@ import { NewGameResponseSchema, TienLenEngine } from "../gen/tienlen/v1/service_
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "..");
 const PYTHON = process.env.TIENLEN_PYTHON ?? join(REPO, ".venv", "bin", "python");
 const START_TIMEOUT_MS = 60_000;
+/** The host's deal key (the contract's public test key): a service that checks seat tokens
+ * deals a seeded game only for the host, which proves itself with it (docs/SECURITY.md). */
+const DEAL_KEY_FILE = join(REPO, "tests", "contract", "deal-key.txt");
+const DEAL_KEY = readFileSync(DEAL_KEY_FILE, "utf8").trim();
 
 // In a Config (not on the command line, where 0 turns the web port off) web port 0 is a free
 // port; the line printed once serving names it.
 const LAUNCHER = `
-import json, signal
+import json, signal, sys
 from tienlen_service.config import Config
 from tienlen_service.server import Server
 server = Server(Config(host="127.0.0.1", port=0, metrics_port=None, web_port=0, web_root=None,
-                       require_seat_tokens=True, log_level="warning"))
+                       require_seat_tokens=True, deal_key_file=sys.argv[1], log_level="warning"))
 server.start()
 print(json.dumps({"event": "web_serving", "web_port": server.web_port}), flush=True)
 signal.sigwait({signal.SIGTERM, signal.SIGINT})
@@ -42,7 +47,7 @@ let child: ChildProcess | undefined;
 let baseUrl = "";
 
 before(async () => {
-  const started = spawn(PYTHON, ["-c", LAUNCHER], {
+  const started = spawn(PYTHON, ["-c", LAUNCHER, DEAL_KEY_FILE], {
     cwd: REPO,
     env: { ...process.env, PYTHONPATH: [REPO, process.env.PYTHONPATH].filter(Boolean).join(":") },
     stdio: ["ignore", "pipe", "pipe"],
@@ -88,7 +93,7 @@ const TRANSPORTS: Record<string, () => Transport> = {
 for (const [name, transport] of Object.entries(TRANSPORTS)) {
   test(`a refusal's ErrorInfo reason reads with findDetails over ${name}`, async () => {
     const engine = createClient(TienLenEngine, transport());
-    const dealt = await engine.newGame({ players: 4, deal: { case: "seed", value: 7n } });
+    const dealt = await engine.newGame({ players: 4, deal: { case: "seed", value: 7n }, dealKey: DEAL_KEY });
     const game = dealt.game!;
     const wrong = ((game.toAct ?? 0) + 1) % 4; // not this seat's turn
     const error = await engine
@@ -116,7 +121,7 @@ for (const [name, transport] of Object.entries(TRANSPORTS)) {
 test("chips are bigint in the generated code over every wire, and numbers in the web port's JSON", async () => {
   const answers = await Promise.all(
     Object.values(TRANSPORTS).map((transport) =>
-      createClient(TienLenEngine, transport()).newGame({ players: 4, deal: { case: "seed", value: 7n } }),
+      createClient(TienLenEngine, transport()).newGame({ players: 4, deal: { case: "seed", value: 7n }, dealKey: DEAL_KEY }),
     ),
   );
   for (const answer of answers) {
@@ -129,7 +134,7 @@ test("chips are bigint in the generated code over every wire, and numbers in the
   const response = await fetch(`${baseUrl}/tienlen.v1.TienLenEngine/NewGame`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ players: 4, seed: "7" }),
+    body: JSON.stringify({ players: 4, seed: "7", dealKey: DEAL_KEY }),
   });
   assert.equal(response.status, 200);
   const json = (await response.json()) as { game: { view: { seats: { matchTotal: unknown }[] } } };
