@@ -86,7 +86,7 @@ def self_play_rate(games: int) -> tuple[float, float]:
     return games / elapsed, moves / games
 
 
-class _Ctx:
+class HappyContext:
     """A ServicerContext for the happy path (the interceptor reads metadata and the code)."""
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
@@ -233,7 +233,7 @@ def servicer_rows(args: argparse.Namespace) -> tuple[list[Row], list[Row]]:
     svc = traffic.servicer(keys)
     full = traffic.record(max(4, args.games // 8), keys, mode="full")
     calls = [c for g in full for c in g]
-    ctx: Any = _Ctx()
+    ctx: Any = HappyContext()
     n = args.samples
     plan = {
         "ApplyMove": (service_pb2.ApplyMoveRequest, svc.ApplyMove),
@@ -375,7 +375,7 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
 def interceptor_rows(args: argparse.Namespace) -> list[Row]:
     """Our interceptor around an empty handler: metrics only, metrics + a JSON log line per call
     (`--log-sample 1`), and the default (one successful call in 100 logged)."""
-    ctx: Any = _Ctx()
+    ctx: Any = HappyContext()
     details: Any = type("D", (), {"method": "/tienlen.v1.TienLenEngine/ApplyMove"})()
     bare = grpc.unary_unary_rpc_method_handler(lambda req, _ctx: req)
     assert bare.unary_unary is not None

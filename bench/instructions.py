@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 import traffic
+from bench_micro import HappyContext
 from load import KINDS, Target, machine
 
 from tienlen_service.config import Config
@@ -300,7 +301,7 @@ def components(
     svc = traffic.servicer(keys)
     tokens = svc._tokens  # noqa: SLF001 - the bench takes the servicer apart
     states = svc._states  # noqa: SLF001
-    ctx: Any = _Context()
+    ctx: Any = HappyContext()
     applies = [c for g in games for c in g if c.method == "ApplyMove"]
     reqs = [service_pb2.ApplyMoveRequest.FromString(c.request) for c in applies]
     decoded = [codec.decode_state(tokens.decode(r.state_token)) for r in reqs]
@@ -416,22 +417,6 @@ def components(
             [(c.request,) for c in applies],
         ),
     ]
-
-
-class _Context:
-    """A ServicerContext for the happy path."""
-
-    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        return ()
-
-    def code(self) -> None:
-        return None
-
-    def is_active(self) -> bool:
-        return True
-
-    def abort_with_status(self, status: object) -> None:
-        raise RuntimeError(status)
 
 
 def _components_child(args: argparse.Namespace) -> int:
