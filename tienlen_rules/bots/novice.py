@@ -1,7 +1,8 @@
 """The novice bot (*người mới chơi*): greedy's plan with beginner's mistakes, for an easy table.
 
 With probability `mistakes` a decision in turn is a uniformly random legal move (a play, or the
-pass when allowed) instead of greedy's; otherwise it is greedy's. Out of turn it lets every
+pass when allowed) instead of greedy's; otherwise it is greedy's. A play of its whole hand is
+never missed: even a beginner goes out (về) when the cards allow it. Out of turn it lets every
 chop and steal go, as a beginner who does not know them would.
 """
 
@@ -26,6 +27,9 @@ class NoviceBot:
         """Greedy's move, or a random one."""
         if not obs.in_turn:
             return decline(obs)
+        going_out = next((c for c in obs.plays if c.cards == obs.hand), None)
+        if going_out is not None:
+            return to_move(obs.seat, going_out)
         if rng.random() < self.mistakes:
             pick = rng.randrange(len(obs.plays) + obs.can_pass)
             if pick == len(obs.plays):

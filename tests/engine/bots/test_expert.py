@@ -15,6 +15,7 @@ from tienlen_rules import Abandoned, build_rules, game, new_game
 from tienlen_rules.bots import LEVELS, make_bot, observe, suggest, suggest_move
 from tienlen_rules.bots.expert import ExpertBot
 from tienlen_rules.bots.hints import Reason
+from tienlen_rules.bots.novice import NoviceBot
 from tienlen_rules.bots.policy import base_play
 from tienlen_rules.cards import parse_set
 from tienlen_rules.state import GameState, pass_turn, play
@@ -197,3 +198,13 @@ def test_a_searched_suggestion_lists_the_candidates_it_weighed() -> None:
     assert len(hint.candidates) > 1
     assert all(c.samples > 0 for c in hint.candidates)
     assert hint.move in {c.move for c in hint.candidates}
+
+
+def test_the_novice_goes_out_whenever_its_whole_hand_is_one_play() -> None:
+    state = dealt("3S 4D 5C", "6S 7S 9C", "8D 10D JC", "QS KS AC")
+    obs = observe(state, state.to_act)
+    novice = NoviceBot(mistakes=1.0)  # every other decision would be a random move
+    for seed in range(20):
+        assert novice.choose(obs, random.Random(seed)) == play(
+            0, tuple(_bits(parse_set("3S 4D 5C")))
+        )
