@@ -47,43 +47,11 @@ def new_game_id() -> bytes:
 
 
 def state_to_pb(state: GameState, game_id: bytes) -> state_pb2.GameState:
-    """The token payload of an engine state, as a message."""
-    rules, match = state.rules, state.match
-    return state_pb2.GameState(
-        game_id=game_id,
-        variant=rules.variant,
-        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in rules.overrides],
-        hands=state.hands,
-        dealt=state.dealt,
-        to_act=state.to_act,
-        must_include=state.must_include,
-        table=0 if state.table is None else state.table.cards,
-        table_seat=state.table_seat,
-        passed=state.passed,
-        chain=[state_pb2.ChainLinkState(seat=s, cards=c) for s, c in state.chain],
-        chain_victim_out=state.chain_victim_out,
-        places=state.places,
-        frozen=state.frozen,
-        unplayed=state.unplayed,
-        chop_payments=[
-            state_pb2.ChopPaymentState(payer=p.payer, payee=p.payee, amount=p.amount, cards=p.cards)
-            for p in state.chop_payments
-        ],
-        first_game=state.first_game,
-        steal_open=state.steal_open,
-        instant_winner=state.instant_winner,
-        instant_pattern=state.instant_pattern,
-        compensation_seat=state.compensation_seat,
-        winning_play=state.winning_play,
-        move_count=state.move_count,
-        match=state_pb2.MatchState(
-            game_number=match.game_number,
-            totals=match.totals,
-            seed=None if match.seed < 0 else match.seed,  # absent: a random deal
-            dealer=match.dealer,
-        ),
-        rules_revision=rules.revision,  # 0 (before revisions): not written, as then
-    )
+    """The token payload of an engine state, as a message (the pieces `encode_state` joins)."""
+    message = _head_pb(game_id, state.rules)
+    message.MergeFrom(_move_pb(state))
+    message.MergeFrom(_tail_pb(state.rules, state.match))
+    return message
 
 
 def encode_state(state: GameState, game_id: bytes) -> bytes:
@@ -104,8 +72,28 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
         or not (parts.match is match or parts.match == match)
     ):
         parts = _game_parts(game_id, rules, match)
+    return parts.head + _move_pb(state).SerializeToString(deterministic=True) + parts.tail
+
+
+class _GameParts(NamedTuple):
+    """The serialised fields of a payload that stay the same through a game, and what they
+    were made of (checked on every use: a game id alone does not pin its rules or match)."""
+
+    rules: RuleSet
+    match: Match
+    head: bytes  # fields 1-3: game_id, variant, overrides
+    tail: bytes  # fields 24-25: match, rules_revision
+
+
+# Games in progress on this replica, by game id; cleared when full (a miss costs one build).
+_GAME_PARTS: Final[dict[bytes, _GameParts]] = {}
+_GAME_PARTS_SIZE: Final = 4096
+
+
+def _move_pb(state: GameState) -> state_pb2.GameState:
+    """Fields 4-23: what a move changes."""
     table = state.table
-    move = state_pb2.GameState(
+    return state_pb2.GameState(
         hands=state.hands,
         dealt=state.dealt,
         to_act=state.to_act,
@@ -134,31 +122,20 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
         winning_play=state.winning_play,
         move_count=state.move_count,
     )
-    return parts.head + move.SerializeToString(deterministic=True) + parts.tail
 
 
-class _GameParts(NamedTuple):
-    """The serialised fields of a payload that stay the same through a game, and what they
-    were made of (checked on every use: a game id alone does not pin its rules or match)."""
-
-    rules: RuleSet
-    match: Match
-    head: bytes  # fields 1-3: game_id, variant, overrides
-    tail: bytes  # fields 24-25: match, rules_revision
-
-
-# Games in progress on this replica, by game id; cleared when full (a miss costs one build).
-_GAME_PARTS: Final[dict[bytes, _GameParts]] = {}
-_GAME_PARTS_SIZE: Final = 4096
-
-
-def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
-    head = state_pb2.GameState(
+def _head_pb(game_id: bytes, rules: RuleSet) -> state_pb2.GameState:
+    """Fields 1-3: the game id, the variant and the overrides."""
+    return state_pb2.GameState(
         game_id=game_id,
         variant=rules.variant,
         overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in rules.overrides],
-    ).SerializeToString(deterministic=True)
-    tail = state_pb2.GameState(
+    )
+
+
+def _tail_pb(rules: RuleSet, match: Match) -> state_pb2.GameState:
+    """Fields 24-25: the match and the rules revision."""
+    return state_pb2.GameState(
         match=state_pb2.MatchState(
             game_number=match.game_number,
             totals=match.totals,
@@ -166,7 +143,12 @@ def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
             dealer=match.dealer,
         ),
         rules_revision=rules.revision,  # 0 (before revisions): not written, as then
-    ).SerializeToString(deterministic=True)
+    )
+
+
+def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
+    head = _head_pb(game_id, rules).SerializeToString(deterministic=True)
+    tail = _tail_pb(rules, match).SerializeToString(deterministic=True)
     parts = _GameParts(rules, match, head, tail)
     if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
         _GAME_PARTS.clear()
