@@ -11,21 +11,9 @@ import pytest
 
 from tienlen_service.config import Config
 
-from .webclient import SERVICE, WebClient
+from .webclient import WebClient
 
 LISTED = "http://localhost:5173"
-
-
-def preflight(web: WebClient, origin: str) -> Any:
-    return web.request(
-        "OPTIONS",
-        f"/{SERVICE}/NewGame",
-        headers={
-            "origin": origin,
-            "access-control-request-method": "POST",
-            "access-control-request-headers": "content-type,connect-protocol-version",
-        },
-    )
 
 
 def test_a_dev_run_allows_every_loopback_spelling_of_a_listed_origin() -> None:
@@ -55,9 +43,9 @@ def test_a_page_on_127_0_0_1_may_call_when_localhost_is_listed(
 ) -> None:
     running = server_factory(web_port=0, cors_origins=(LISTED,), dev=dev)
     web = WebClient(running.handle.web_port)
-    assert preflight(web, LISTED).status == 200
-    answer = preflight(web, "http://127.0.0.1:5173")
+    assert web.preflight(LISTED).status == 200
+    answer = web.preflight("http://127.0.0.1:5173")
     assert answer.status == status
     if status == 200:
         assert answer.header("access-control-allow-origin") == "http://127.0.0.1:5173"
-    assert preflight(web, "http://127.0.0.1:5174").status == 403  # another port is another origin
+    assert web.preflight("http://127.0.0.1:5174").status == 403  # another port is another origin

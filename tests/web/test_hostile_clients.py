@@ -32,16 +32,6 @@ NEW_GAME = service_pb2.NewGameRequest(players=4, seed=7).SerializeToString()
 
 
 @pytest.fixture
-def start_web(server_factory) -> Callable[..., tuple[Any, WebClient]]:
-    def start(**settings: Any) -> tuple[Any, WebClient]:
-        settings.setdefault("web_port", 0)
-        running = server_factory(**settings)
-        return running, WebClient(running.handle.web_port)
-
-    return start
-
-
-@pytest.fixture
 def sockets() -> Iterator[Callable[[int], socket.socket]]:
     """Raw connections to a port, closed after the test."""
     opened: list[socket.socket] = []

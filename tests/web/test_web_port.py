@@ -28,18 +28,6 @@ ALLOWED = "https://table.example"
 
 
 @pytest.fixture
-def start_web(server_factory) -> Callable[..., tuple[Any, WebClient]]:
-    """Start a server with both ports (the web port on a free port); returns (running, client)."""
-
-    def start(**settings: Any) -> tuple[Any, WebClient]:
-        settings.setdefault("web_port", 0)
-        running = server_factory(**settings)
-        return running, WebClient(running.handle.web_port)
-
-    return start
-
-
-@pytest.fixture
 def web(start_web) -> WebClient:
     return start_web(cors_origins=(ALLOWED,))[1]
 
@@ -241,20 +229,8 @@ def test_web_calls_are_counted_by_transport(start_web) -> None:
 # --- CORS ------------------------------------------------------------------------------------
 
 
-def preflight(web: WebClient, origin: str) -> Any:
-    return web.request(
-        "OPTIONS",
-        f"/{SERVICE}/NewGame",
-        headers={
-            "origin": origin,
-            "access-control-request-method": "POST",
-            "access-control-request-headers": "content-type,connect-protocol-version",
-        },
-    )
-
-
 def test_a_preflight_from_an_allowed_origin_is_answered(web) -> None:
-    answer = preflight(web, ALLOWED)
+    answer = web.preflight(ALLOWED)
     assert answer.status == 200
     assert answer.header("access-control-allow-origin") == ALLOWED
     allowed = answer.header("access-control-allow-headers").lower()
@@ -268,7 +244,7 @@ def test_a_preflight_from_an_allowed_origin_is_answered(web) -> None:
 
 def test_a_preflight_or_call_from_another_origin_is_refused(start_web) -> None:
     running, web = start_web(cors_origins=(ALLOWED,))
-    answer = preflight(web, "https://evil.example")
+    answer = web.preflight("https://evil.example")
     assert answer.status == 403
     assert answer.header("access-control-allow-origin") is None
     call = web.connect_json("NewGame", {"players": 4}, headers={"origin": "https://evil.example"})
@@ -285,7 +261,7 @@ def test_a_preflight_or_call_from_another_origin_is_refused(start_web) -> None:
 
 def test_without_cors_origins_only_the_page_s_own_origin_may_call(start_web) -> None:
     _, web = start_web()
-    assert preflight(web, ALLOWED).status == 403
+    assert web.preflight(ALLOWED).status == 403
     same = web.connect_json("NewGame", {"players": 4}, headers={"origin": web.origin})
     assert same.status == 200
 

@@ -71,6 +71,18 @@ class WebClient:
         finally:
             conn.close()
 
+    def preflight(self, origin: str) -> Answer:
+        """A browser's CORS preflight of a Connect POST to NewGame from `origin`."""
+        return self.request(
+            "OPTIONS",
+            f"/{SERVICE}/NewGame",
+            headers={
+                "origin": origin,
+                "access-control-request-method": "POST",
+                "access-control-request-headers": "content-type,connect-protocol-version",
+            },
+        )
+
     def connect_json(self, rpc: str, payload: Any, headers: dict[str, str] | None = None) -> Answer:
         body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         return self.request(
