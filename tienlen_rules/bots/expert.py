@@ -84,8 +84,10 @@ class ExpertBot:
     """Standard errors of paired gain a challenger needs to override the base move."""
     min_gain: float = 0.05
     """Stakes of mean gain a challenger needs too."""
-    cpu_cap: float = 0.3
-    """Seconds of the thread's CPU after which the search stops with what it has."""
+    cpu_cap: float = 0.19
+    """Seconds of the thread's CPU after which the search stops with what it has: checked
+    after each sampled deal (one deal's playouts, ~10-20 ms), so no decision takes much over
+    0.2 s of CPU on any preset or core (issue #27's bound)."""
     should_stop: Callable[[], bool] = field(default=_never, compare=False, repr=False)
 
     def choose(self, obs: Observation, rng: random.Random) -> Move:
