@@ -28,7 +28,7 @@ LEVELS: tuple[Level, ...] = (
         "novice",
         "A beginner: plays the obvious move, but a random one about a third of the time, and"
         " never chops out of turn.",
-        -0.34,
+        -0.28,
         200,
     ),
     Level(
