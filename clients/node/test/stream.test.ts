@@ -110,12 +110,13 @@ test("a refused move rejects with the TienLenError ApplyMove throws, and the str
   const table = await newGame({ deal: hands(...FOUR_HANDS), leader: 0 });
   const stream = client.playStream();
   try {
-    // Sent together: the refused moves are answered in the stream between the others.
+    // Sent together: the refused moves are answered in the stream between the others. Each
+    // refusal is caught as it is sent: on a busy machine one may reject before the test awaits it.
     const [early, notYourTurn, forged, late] = [
       streamed(stream, table, 0, ["3S"]),
       refusal(streamed(stream, table, 1, ["4S"])),
       refusal(stream.play({ ...table.game, stateToken: flipLastByte(table.game.stateToken) }, 0, table.tokens[0]!, ["3S"])),
-      streamed(stream, table, 0, ["3S", "9S"]), // not a combination
+      refusal(streamed(stream, table, 0, ["3S", "9S"])), // not a combination
     ];
     const unary = await refusal(client.play(table.game, 1, table.tokens[1]!, ["4S"]));
     const refused = await notYourTurn;
@@ -127,7 +128,7 @@ test("a refused move rejects with the TienLenError ApplyMove throws, and the str
     assert.equal(refused.message, unary.message);
     const badToken = await forged;
     assert.deepEqual([badToken.codeName, badToken.reason], ["INVALID_ARGUMENT", "TOKEN_BAD_SIGNATURE"]);
-    assert.equal((await refusal(late)).reason, "NOT_A_COMBINATION");
+    assert.equal((await late).reason, "NOT_A_COMBINATION");
     assert.equal((await early).toAct, 1); // answered, with the refusals around it
     const after = await streamed(stream, { ...table, game: await early }, 1, ["4S"]);
     assert.deepEqual([after.toAct, after.view!.seats[1]!.cardsLeft], [2, 1]);
@@ -163,6 +164,17 @@ test("one malformed move must not fail the other tables' moves", { timeout: 30_0
   }
 });
 
+/** Whether `promise` settles before the event loop's next turn: it waited on no I/O and no
+ * timer (an event, not a wall-clock margin, so it holds on a busy machine). */
+async function settlesAtOnce(promise: Promise<unknown>): Promise<boolean> {
+  const atOnce = await Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ]);
+  await promise;
+  return atOnce;
+}
+
 function flipLastByte(token: Uint8Array): Uint8Array {
   const copy = Uint8Array.from(token); // a copy: a token read off the wire is a Buffer, whose slice() is a view
   copy[copy.length - 1]! ^= 1;
@@ -191,9 +203,7 @@ describe("closing", () => {
     try {
       const table = await newGame({ deal: hands(...FOUR_HANDS) });
       assert.equal((await streamed(used, table, 0, ["3S"])).toAct, 1); // the one slot was free
-      const started = Date.now();
-      await unused.close();
-      assert.ok(Date.now() - started < 500, `closing an unused stream took ${Date.now() - started} ms`);
+      assert.ok(await settlesAtOnce(unused.close()), "closing an unused stream waited on I/O or a timer");
     } finally {
       await used.close();
     }
@@ -205,9 +215,7 @@ describe("closing", () => {
     closedClient.close();
     await assert.rejects(streamed(stream, table, 0, ["3S"]), /Channel has been shut down/);
     await assert.rejects(streamed(stream, table, 0, ["3S"]), /Channel has been shut down/); // failed for good
-    const started = Date.now();
-    await stream.close();
-    assert.ok(Date.now() - started < 500, `close took ${Date.now() - started} ms`);
+    assert.ok(await settlesAtOnce(stream.close()), "close waited on I/O or a timer");
   });
 });
 
@@ -283,12 +291,10 @@ describe("when the replica has no stream slot free (TOO_MANY_STREAMS)", () => {
     const { table, waiter, release } = await slotTaken({ attempts: 50 });
     try {
       const waiting = refusal(streamed(waiter, table, 0, ["3S"]));
-      const started = Date.now();
       await waiter.close(300);
-      assert.ok(Date.now() - started < 2_000, "close waited past its timeout");
       const refused = await waiting;
       assert.equal(refused.code, grpc.status.CANCELLED);
-      assert.match(refused.message, /closed before the move was answered/);
+      assert.match(refused.message, /closed before the move was answered \(waited 300 ms\)/); // its own timeout, not the default
     } finally {
       await release();
     }
