@@ -261,8 +261,12 @@ describe("when the replica has no stream slot free (TOO_MANY_STREAMS)", () => {
     const { table, holder, waiter, release } = await slotTaken({ attempts: 50 });
     try {
       let answered = false;
+      const refusedStreams = async () => (await handled(server.metricsUrl!, "PlayStream")) - before;
+      const before = await handled(server.metricsUrl!, "PlayStream");
       const waiting = streamed(waiter, table, 0, ["3S"]).finally(() => (answered = true));
-      await new Promise((resolve) => setTimeout(resolve, 300)); // refused on a few streams meanwhile
+      // Wait for the event, not a time: the full replica has refused the waiting move's streams twice.
+      for (let i = 0; i < 1_000 && (await refusedStreams()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok((await refusedStreams()) >= 2, "the full replica never refused the waiting move's streams");
       assert.equal(answered, false);
       await holder.close(); // frees the slot
       assert.equal((await waiting).toAct, 1);
