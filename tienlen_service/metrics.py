@@ -267,18 +267,21 @@ class InFlight(Collector):
         return self._value
 
     def describe(self) -> list[Metric]:
-        """The gauge's family, without reading the value (what the registry and the docs' checks
-        read of it)."""
-        return self.collect()
+        """The gauge's family without its sample (what the registry reads at register, and the
+        docs' checks)."""
+        return [self._family(None)]
 
     def collect(self) -> list[Metric]:
         """The gauge's one sample (prometheus_client calls it at each scrape)."""
-        family = GaugeMetricFamily(
+        return [self._family(self._value)]
+
+    @staticmethod
+    def _family(value: int | None) -> Metric:
+        return GaugeMetricFamily(
             "tienlen_rpcs_in_flight",
             "RPCs being handled right now (drops to 0 when a SIGTERM drain completes).",
-            value=self._value,
+            value=value,
         )
-        return [family]
 
 
 class Metrics:
