@@ -95,7 +95,7 @@ def _servicer_work() -> Callable[[bytes], object]:
 
     def work(request: bytes) -> object:
         message = service_pb2.ApplyMoveRequest.FromString(request)
-        return servicer.ApplyMove(message, context).SerializeToString()
+        return servicer.apply_move_wire(message, context)  # what the port sends
 
     return work
 

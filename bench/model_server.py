@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import hosting
 
-from tienlen.v1 import service_pb2_grpc
 from tienlen_service.config import parse_config
 from tienlen_service.metrics import Metrics
+from tienlen_service.registration import method_handlers
 from tienlen_service.server import load_keyring
-from tienlen_service.servicer import TienLenServicer
+from tienlen_service.servicer import SERVICE_NAME, TienLenServicer
 from tienlen_service.tokens import TokenCodec
 
 if TYPE_CHECKING:
@@ -31,21 +31,6 @@ if TYPE_CHECKING:
     from tienlen_service.config import Config
 
 MODELS = ("aio", "aio-bare")
-
-
-class _Capture:
-    """Collects what the generated `add_*_to_server` registers."""
-
-    def __init__(self) -> None:
-        self.handlers: list[grpc.GenericRpcHandler[Any, Any]] = []
-
-    def add_generic_rpc_handlers(
-        self, handlers: Sequence[grpc.GenericRpcHandler[Any, Any]]
-    ) -> None:
-        self.handlers.extend(handlers)
-
-    def add_registered_method_handlers(self, service: str, methods: dict[str, Any]) -> None:
-        self.handlers.append(grpc.method_handlers_generic_handler(service, methods))
 
 
 def engine_handlers(config: Config) -> list[grpc.GenericRpcHandler[Any, Any]]:
@@ -59,9 +44,7 @@ def engine_handlers(config: Config) -> list[grpc.GenericRpcHandler[Any, Any]]:
     servicer = TienLenServicer(
         tokens=tokens, metrics=Metrics(), require_seat_tokens=config.require_seat_tokens
     )
-    capture = _Capture()
-    service_pb2_grpc.add_TienLenEngineServicer_to_server(servicer, capture)  # type: ignore[arg-type]
-    return capture.handlers
+    return [grpc.method_handlers_generic_handler(SERVICE_NAME, method_handlers(servicer))]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

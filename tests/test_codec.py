@@ -14,7 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tienlen.v1 import cards_pb2, events_pb2, game_pb2, moves_pb2, rules_pb2, state_pb2
+from tienlen.v1 import (
+    cards_pb2,
+    events_pb2,
+    game_pb2,
+    moves_pb2,
+    rules_pb2,
+    service_pb2,
+    state_pb2,
+)
 from tienlen_rules import events as ev
 from tienlen_rules import game
 from tienlen_rules.cards import cards_of, parse_card, parse_set
@@ -650,6 +658,55 @@ def test_a_wire_view_covers_negative_totals_a_dealer_and_a_finished_game() -> No
     assert states[-1].over
 
 
+def _match_steps(variant: str, seed: int) -> list[tuple[GameState, tuple[ev.Event, ...]]]:
+    """Every step (the state after it, its events) of a random game and of the match's next
+    game: deals, plays, passes, out-of-turn chops, game ends with their settlements."""
+    rng = random.Random(seed)
+    state, events = game.new_game(build_rules(variant), _players(variant), seed=seed)
+    steps = [(state, events)]
+    for _ in range(2):
+        while not state.over:
+            seat = rng.randrange(state.players)
+            moves = game.legal_moves(state, seat) or game.legal_moves(state, state.to_act)
+            state, events = game.apply(state, rng.choice(moves))
+            steps.append((state, events))
+        state, events = game.next_game(state, seed=seed + 1)
+        steps.append((state, events))
+    return steps
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_wire_update_is_byte_for_byte_the_serialised_update_message(variant: str) -> None:
+    """Every answer that moves a game sends `update_to_wire`'s bytes as they are: they must be
+    the mapping's, with the view and without it (UPDATE_VIEW_BASIC), and so must the answers
+    of ApplyMove and PlayStream that hold them."""
+    token, game_id = bytes(range(200)), b"\x07" * codec.GAME_ID_BYTES
+    for seed in range(3):
+        for state, events in _match_steps(variant, seed):
+            for with_view in (True, False):
+                wanted = codec.update_to_pb(token, game_id, state, events, with_view=with_view)
+                update = codec.update_to_wire(token, game_id, state, events, with_view=with_view)
+                assert update == wanted.SerializeToString(deterministic=True)
+                answer = service_pb2.ApplyMoveResponse(game=wanted)
+                assert codec.apply_answer_wire(update) == answer.SerializeToString()
+                for tag in ("", "table 7 · move 12"):
+                    streamed = service_pb2.PlayStreamResponse(tag=tag, applied=answer)
+                    wire_answer = codec.stream_applied_wire(tag, answer.SerializeToString())
+                    assert wire_answer == streamed.SerializeToString(deterministic=True)
+
+
+def test_a_wire_update_of_a_finished_game_carries_its_settlement_and_no_seat_to_act() -> None:
+    state, events = _match_steps("southern", 4)[-2]
+    assert state.over
+    update = game_pb2.GameUpdate.FromString(
+        codec.update_to_wire(b"token", b"id", state, events, with_view=False)
+    )
+    assert update.finished
+    assert not update.HasField("to_act")
+    assert not update.HasField("view")
+    assert update.settlement == codec.settlement_to_pb(settle(state))
+
+
 @pytest.mark.parametrize(
     "value", [0, 1, 127, 128, 300, 2**31 - 1, -1, -(2**31), 2**63 - 1, -(2**63), 2**64 - 1]
 )
@@ -674,18 +731,7 @@ def test_tags_follow_the_descriptors_and_only_for_encodings_written_by_hand() ->
 
 def _random_events(variant: str, seed: int) -> list[ev.Event]:
     """Every event of a random game and of the match's next game."""
-    rng = random.Random(seed)
-    state, events = game.new_game(build_rules(variant), _players(variant), seed=seed)
-    out = list(events)
-    for _ in range(2):
-        while not state.over:
-            seat = rng.randrange(state.players)
-            moves = game.legal_moves(state, seat) or game.legal_moves(state, state.to_act)
-            state, events = game.apply(state, rng.choice(moves))
-            out += events
-        state, events = game.next_game(state, seed=seed + 1)
-        out += events
-    return out
+    return [event for _, events in _match_steps(variant, seed) for event in events]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -67,7 +67,7 @@ def register_engine(
     server: grpc.Server, tokens: TokenCodec, metrics: Metrics, config: Config
 ) -> Sequence[str]:
     """Register the Tiến Lên engine servicer (the contract engineer's `servicer` module)."""
-    from tienlen_service import searches, servicer
+    from tienlen_service import registration, searches, servicer
 
     engine = servicer.TienLenServicer(
         tokens=tokens,
@@ -77,7 +77,7 @@ def register_engine(
         max_streams=servicer.stream_slots(config.workers),
         max_searches=searches.search_slots(config.workers),
     )
-    servicer.add_to_server(engine, server)
+    registration.add_to_server(engine, server)
     return (servicer.SERVICE_NAME,)
 
 

@@ -24,11 +24,9 @@ import grpc
 import tienlen_rules as engine
 from tienlen.v1 import game_pb2, service_pb2, service_pb2_grpc
 from tienlen_rules import (
-    OPTIONS,
     SPECTATOR,
     IllegalMove,
     Reason,
-    settle,
     view,
 )
 from tienlen_service import codec, records
@@ -66,6 +64,9 @@ if TYPE_CHECKING:
     from tienlen_service.tokens import TokenCodec
 
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
+# The methods whose refused moves count as `moves_rejected` (ApplyMove as a message, as the
+# ports send it, and each PlayStream message).
+_MOVE_METHODS: Final = frozenset({"ApplyMove", "apply_move_wire"})
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -77,11 +78,6 @@ def stream_slots(workers: int) -> int:
     them. On the sync server each open stream holds a worker thread for its whole life; the
     other workers must stay free for unary calls and health checks. One worker: none."""
     return workers // 2
-
-
-def add_to_server(servicer: TienLenServicer, server: grpc.Server) -> None:
-    """Register the servicer on a grpc server."""
-    service_pb2_grpc.add_TienLenEngineServicer_to_server(servicer, server)
 
 
 def _rpc(
@@ -178,7 +174,16 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     def ApplyMove(  # noqa: N802
         self, request: service_pb2.ApplyMoveRequest, context: grpc.ServicerContext
     ) -> service_pb2.ApplyMoveResponse:
-        """Apply a seat's move."""
+        """Apply a seat's move (the answer as a message; the ports send `apply_move_wire`'s
+        bytes of the same answer)."""
+        del context
+        return service_pb2.ApplyMoveResponse.FromString(self._apply(request))
+
+    @_rpc
+    def apply_move_wire(
+        self, request: service_pb2.ApplyMoveRequest, context: grpc.ServicerContext
+    ) -> bytes:
+        """ApplyMove, answered with its response's wire bytes (see `method_handlers`)."""
         del context
         return self._apply(request)
 
@@ -187,7 +192,17 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         request_iterator: Iterable[service_pb2.PlayStreamRequest],
         context: grpc.ServicerContext,
     ) -> Iterator[service_pb2.PlayStreamResponse]:
-        """ApplyMove per message, answered in order; a refused move is answered in-band."""
+        """PlayStream with each answer as a message (the ports send `play_stream_wire`'s)."""
+        for answer in self.play_stream_wire(request_iterator, context):
+            yield service_pb2.PlayStreamResponse.FromString(answer)
+
+    def play_stream_wire(
+        self,
+        request_iterator: Iterable[service_pb2.PlayStreamRequest],
+        context: grpc.ServicerContext,
+    ) -> Iterator[bytes]:
+        """ApplyMove per message, answered in order (each answer a PlayStreamResponse's wire
+        bytes); a refused move is answered in-band."""
         if not self._streams.acquire(blocking=False):
             abort(
                 context,
@@ -204,36 +219,29 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         finally:
             self._streams.release()
 
-    def _apply(
-        self,
-        request: service_pb2.ApplyMoveRequest,
-        response: service_pb2.ApplyMoveResponse | None = None,
-    ) -> service_pb2.ApplyMoveResponse:
-        """ApplyMove's body (shared with PlayStream, which passes the empty answer to fill in
-        place: assigning a filled one would copy it); raises the domain errors."""
+    def _apply(self, request: service_pb2.ApplyMoveRequest) -> bytes:
+        """ApplyMove's body (shared with PlayStream): the wire bytes of its answer; raises the
+        domain errors."""
         with_view = _with_view(request.view)
         state, game_id = self._seat_state(request.state_token, request.seat, request.seat_token)
         move = codec.move_from_pb(request.move, request.seat)
         new_state, events = engine.apply(state, move)
-        if response is None:
-            response = service_pb2.ApplyMoveResponse()
-        self._update(response.game, new_state, game_id, events, applied=True, with_view=with_view)
-        return response
+        update = self._update_wire(new_state, game_id, events, applied=True, with_view=with_view)
+        return codec.apply_answer_wire(update)
 
-    def _stream_step(
-        self, request: service_pb2.PlayStreamRequest
-    ) -> service_pb2.PlayStreamResponse:
-        """One PlayStream message: applied, or the error ApplyMove would have ended with."""
-        answer = service_pb2.PlayStreamResponse(tag=request.tag)
+    def _stream_step(self, request: service_pb2.PlayStreamRequest) -> bytes:
+        """One PlayStream message (its answer's wire bytes): applied, or the error ApplyMove
+        would have ended with."""
         try:
-            self._apply(request.move, answer.applied)
+            answer = self._apply(request.move)
         except DOMAIN_ERRORS as exc:
             self._count_error(exc, "ApplyMove")
             status = error_status(exc, request.move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
-            return service_pb2.PlayStreamResponse(tag=request.tag, error=stream_error(status))
-        return answer
+            refused = service_pb2.PlayStreamResponse(tag=request.tag, error=stream_error(status))
+            return refused.SerializeToString()
+        return codec.stream_applied_wire(request.tag, answer)
 
     @_rpc
     def ValidateMove(  # noqa: N802
@@ -328,7 +336,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> service_pb2.DescribeRulesResponse:
         """Every preset and every option."""
         del request, context
-        return _describe_rules()
+        return codec.describe_rules_to_pb()
 
     @_rpc
     def SuggestMove(  # noqa: N802
@@ -409,26 +417,27 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         game_id: bytes,
         events: Sequence[Event],
         *,
-        applied: bool = False,
         with_view: bool = True,
     ) -> None:
-        """Fill the (empty) GameUpdate of an answer with a step, without the view for
-        UPDATE_VIEW_BASIC, and count the step's domain metrics. Filled in place: building the
-        update apart and assigning it would copy every message in it."""
+        """Fill the (empty) GameUpdate of an answer with a step (`_update_wire`). Filled in
+        place: building the update apart and assigning it would copy every message in it."""
+        update.MergeFromString(self._update_wire(state, game_id, events, with_view=with_view))
+
+    def _update_wire(
+        self,
+        state: GameState,
+        game_id: bytes,
+        events: Sequence[Event],
+        *,
+        applied: bool = False,
+        with_view: bool = True,
+    ) -> bytes:
+        """The GameUpdate of a step as wire bytes (`codec.update_to_wire`: the new state token,
+        the events, the view unless UPDATE_VIEW_BASIC, the game id and numbers a host keeps to
+        refuse stale tokens, docs/SECURITY.md), and the step's domain metrics counted."""
         self._count_events(state.rules, events, applied=applied)
-        update.state_token = self._states.encode(state, game_id, self._tokens.encode)
-        # Which state this is, for hosts that refuse stale tokens (docs/SECURITY.md).
-        update.game_id = game_id
-        update.game_number = state.match.game_number
-        update.move_number = state.move_count
-        update.MergeFromString(codec.events_to_wire(events))  # appends the events
-        if with_view:
-            update.view.MergeFromString(codec.spectator_view_to_wire(state))
-        if state.to_act >= 0:
-            update.to_act = state.to_act
-        if state.over:
-            update.finished = True
-            update.settlement.CopyFrom(codec.settlement_to_pb(settle(state)))
+        token = self._states.encode(state, game_id, self._tokens.encode)
+        return codec.update_to_wire(token, game_id, state, events, with_view=with_view)
 
     def _count_events(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
         counters = self._metrics.variant(rules.variant)
@@ -445,7 +454,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
                 counters.games_finished.inc()
 
     def _count_error(self, exc: Exception, rpc: str) -> None:
-        if isinstance(exc, IllegalMove) and rpc == "ApplyMove":
+        if isinstance(exc, IllegalMove) and rpc in _MOVE_METHODS:
             self._metrics.moves_rejected.labels(reason=str(exc.reason)).inc()
         elif isinstance(exc, TokenError):
             self._metrics.tokens_rejected.labels(reason=str(exc.reason)).inc()
@@ -472,24 +481,3 @@ def _view_response(state: GameState, seat: int) -> service_pb2.GetViewResponse:
     response = service_pb2.GetViewResponse()
     response.view.MergeFromString(codec.view_to_wire(view(state, seat), state))
     return response
-
-
-@functools.cache
-def _describe_rules() -> service_pb2.DescribeRulesResponse:
-    """Built once: the presets, options and bots are fixed for the life of the process."""
-    return service_pb2.DescribeRulesResponse(
-        variants=codec.variants_to_pb(),
-        options=[codec.option_to_pb(spec) for spec in OPTIONS],
-        bots=sorted(engine.BOTS),
-        levels=[
-            service_pb2.BotLevel(
-                name=level.name,
-                bot=level.bot,
-                description=level.description,
-                strength_vs_greedy=level.strength,
-                deals=level.deals,
-            )
-            for level in engine.LEVELS
-        ],
-        constraints=codec.constraints_to_pb(),
-    )

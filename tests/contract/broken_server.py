@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import grpc
 from google.rpc import status_pb2
 
-from tienlen_service import servicer
+from tienlen.v1 import service_pb2
+from tienlen_service import registration, servicer
 from tienlen_service.config import parse_config
 from tienlen_service.logs import configure_logging
 from tienlen_service.server import Server, load_deal_key
@@ -34,7 +35,6 @@ from tienlen_service.server import Server, load_deal_key
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from tienlen.v1 import service_pb2
     from tienlen_service.config import Config
     from tienlen_service.metrics import Metrics
     from tienlen_service.tokens import TokenCodec
@@ -75,25 +75,27 @@ class _RecodingContext:
 
 
 class RefusalCodeServicer(servicer.TienLenServicer):
-    """ApplyMove refuses with the wrong gRPC code."""
+    """ApplyMove refuses with the wrong gRPC code (as the ports call it: `apply_move_wire`)."""
 
-    def ApplyMove(
+    def apply_move_wire(
         self, request: service_pb2.ApplyMoveRequest, context: grpc.ServicerContext
-    ) -> service_pb2.ApplyMoveResponse:
-        return super().ApplyMove(request, _RecodingContext(context))  # type: ignore[arg-type]
+    ) -> bytes:
+        return super().apply_move_wire(request, _RecodingContext(context))  # type: ignore[arg-type]
 
 
 class ToActServicer(servicer.TienLenServicer):
     """ApplyMove names the wrong seat to act."""
 
-    def ApplyMove(
+    def apply_move_wire(
         self, request: service_pb2.ApplyMoveRequest, context: grpc.ServicerContext
-    ) -> service_pb2.ApplyMoveResponse:
-        response = super().ApplyMove(request, context)
+    ) -> bytes:
+        response = service_pb2.ApplyMoveResponse.FromString(
+            super().apply_move_wire(request, context)
+        )
         game = response.game
         if game.HasField("to_act"):
             game.to_act = (game.to_act + 1) % game.view.players
-        return response
+        return response.SerializeToString()
 
 
 def _register(fault: str) -> Any:
@@ -108,7 +110,7 @@ def _register(fault: str) -> Any:
             require_seat_tokens=config.require_seat_tokens,
             deal_key=load_deal_key(config),
         )
-        servicer.add_to_server(engine, server)
+        registration.add_to_server(engine, server)
         return (servicer.SERVICE_NAME,)
 
     return register

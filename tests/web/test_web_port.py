@@ -488,7 +488,7 @@ class _HeldEngine:
         self.crash = False
 
     def register(self, server: Any, tokens: Any, metrics: Any, config: Any) -> Any:
-        from tienlen_service import servicer
+        from tienlen_service import registration, servicer
 
         held = self
 
@@ -500,7 +500,7 @@ class _HeldEngine:
                 held.release.wait(TIMEOUT)
                 return super().DescribeRules(request, context)
 
-        servicer.add_to_server(Engine(tokens=tokens, metrics=metrics), server)
+        registration.add_to_server(Engine(tokens=tokens, metrics=metrics), server)
         return (servicer.SERVICE_NAME,)
 
 

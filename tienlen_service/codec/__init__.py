@@ -9,14 +9,17 @@ The engine (`tienlen_rules`) never sees protobuf; this package is the one place 
     listing     a seat's legal-move listing -> ListLegalMoves' LegalMove and MoveGroupCount
     settlement  a finished game's Settlement
     view        what one seat sees -> TableView (the view of every answer)
+    update      a step's GameUpdate (token, events, view, settlement) and the answers holding it
     errors      FieldError (a request field that can't be read) and StateDecodeError
-    _wire       hand-written wire bytes, private to the fast paths of `view` and `events`
+    _wire       hand-written wire bytes, private to the fast paths of `view`, `events`, `update`
 
 Each module states its mapping with messages (`event_to_pb`, `view_to_pb`, …): that is the
 specification. The view and the events, sent with every move, are also written straight as
 wire bytes (`view_to_wire`, `events_to_wire`), tested byte for byte against the mapping; the
 reason and the measurements are in bench/README.md. Callers use the names re-exported here
-(`from tienlen_service import codec`, then `codec.view_to_wire(...)`).
+(`from tienlen_service import codec`, then `codec.view_to_wire(...)`). A step's whole answer is
+written the same way around them (`update_to_wire`, tested against `update_to_pb`), so the
+service's ports send those bytes as they are (`wire_answer`).
 
 A new field of a message goes into its concept's module: into the mapping, and for a
 `TableView` or an `Event` into the fast path too (a tag beside the others, a record in the
@@ -51,6 +54,7 @@ from tienlen_service.codec.rules import (
     MAX_OPTION_CHIPS,
     check_amounts,
     constraints_to_pb,
+    describe_rules_to_pb,
     option_to_pb,
     rules_from_pb,
     rules_to_pb,
@@ -63,6 +67,14 @@ from tienlen_service.codec.state import (
     encode_state,
     new_game_id,
     state_to_pb,
+)
+from tienlen_service.codec.update import (
+    apply_answer_wire,
+    assemble_update,
+    stream_applied_wire,
+    update_to_pb,
+    update_to_wire,
+    wire_answer,
 )
 from tienlen_service.codec.view import (
     follow_rules_to_pb,
@@ -78,6 +90,8 @@ __all__ = [
     "MAX_OPTION_CHIPS",
     "FieldError",
     "StateDecodeError",
+    "apply_answer_wire",
+    "assemble_update",
     "card_from_pb",
     "card_from_text",
     "card_to_pb",
@@ -88,6 +102,7 @@ __all__ = [
     "combination_to_pb",
     "constraints_to_pb",
     "decode_state",
+    "describe_rules_to_pb",
     "encode_state",
     "event_to_pb",
     "events_to_pb",
@@ -106,7 +121,11 @@ __all__ = [
     "settlement_to_pb",
     "spectator_view_to_wire",
     "state_to_pb",
+    "stream_applied_wire",
+    "update_to_pb",
+    "update_to_wire",
     "variants_to_pb",
     "view_to_pb",
     "view_to_wire",
+    "wire_answer",
 ]

@@ -1,10 +1,11 @@
-"""The protobuf wire format, written by hand for the two answers on every move's hot path.
+"""The protobuf wire format, written by hand for the answer of every move (its hot path).
 
 Building a protobuf message field by field and serialising it costs a loaded replica far more
 than the bytes are worth (bench/README.md §5: every µs of servicer work in process is 3–4 µs
 of a loaded server's CPU, and a message per seat and per card was most of a view). The view
 (`codec.view`) and the events (`codec.events`) are therefore written as wire bytes with these
-primitives; each module keeps its readable, message-built mapping beside the fast path, and
+primitives, and the GameUpdate around them (`codec.update`), so that an answer is never
+parsed back into messages only to be serialised again; each module keeps its readable, message-built mapping beside the fast path, and
 tests/test_codec.py proves, for every state and event of random matches of every preset and
 edge values of every field, that the bytes are exactly the mapping's
 `SerializeToString(deterministic=True)`. Nothing else writes wire bytes by hand: the state

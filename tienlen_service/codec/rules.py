@@ -11,18 +11,21 @@ value it keeps (`pinned_defaults`), so that read against today's defaults it pla
 rules, and the effective value of every option that differs from the preset's (what the
 overrides derive too: a frontend prices every card from them). DescribeRules lists every
 option (`option_to_pb`), every preset with its values and its overrides of the Southern
-defaults (`variants_to_pb`), and the constraints between options (`constraints_to_pb`).
+defaults (`variants_to_pb`), the constraints between options (`constraints_to_pb`), and the
+bots and difficulty levels; `describe_rules_to_pb` is the whole answer.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Final
 
-from tienlen.v1 import rules_pb2
+from tienlen.v1 import rules_pb2, service_pb2
 from tienlen_rules import (
+    BOTS,
     CONSTRAINTS,
     FOLLOWS_LAST_PLACE,
+    LEVELS,
     OPTIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
@@ -175,3 +178,25 @@ def variants_to_pb() -> list[rules_pb2.Variant]:
             )
         )
     return variants
+
+
+@cache
+def describe_rules_to_pb() -> service_pb2.DescribeRulesResponse:
+    """DescribeRules' answer, built once: the presets, options, bots and levels are fixed for
+    the life of the process."""
+    return service_pb2.DescribeRulesResponse(
+        variants=variants_to_pb(),
+        options=[option_to_pb(spec) for spec in OPTIONS],
+        bots=sorted(BOTS),
+        levels=[
+            service_pb2.BotLevel(
+                name=level.name,
+                bot=level.bot,
+                description=level.description,
+                strength_vs_greedy=level.strength,
+                deals=level.deals,
+            )
+            for level in LEVELS
+        ],
+        constraints=constraints_to_pb(),
+    )

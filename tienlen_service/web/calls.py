@@ -27,6 +27,7 @@ from connectrpc.server import Endpoint
 from google.protobuf import descriptor_pool, message_factory
 from prometheus_client import Counter, Histogram
 
+from tienlen_service import codec
 from tienlen_service.logs import REQUEST_ID_HEADER, AccessLog, CallFields, get_logger, request_id_of
 from tienlen_service.metrics import HANDLING_BUCKETS
 from tienlen_service.observability import QUIET_SERVICES
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from connectrpc.request import RequestContext
+    from google.protobuf.message import Message
     from prometheus_client import CollectorRegistry
 
     from tienlen_service.metrics import Metrics
@@ -207,10 +209,13 @@ class WebCalls:
                     idempotency_level=IdempotencyLevel.UNKNOWN,
                     stream_type=StreamType.UNARY,
                 )
+                behavior = handler.unary_unary
+                if handler.response_serializer is codec.wire_answer:
+                    behavior = _parsed(behavior, info.output)
                 target = _Method(
                     service,
                     method.name,
-                    handler.unary_unary,
+                    behavior,
                     f"{service}/{method.name}",
                     AccessLog.sampler(),
                     quiet=service in QUIET_SERVICES,
@@ -318,3 +323,15 @@ def _abort(code: grpc.StatusCode, message: str) -> WebAbort:
 def _request_id(ctx: RequestContext[Any, Any]) -> str:
     """The request id of a web call (the gRPC port's rule, applied to the HTTP headers)."""
     return request_id_of(ctx.request_headers.allitems())
+
+
+def _parsed(
+    behavior: Callable[[Any, Any], bytes], output: type[Message]
+) -> Callable[[Any, Any], Message]:
+    """A handler's behaviour that answers with wire bytes (`codec.wire_answer`), answering
+    with its method's output message instead (what connectrpc encodes, as proto or JSON)."""
+
+    def call(request: Any, context: Any) -> Message:
+        return output.FromString(behavior(request, context))
+
+    return call
