@@ -20,7 +20,7 @@ from tienlen_rules.choices import FinishOnFourOfAKind, FinishOnTwo, FreezeAt, Fr
 from tienlen_rules.combinations import FOUR_OF_A_KIND, Combination
 from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
 from tienlen_rules.rounds import close_open_chain
-from tienlen_rules.state import GameState
+from tienlen_rules.state import GameState, replaced
 
 
 def ranks_last(state: GameState, combo: Combination) -> bool:
@@ -43,10 +43,10 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
     places = list(state.places)
     places[seat] = place
     events.append(PlayerFinished(seat, place, last))
-    state = state._replace(places=tuple(places))
+    state = replaced(state, places=tuple(places))
     rules = state.rules
     if place == 1:
-        state = state._replace(winning_play=combo.cards)
+        state = replaced(state, winning_play=combo.cards)
         if rules.ends_at_first_finish:
             state = _rank_by_cards_left(state, seat)
             return end_game(state, events)
@@ -65,7 +65,7 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
         if remaining:
             places = list(state.places)
             places[remaining[0]] = _free_places(state.places)[0]
-            state = state._replace(places=tuple(places))
+            state = replaced(state, places=tuple(places))
         return end_game(state, events)
     return state
 
@@ -110,7 +110,7 @@ def _freeze(state: GameState, seat: int, events: list[Event]) -> GameState:
         places[frozen_seat] = place
         mask |= 1 << frozen_seat
     events.append(PlayersFrozen(tuple(frozen), tuple(free)))
-    return state._replace(places=tuple(places), frozen=state.frozen | mask)
+    return replaced(state, places=tuple(places), frozen=state.frozen | mask)
 
 
 def _place_the_rest(state: GameState) -> GameState:
@@ -120,7 +120,7 @@ def _place_the_rest(state: GameState) -> GameState:
     places = list(state.places)
     for seat, place in zip(others, _free_places(state.places), strict=True):
         places[seat] = place
-    return state._replace(places=tuple(places))
+    return replaced(state, places=tuple(places))
 
 
 def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
@@ -130,11 +130,11 @@ def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
     places = list(state.places)
     for seat, place in zip(others, _free_places(state.places), strict=True):
         places[seat] = place
-    return state._replace(places=tuple(places))
+    return replaced(state, places=tuple(places))
 
 
 def end_game(state: GameState, events: list[Event]) -> GameState:
     """Close any open chop chain and mark the game over."""
     payments = close_open_chain(state, events)
     events.append(GameOver(state.places))
-    return state._replace(to_act=-1, chain=(), chop_payments=payments)
+    return replaced(state, to_act=-1, chain=(), chop_payments=payments)

@@ -36,7 +36,7 @@ from tienlen_rules.instant_wins import instant_win
 from tienlen_rules.rounds import after_play, chain_after_play, record_pass
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.settlement import settle
-from tienlen_rules.state import GameState, Match, Move, pass_turn, play
+from tienlen_rules.state import GameState, Match, Move, pass_turn, play, replaced
 
 # `Beat` members as module constants: reading an enum member is slow on the move path.
 _NO, _BEATS, _CHOPS = Beat
@@ -207,7 +207,7 @@ def _instant_win(
     seat, pattern = winners[0]
     places = tuple(1 if s == seat else n for s in range(n))
     events += [InstantWin(seat, pattern), GameOver(places)]
-    return state._replace(to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
+    return replaced(state, to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
 
 
 def validate(state: GameState, move: Move) -> Combination | None:
@@ -410,7 +410,8 @@ def _take_table(
     still be stolen only after a steal (`_keeps_steal_open`)."""
     rules = state.rules
     passed = state.passed if rules.pass_lockout else 0
-    return state._replace(
+    return replaced(
+        state,
         hands=hands,
         table=combo,
         table_seat=seat,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 
 from tienlen_rules.cards import CardSet
 from tienlen_rules.choices import ChopChainOutLink, ChopOnLastCard
@@ -22,13 +23,19 @@ from tienlen_rules.combinations import ChopClass, Combination, chop_class, class
 from tienlen_rules.events import ChopSettled, Event, Passed, RoundWon, TurnPassed
 from tienlen_rules.movegen import has_beat
 from tienlen_rules.ruleset import RuleSet
-from tienlen_rules.state import ChopPayment, GameState
+from tienlen_rules.state import ChopPayment, GameState, replaced
 
 
 def active_seats(state: GameState) -> int:
     """Bitmask of seats still holding cards and taking turns."""
+    return _unplaced(state.places)
+
+
+@lru_cache(maxsize=4096)
+def _unplaced(places: tuple[int, ...]) -> int:
+    # Looked up: a game has a handful of `places` tuples, and this runs at every move.
     mask = 0
-    for seat, place in enumerate(state.places):
+    for seat, place in enumerate(places):
         if not place:
             mask |= 1 << seat
     return mask
@@ -51,7 +58,7 @@ def after_play(state: GameState, seat: int, events: list[Event]) -> GameState:
         return new_round(state, events)
     to_act = next_seat(seat, candidates, state.players)
     events.append(TurnPassed(to_act))
-    return state._replace(to_act=to_act)
+    return replaced(state, to_act=to_act)
 
 
 def record_pass(state: GameState, seat: int, events: list[Event]) -> GameState:
@@ -59,15 +66,22 @@ def record_pass(state: GameState, seat: int, events: list[Event]) -> GameState:
     compensation_seat, held = _examine_pass(state, seat)
     events.append(Passed(seat, held))
     passed = state.passed | (1 << seat)
-    state = state._replace(
-        passed=passed, compensation_seat=compensation_seat, move_count=state.move_count + 1
-    )
+    move_count = state.move_count + 1
     candidates = active_seats(state) & ~passed & ~(1 << state.table_seat)
     if not candidates:
+        state = replaced(
+            state, passed=passed, compensation_seat=compensation_seat, move_count=move_count
+        )
         return new_round(state, events)
     to_act = next_seat(seat, candidates, state.players)
     events.append(TurnPassed(to_act))
-    return state._replace(to_act=to_act)
+    return replaced(
+        state,
+        passed=passed,
+        compensation_seat=compensation_seat,
+        move_count=move_count,
+        to_act=to_act,
+    )
 
 
 def _examine_pass(state: GameState, seat: int) -> tuple[int, bool | None]:
@@ -107,7 +121,8 @@ def new_round(state: GameState, events: list[Event]) -> GameState:
     leader = last if active >> last & 1 else next_seat(last, active, state.players)
     payments = close_open_chain(state, events)
     events += [RoundWon(last, leader), TurnPassed(leader)]
-    return state._replace(
+    return replaced(
+        state,
         to_act=leader,
         table=None,
         table_seat=-1,
@@ -211,7 +226,8 @@ def chain_after_play(
     if chop:
         table = state.table
         assert table is not None
-        return state._replace(
+        return replaced(
+            state,
             chain=extend_chain(state.chain, state.table_seat, table.cards, seat, combo.cards),
             chain_victim_out=hands[state.table_seat] == 0,
         )
@@ -220,7 +236,7 @@ def chain_after_play(
     payments = close_chain(
         state.rules, state.chain, state.chain_victim_out, state.chop_payments, events, state.hands
     )
-    return state._replace(chain=(), chop_payments=payments)
+    return replaced(state, chain=(), chop_payments=payments)
 
 
 def close_open_chain(state: GameState, events: list[Event]) -> tuple[ChopPayment, ...]:

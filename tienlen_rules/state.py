@@ -7,6 +7,8 @@ service needs to continue a game travels in it (the service signs it into an opa
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_
 from typing import NamedTuple
 
 from tienlen_rules.cards import CardSet
@@ -94,12 +96,24 @@ class GameState(NamedTuple):
     @property
     def played(self) -> CardSet:
         """Every card played so far this game."""
-        dealt = 0
-        held = 0
-        for d, h in zip(self.dealt, self.hands, strict=True):
-            dealt |= d
-            held |= h
-        return dealt & ~held
+        return reduce(or_, self.dealt, 0) & ~reduce(or_, self.hands, 0)
+
+
+_FIELD_INDEX = {name: index for index, name in enumerate(GameState._fields)}
+_new_tuple = tuple.__new__
+
+
+def replaced(state: GameState, /, **changes: object) -> GameState:
+    """`state._replace(**changes)` at half its cost: every move makes one or two new states
+    (a NamedTuple's `_replace` pops every one of the 22 fields from the keywords)."""
+    values: list[object] = list(state)
+    try:
+        for name, value in changes.items():
+            values[_FIELD_INDEX[name]] = value
+    except KeyError as exc:
+        raise ValueError(f"GameState has no field {exc.args[0]!r}") from None
+    result: GameState = _new_tuple(GameState, values)
+    return result
 
 
 class Move(NamedTuple):

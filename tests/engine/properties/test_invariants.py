@@ -12,7 +12,7 @@ from tienlen_rules.cards import parse_cards, parse_set
 from tienlen_rules.invariants import InvariantError, check_cards, check_settlement, check_turn
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.settlement import Settlement, Transfer, TransferReason
-from tienlen_rules.state import GameState, play
+from tienlen_rules.state import GameState, play, replaced
 
 SOUTHERN = build_rules("southern")
 
@@ -81,3 +81,22 @@ def test_the_card_check_catches_a_card_played_from_another_hand() -> None:
     stolen = state._replace(hands=(state.hands[0] & ~parse_set("3S"), state.hands[1]))
     with pytest.raises(InvariantError, match="did not hold"):
         check_cards(after, stolen, events)
+
+
+def test_a_replaced_state_is_the_namedtuples_replace_and_refuses_an_unknown_field() -> None:
+    state, _ = game.new_game(build_rules("southern"), 4, seed=5)
+    changed = replaced(state, to_act=2, passed=0b1010, move_count=7)
+    assert changed == state._replace(to_act=2, passed=0b1010, move_count=7)
+    assert type(changed) is GameState
+    assert replaced(state) == state
+    with pytest.raises(ValueError, match="no field 'turn'"):
+        replaced(state, turn=1)
+
+
+def test_the_played_cards_are_those_dealt_and_no_longer_held() -> None:
+    state = two_hands()
+    assert state.played == 0
+    state, _ = game.apply(state, play(0, parse_cards("4S")))
+    assert state.played == parse_set("4S")
+    state, _ = game.apply(state, play(1, parse_cards("9C")))
+    assert state.played == parse_set("4S 9C")
