@@ -408,6 +408,17 @@ def _payload_digests() -> dict[str, dict[str, int | str]]:
     return digests
 
 
+@pytest.mark.parametrize("variant", [*VARIANTS, "edge values"])
+def test_a_payload_is_byte_for_byte_the_serialised_state_message(variant: str) -> None:
+    """The move's fields are written by hand (`_move_wire`): every state of random matches
+    of every preset, and every edge value, gives exactly the mapping's bytes."""
+    states = _edge_states() if variant == "edge values" else _match_states(variant, 31)
+    for i, state in enumerate(states):
+        game_id = PINNED_GAME_IDS[i % 2]
+        wanted = codec.state_to_pb(state, game_id).SerializeToString(deterministic=True)
+        assert codec.encode_state(state, game_id) == wanted
+
+
 def test_state_token_payloads_are_byte_for_byte_the_pinned_ones() -> None:
     """The bytes inside every state token stay what they were: the digests were made by the
     hand-written encoder the service used before its payloads were encoded by protobuf, over
@@ -724,9 +735,24 @@ def test_tags_follow_the_descriptors_and_only_for_encodings_written_by_hand() ->
     assert sizes == wire.packed_varints(wire.tag(events_pb2.GameStarted, "hand_sizes"), [13, 13, 1])
     with pytest.raises(KeyError):
         wire.tag(state_pb2.GameState, "no_such_field")
-    for zigzag_or_fixed in ("to_act", "table"):  # sint32, fixed64: protobuf writes the state
-        with pytest.raises(ValueError, match="no hand encoding"):
-            wire.tag(state_pb2.GameState, zigzag_or_fixed)
+    with pytest.raises(ValueError, match="no hand encoding"):  # a double: nothing writes one
+        wire.tag(service_pb2.BotLevel, "strength_vs_greedy")
+
+
+@pytest.mark.parametrize("value", [0, 1, -1, 2, -2, 51, 2**31 - 1, -(2**31)])
+def test_zigzag_varints_match_protobuf_for_every_sign(value: int) -> None:
+    wanted = state_pb2.GameState(to_act=value).SerializeToString()
+    assert wire.sint_field(wire.tag(state_pb2.GameState, "to_act"), value) == wanted
+
+
+@pytest.mark.parametrize("value", [0, 1, 2**52 - 1, 2**64 - 1])
+def test_fixed64s_match_protobuf_alone_and_packed(value: int) -> None:
+    table = state_pb2.GameState(table=value).SerializeToString()
+    assert wire.fixed64(wire.tag(state_pb2.GameState, "table"), value) == table
+    for count in (0, 1, 4, 20):  # 20: past the prebuilt packers
+        hands = (value,) * count
+        wanted = state_pb2.GameState(hands=hands).SerializeToString()
+        assert wire.packed_fixed64(wire.tag(state_pb2.GameState, "hands"), hands) == wanted
 
 
 def _random_events(variant: str, seed: int) -> list[ev.Event]:

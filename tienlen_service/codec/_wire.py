@@ -4,21 +4,24 @@ Building a protobuf message field by field and serialising it costs a loaded rep
 than the bytes are worth (bench/README.md §5: every µs of servicer work in process is 3–4 µs
 of a loaded server's CPU, and a message per seat and per card was most of a view). The view
 (`codec.view`) and the events (`codec.events`) are therefore written as wire bytes with these
-primitives, and the GameUpdate around them (`codec.update`), so that an answer is never
-parsed back into messages only to be serialised again; each module keeps its readable, message-built mapping beside the fast path, and
-tests/test_codec.py proves, for every state and event of random matches of every preset and
-edge values of every field, that the bytes are exactly the mapping's
-`SerializeToString(deterministic=True)`. Nothing else writes wire bytes by hand: the state
-payload, where it saved about a µs, is serialised by protobuf.
+primitives, the GameUpdate around them (`codec.update`), so that an answer is never parsed
+back into messages only to be serialised again, and the per-move fields of the state token's
+payload (`codec.state`). Each module keeps its readable, message-built mapping beside the
+fast path, and tests/test_codec.py proves, for every state and event of random matches of
+every preset and edge values of every field, that the bytes are exactly the mapping's
+`SerializeToString(deterministic=True)` (and the payloads the pinned ones). Nothing else
+writes wire bytes by hand.
 
 Field numbers and wire types come from the generated descriptors, never from literals here, so
 a renumbered field (which buf's breaking check refuses anyway) can't silently drift.
 Only the encodings those answers use are here: varints (int32, int64, uint32, uint64, bool,
-enum) and length-delimited records (strings, messages, packed repeated scalars).
+enum), zigzag varints (sint32, sint64), fixed64, and length-delimited records (strings,
+messages, packed repeated scalars).
 """
 
 from __future__ import annotations
 
+import struct
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from google.protobuf.message import Message
 
 VARINT: Final = 0
+FIXED64: Final = 1
 LENGTH_DELIMITED: Final = 2
 
 _UINT64: Final = 1 << 64
@@ -75,7 +79,7 @@ def length_delimited(tag: bytes, body: bytes) -> bytes:
     return tag + varint(len(body)) + body
 
 
-# The scalar types written as plain varints (sint32/sint64 need zigzag: none is written here).
+# The scalar types written as plain varints, and those written zigzag-encoded (`sint_field`).
 _VARINT_TYPES: Final = frozenset(
     {
         FieldDescriptor.TYPE_INT32,
@@ -86,26 +90,58 @@ _VARINT_TYPES: Final = frozenset(
         FieldDescriptor.TYPE_ENUM,
     }
 )
+_ZIGZAG_TYPES: Final = frozenset({FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64})
 
 
 def tag(message: type[Message], field: str) -> bytes:
     """The key of `message.field` on the wire (field number and wire type), from its
-    descriptor; raises KeyError for an unknown field."""
+    descriptor; raises KeyError for an unknown field. The value's encoding is the caller's:
+    `varint` (or `int_field`), `sint_field` for a zigzag type, `fixed64` for a fixed64."""
     desc = message.DESCRIPTOR.fields_by_name[field]
     if desc.type in (
         FieldDescriptor.TYPE_MESSAGE,
         FieldDescriptor.TYPE_BYTES,
         FieldDescriptor.TYPE_STRING,
-    ):
+    ) or (desc.is_repeated and desc.is_packed):  # a packed repeated scalar is one record
         wire = LENGTH_DELIMITED
-    elif desc.type not in _VARINT_TYPES:
-        # sint (zigzag), fixed and floating types: the hand-written answers have none.
-        raise ValueError(f"{message.DESCRIPTOR.name}.{field}: no hand encoding for its type")
-    elif desc.is_repeated and desc.is_packed:  # a packed repeated scalar is one record
-        wire = LENGTH_DELIMITED
-    else:
+    elif desc.type in _VARINT_TYPES or desc.type in _ZIGZAG_TYPES:
         wire = VARINT
+    elif desc.type == FieldDescriptor.TYPE_FIXED64:
+        wire = FIXED64
+    else:
+        # fixed32, sfixed and floating types: nothing written by hand has one.
+        raise ValueError(f"{message.DESCRIPTOR.name}.{field}: no hand encoding for its type")
     return varint(desc.number << 3 | wire)
+
+
+def sint_field(key: bytes, value: int) -> bytes:
+    """The record of a sint32/sint64 field (zigzag: 0, -1, 1, -2 ... as 0, 1, 2, 3 ...);
+    nothing for a 0."""
+    return key + varint(value << 1 if value >= 0 else (value << 1) ^ -1) if value else b""
+
+
+_FIXED64: Final = struct.Struct("<Q")
+
+
+def fixed64(key: bytes, value: int) -> bytes:
+    """The record of a fixed64 field (8 bytes, little-endian); nothing for a 0."""
+    return key + _FIXED64.pack(value) if value else b""
+
+
+_PACKED_FIXED64: Final = tuple(struct.Struct(f"<{n}Q") for n in range(17))
+
+
+def packed_fixed64(key: bytes, values: tuple[int, ...]) -> bytes:
+    """The record of a packed repeated fixed64 field (none for an empty list)."""
+    count = len(values)
+    if not count:
+        return b""
+    body = (
+        _PACKED_FIXED64[count].pack(*values)
+        if count < len(_PACKED_FIXED64)
+        else b"".join(map(_FIXED64.pack, values))
+    )
+    return key + varint(len(body)) + body
 
 
 def records(message: type[Message], field: str, count: int) -> tuple[bytes, ...]:

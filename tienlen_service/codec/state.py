@@ -8,7 +8,8 @@ under, and the table as a mask that is classified again on decode. A seeded deal
 seed (`MatchState.seed`, absent for a random deal).
 
 Encoding is protobuf's deterministic serialisation, so equal states give equal bytes (and
-equal tokens). A state of a game dealt before rules revisions were recorded (revision 0) is
+equal tokens): `state_to_pb` is the mapping, and `encode_state` writes its bytes, the fields a
+move changes by hand (`_move_wire`, the codec's wire primitives), the rest by protobuf. A state of a game dealt before rules revisions were recorded (revision 0) is
 written as that release wrote it, without the field, so its replicas still read it during a
 rolling update. Decoding never trusts the bytes: anything that does not rebuild a game the
 engine can index safely is a `StateDecodeError`.
@@ -16,7 +17,7 @@ engine can index safely is a `StateDecodeError`.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -32,10 +33,24 @@ from tienlen_rules import (
     SetupError,
     classify,
 )
+from tienlen_service.codec._wire import (
+    bool_record,
+    fixed64,
+    int_field,
+    length_delimited,
+    packed_fixed64,
+    packed_varints,
+    sint_field,
+    tag,
+    varint,
+)
 from tienlen_service.codec.cards import CARD_COUNT
 from tienlen_service.codec.errors import StateDecodeError
 from tienlen_service.codec.rules import cached_rules
 from tienlen_service.entropy import random_bytes
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 FULL_MASK: Final = (1 << CARD_COUNT) - 1
 GAME_ID_BYTES: Final = 16
@@ -57,13 +72,13 @@ def state_to_pb(state: GameState, game_id: bytes) -> state_pb2.GameState:
 def encode_state(state: GameState, game_id: bytes) -> bytes:
     """The payload of a state token: the deterministic serialisation of `state_to_pb`.
 
-    Written in three pieces, each serialised by protobuf: the fields a game keeps from move
-    to move (its id, the rules, the match) are serialised once per game (`_game_parts`) and
-    only the move's own fields (4-23) per move. A deterministic serialisation writes a
+    Written in three pieces: the fields a game keeps from move to move (its id, the rules,
+    the match) are serialised by protobuf once per game (`_game_parts`), and the move's own
+    fields (4-23) are written per move by `_move_wire`. A deterministic serialisation writes a
     message's fields in field-number order, each record on its own, so the pieces joined in
     order are exactly the whole message's bytes (tests/test_codec.py: every state of random
-    matches of every preset, and the pinned payloads). Building the message was ~90 % of an
-    encode, and a third of that was the per-game fields (bench/README.md, issue 28)."""
+    matches of every preset and the edge values, against `state_to_pb` and the pinned
+    payloads). Building the message was ~90 % of an encode (bench/README.md, issue 28)."""
     rules, match = state.rules, state.match
     parts = _GAME_PARTS.get(game_id)
     if (
@@ -72,7 +87,7 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
         or not (parts.match is match or parts.match == match)
     ):
         parts = _game_parts(game_id, rules, match)
-    return parts.head + _move_pb(state).SerializeToString(deterministic=True) + parts.tail
+    return parts.head + _move_wire(state) + parts.tail
 
 
 class _GameParts(NamedTuple):
@@ -122,6 +137,117 @@ def _move_pb(state: GameState) -> state_pb2.GameState:
         winning_play=state.winning_play,
         move_count=state.move_count,
     )
+
+
+_GS: Final = state_pb2.GameState
+_GS_HANDS: Final = tag(_GS, "hands")
+_GS_DEALT: Final = tag(_GS, "dealt")
+_GS_TO_ACT: Final = tag(_GS, "to_act")
+_GS_MUST_INCLUDE: Final = tag(_GS, "must_include")
+_GS_TABLE: Final = tag(_GS, "table")
+_GS_TABLE_SEAT: Final = tag(_GS, "table_seat")
+_GS_PASSED: Final = tag(_GS, "passed")
+_GS_CHAIN: Final = tag(_GS, "chain")
+_GS_CHAIN_VICTIM_OUT: Final = bool_record(_GS, "chain_victim_out")
+_GS_PLACES: Final = tag(_GS, "places")
+_GS_FROZEN: Final = tag(_GS, "frozen")
+_GS_UNPLAYED: Final = tag(_GS, "unplayed")
+_GS_CHOP_PAYMENTS: Final = tag(_GS, "chop_payments")
+_GS_FIRST_GAME: Final = bool_record(_GS, "first_game")
+_GS_STEAL_OPEN: Final = bool_record(_GS, "steal_open")
+_GS_INSTANT_WINNER: Final = tag(_GS, "instant_winner")
+_GS_INSTANT_PATTERN: Final = tag(_GS, "instant_pattern")
+_GS_COMPENSATION_SEAT: Final = tag(_GS, "compensation_seat")
+_GS_WINNING_PLAY: Final = tag(_GS, "winning_play")
+_GS_MOVE_COUNT: Final = tag(_GS, "move_count")
+_CL_SEAT: Final = tag(state_pb2.ChainLinkState, "seat")
+_CL_CARDS: Final = tag(state_pb2.ChainLinkState, "cards")
+_CP_PAYER: Final = tag(state_pb2.ChopPaymentState, "payer")
+_CP_PAYEE: Final = tag(state_pb2.ChopPaymentState, "payee")
+_CP_AMOUNT: Final = tag(state_pb2.ChopPaymentState, "amount")
+_CP_CARDS: Final = tag(state_pb2.ChopPaymentState, "cards")
+
+
+def _records(key: bytes, encode: Callable[[bytes, int], bytes], values: range) -> dict[int, bytes]:
+    """The whole record of each of `values` of one field, to look up."""
+    return {v: encode(key, v) for v in values}
+
+
+# The records of the values nearly every state holds, looked up (other values are encoded).
+_SEATS: Final = range(-1, MAX_PLAYERS)
+_TO_ACT: Final = _records(_GS_TO_ACT, sint_field, _SEATS)
+_MUST_INCLUDE: Final = _records(_GS_MUST_INCLUDE, sint_field, range(-1, CARD_COUNT))
+_TABLE_SEAT: Final = _records(_GS_TABLE_SEAT, sint_field, _SEATS)
+_INSTANT_WINNER: Final = _records(_GS_INSTANT_WINNER, sint_field, _SEATS)
+_COMPENSATION_SEAT: Final = _records(_GS_COMPENSATION_SEAT, sint_field, _SEATS)
+_MASKS: Final = range(1 << MAX_PLAYERS)
+_PASSED: Final = _records(_GS_PASSED, int_field, _MASKS)
+_FROZEN: Final = _records(_GS_FROZEN, int_field, _MASKS)
+_UNPLAYED: Final = _records(_GS_UNPLAYED, int_field, _MASKS)
+
+
+def _move_wire(state: GameState) -> bytes:
+    """The bytes of `_move_pb(state)` (deterministic), written in field-number order."""
+    table = state.table
+    places = state.places
+    to_act, must_include, table_seat = state.to_act, state.must_include, state.table_seat
+    passed, frozen, unplayed = state.passed, state.frozen, state.unplayed
+    out = [
+        packed_fixed64(_GS_HANDS, state.hands),
+        packed_fixed64(_GS_DEALT, state.dealt),
+        _TO_ACT[to_act] if to_act in _TO_ACT else sint_field(_GS_TO_ACT, to_act),
+        _MUST_INCLUDE[must_include]
+        if must_include in _MUST_INCLUDE
+        else sint_field(_GS_MUST_INCLUDE, must_include),
+        b"" if table is None else fixed64(_GS_TABLE, table.cards),
+        _TABLE_SEAT[table_seat]
+        if table_seat in _TABLE_SEAT
+        else sint_field(_GS_TABLE_SEAT, table_seat),
+        _PASSED[passed] if passed in _PASSED else int_field(_GS_PASSED, passed),
+    ]
+    for seat, cards in state.chain:
+        link = int_field(_CL_SEAT, seat) + fixed64(_CL_CARDS, cards)
+        out += (_GS_CHAIN, varint(len(link)), link)
+    if state.chain_victim_out:
+        out.append(_GS_CHAIN_VICTIM_OUT)
+    if places and min(places) >= 0 and max(places) < 128:  # one byte each: every real place
+        out += (_GS_PLACES, varint(len(places)), bytes(places))
+    else:
+        out.append(packed_varints(_GS_PLACES, places))
+    out += (
+        _FROZEN[frozen] if frozen in _FROZEN else int_field(_GS_FROZEN, frozen),
+        _UNPLAYED[unplayed] if unplayed in _UNPLAYED else int_field(_GS_UNPLAYED, unplayed),
+    )
+    for p in state.chop_payments:
+        payment = b"".join(
+            (
+                sint_field(_CP_PAYER, p.payer),
+                int_field(_CP_PAYEE, p.payee),
+                int_field(_CP_AMOUNT, p.amount),
+                fixed64(_CP_CARDS, p.cards),
+            )
+        )
+        out += (_GS_CHOP_PAYMENTS, varint(len(payment)), payment)
+    if state.first_game:
+        out.append(_GS_FIRST_GAME)
+    if state.steal_open:
+        out.append(_GS_STEAL_OPEN)
+    winner, compensation = state.instant_winner, state.compensation_seat
+    out.append(
+        _INSTANT_WINNER[winner]
+        if winner in _INSTANT_WINNER
+        else sint_field(_GS_INSTANT_WINNER, winner)
+    )
+    if state.instant_pattern:
+        out.append(length_delimited(_GS_INSTANT_PATTERN, state.instant_pattern.encode()))
+    out += (
+        _COMPENSATION_SEAT[compensation]
+        if compensation in _COMPENSATION_SEAT
+        else sint_field(_GS_COMPENSATION_SEAT, compensation),
+        fixed64(_GS_WINNING_PLAY, state.winning_play),
+        int_field(_GS_MOVE_COUNT, state.move_count),
+    )
+    return b"".join(out)
 
 
 def _head_pb(game_id: bytes, rules: RuleSet) -> state_pb2.GameState:
