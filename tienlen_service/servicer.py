@@ -67,6 +67,10 @@ SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
 # The methods whose refused moves count as `moves_rejected` (ApplyMove as a message, as the
 # ports send it, and each PlayStream message).
 _MOVE_METHODS: Final = frozenset({"ApplyMove", "apply_move_wire"})
+# The events the domain counters count (the engine's event classes are final).
+_COUNTED_EVENTS: Final = frozenset(
+    {engine.GameStarted, engine.Played, engine.InstantWin, engine.GameOver}
+)
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -136,9 +140,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._states = StateCache()
         # One zero-valued series per configured key from the start: a rotation's last step
         # (removing the old key) is safe once its series stops growing.
-        self._verified = {
-            kid: metrics.tokens_verified.labels(kid=kid) for kid in tokens.keyring.kids
-        }
+        self._verified = {kid: metrics.tokens_verified.labels(kid) for kid in tokens.keyring.kids}
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -444,13 +446,17 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         if applied:
             counters.moves_applied.inc()
         for event in events:
-            if isinstance(event, engine.GameStarted):
+            kind = type(event)
+            if kind not in _COUNTED_EVENTS:  # passes and turns, most of a move's events
+                continue
+            if kind is engine.GameStarted:
                 counters.games_started.inc()
-            elif isinstance(event, engine.Played) and event.chop:
-                counters.chops.inc()
-            elif isinstance(event, engine.InstantWin):
+            elif kind is engine.Played:
+                if event.chop:  # type: ignore[union-attr] # a Played, checked just above
+                    counters.chops.inc()
+            elif kind is engine.InstantWin:
                 counters.instant_wins.inc()
-            elif isinstance(event, engine.GameOver):
+            else:
                 counters.games_finished.inc()
 
     def _count_error(self, exc: Exception, rpc: str) -> None:

@@ -587,6 +587,24 @@ def test_domain_metrics_count_games_moves_and_refusals(running: Any, stub: Stub)
     assert samples['tienlen_instant_wins_total{variant="southern"}'] == 1
 
 
+def test_a_counter_family_is_exposed_as_prometheus_clients_counter_would_be() -> None:
+    from prometheus_client import CollectorRegistry, Counter, generate_latest
+
+    from tienlen_service.metrics import CounterFamily
+
+    ours, theirs = CollectorRegistry(), CollectorRegistry()
+    family = CounterFamily("tienlen_moves_applied", "Moves applied.", "variant", ours)
+    counter = Counter("tienlen_moves_applied", "Moves applied.", ("variant",), registry=theirs)
+    for variant, times in (("southern", 3), ("dau", 0), ("hue", 1)):
+        series, child = family.labels(variant), counter.labels(variant=variant)
+        for _ in range(times):
+            series.inc()
+            child.inc()
+    assert family.labels("southern") is family.labels("southern")
+    wanted = [line for line in generate_latest(theirs).splitlines() if b"_created" not in line]
+    assert generate_latest(ours).splitlines() == wanted
+
+
 def bot_series(samples: dict[str, float], bot: str) -> dict[str, float]:
     """A bot's searches by outcome, and its search-time histogram's count as `timed`."""
     outcomes = ("suggested", "no_move", "abandoned", "refused")
