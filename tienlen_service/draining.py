@@ -91,11 +91,14 @@ class StreamCloser(_ServerInterceptor):
     ) -> _Handler | None:
         """Wrap the handlers of `methods` (bidirectional streams) so their calls are known."""
         handler = continuation(handler_call_details)
-        if (
-            handler is None
-            or handler.stream_stream is None
-            or handler_call_details.method not in self._methods
-        ):
+        if handler is None:
+            return None
+        return self.wrap(handler_call_details.method, handler)
+
+    def wrap(self, method: str, handler: _Handler) -> _Handler:
+        """`handler` (of the full method path `method`), its calls remembered when it is one
+        of `methods`: what the server registers (`registration.Registrar`)."""
+        if handler.stream_stream is None or method not in self._methods:
             return handler
         return grpc.stream_stream_rpc_method_handler(
             self._remembered(handler.stream_stream),

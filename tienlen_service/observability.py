@@ -156,7 +156,12 @@ class ObservabilityInterceptor(_ServerInterceptor):
         handler = continuation(handler_call_details)
         if handler is None:
             return None
-        method: str = handler_call_details.method
+        return self.wrap(handler_call_details.method, handler)
+
+    def wrap(self, method: str, handler: _Handler) -> _Handler:
+        """`handler` (of the full method path `method`) counted, timed and logged: what the
+        server registers (`registration.Registrar`), so that no interceptor pipeline runs per
+        call; the wrapped handler is cached per method."""
         cached = self._cache.get(method)
         if cached is not None and cached[0] is handler:
             return cached[1]

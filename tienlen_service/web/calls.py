@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from tienlen_service.metrics import Metrics
 
     _Handler = grpc.RpcMethodHandler[Any, Any]
+    Wrap = Callable[[str, _Handler], _Handler]
+    """A handler wrapped for its full method path (the observability and the stream closer)."""
 
 CONNECT: Final = "connect"
 GRPC_WEB: Final = "grpc_web"
@@ -102,26 +104,42 @@ class WebMetrics:
 # Recording what the registrars register
 
 
+def _as_is(method: str, handler: _Handler) -> _Handler:
+    del method
+    return handler
+
+
 class RecordingServer(grpc.Server):
     """A `grpc.Server` that forwards everything to `server` and remembers each service's
-    method handlers (what `add_registered_method_handlers` is given by generated code)."""
+    method handlers (what `add_registered_method_handlers` is given by generated code), as
+    they were given: the web port serves those. What `server` gets is each handler wrapped by
+    `wrap` (the server's observability and stream closer, applied once at registration
+    instead of by an interceptor pipeline on every call)."""
 
-    def __init__(self, server: grpc.Server) -> None:
+    def __init__(self, server: grpc.Server, wrap: Wrap = _as_is) -> None:
         self._server = server
+        self._wrap = wrap
         self.handlers: dict[str, dict[str, _Handler]] = {}
 
     def add_registered_method_handlers(
         self, service_name: str, method_handlers: Mapping[str, _Handler]
     ) -> None:
-        """Remember, then register on the real server."""
+        """Remember, then register on the real server (wrapped)."""
         self.handlers.setdefault(service_name, {}).update(method_handlers)
-        self._server.add_registered_method_handlers(service_name, method_handlers)  # type: ignore[attr-defined]
+        wrapped = {
+            name: self._wrap(f"/{service_name}/{name}", handler)
+            for name, handler in method_handlers.items()
+        }
+        self._server.add_registered_method_handlers(service_name, wrapped)  # type: ignore[attr-defined]
 
     def add_generic_rpc_handlers(
         self, generic_rpc_handlers: Iterable[grpc.GenericRpcHandler[Any, Any]]
     ) -> None:
-        """Forwarded (generated code also registers its handlers by name, recorded above)."""
-        self._server.add_generic_rpc_handlers(generic_rpc_handlers)
+        """Forwarded, each handler they find wrapped (generated code also registers its
+        handlers by name, recorded above; those are found first)."""
+        self._server.add_generic_rpc_handlers(
+            tuple(_WrappedGeneric(generic, self._wrap) for generic in generic_rpc_handlers)
+        )
 
     def add_insecure_port(self, address: str) -> int:
         """Forwarded."""
@@ -142,6 +160,20 @@ class RecordingServer(grpc.Server):
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         """Forwarded."""
         return self._server.wait_for_termination(timeout)
+
+
+class _WrappedGeneric(grpc.GenericRpcHandler):  # type: ignore[type-arg]
+    """A generic handler whose handlers are wrapped (each once: the wrap caches per method)."""
+
+    def __init__(self, generic: grpc.GenericRpcHandler[Any, Any], wrap: Wrap) -> None:
+        self._generic = generic
+        self._wrap = wrap
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> _Handler | None:
+        handler = self._generic.service(handler_call_details)
+        if handler is None:
+            return None
+        return self._wrap(handler_call_details.method, handler)
 
 
 # --------------------------------------------------------------------------------------------
