@@ -374,7 +374,7 @@ def apply_in_turn(state: GameState, combo: Combination | None) -> GameState:
     seat = state.to_act
     events: list[Event] = []
     if combo is None:
-        return record_pass(state, seat, events)
+        return record_pass(state, seat, events, evidence=False)
     table = state.table
     if table is None:
         return _play(state, seat, combo, events, chop=False, steal=False)
