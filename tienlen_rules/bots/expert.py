@@ -91,6 +91,10 @@ class ExpertBot:
     deal_tries: int = 1
     """Deals drawn at most per sample to find one where no seat that passed in this round
     holds a free beat of the table (`consistent_deal`; 1: uniform deals)."""
+    race: float = 0.0
+    """When above 0, rounds drop the challengers whose paired gain over the base is more than
+    `race` standard errors below zero (racing) instead of the worse half (halving); the search
+    ends early once none is left."""
     cpu_cap: float = 0.19
     """Seconds of the thread's CPU after which the search stops with what it has: checked
     after each sampled deal (one deal's playouts, ~10-20 ms), so no decision takes much over
@@ -134,7 +138,14 @@ class ExpertBot:
             challengers = [i for i in alive if i != 0]
             if not challengers:
                 break
-            if len(challengers) > 1:
+            if self.race > 0:
+                # Racing: drop only the challengers shown worse than the base move.
+                challengers = [
+                    i for i in challengers if _upper(values[i], values[0], self.race) >= 0
+                ]
+                if not challengers:
+                    break
+            elif len(challengers) > 1:
                 challengers.sort(key=lambda i: -_paired_mean(values[i], values[0]))
                 challengers = challengers[: max(1, len(challengers) // 2)]
             alive = [0, *challengers]
@@ -218,6 +229,17 @@ def consistent_deal(
             break
         deal = determinise(obs, rng)
     return deal
+
+
+def _upper(a: list[float], b: list[float], z: float) -> float:
+    """The paired mean gain of `a` over `b` plus `z` standard errors (inf with fewer than 2)."""
+    k = min(len(a), len(b))
+    if k < 2:
+        return math.inf
+    diffs = [a[j] - b[j] for j in range(k)]
+    mean = sum(diffs) / k
+    var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+    return mean + z * math.sqrt(var / k)
 
 
 def _paired_mean(a: list[float], b: list[float]) -> float:
