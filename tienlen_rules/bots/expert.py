@@ -37,14 +37,11 @@ from typing import NamedTuple
 
 from tienlen_rules.bots.base import Observation, decline, to_move
 from tienlen_rules.bots.montecarlo import determinise
-from tienlen_rules.bots.plan import is_precious, plan_cost
 from tienlen_rules.bots.policy import base_play, playout_play, ranked_plays
-from tienlen_rules.cards import CardSet, cards_of, to_set
+from tienlen_rules.cards import cards_of, to_set
 from tienlen_rules.combinations import Combination
 from tienlen_rules.errors import Abandoned
 from tienlen_rules.game import apply, apply_in_turn
-from tienlen_rules.movegen import beating_list, has_beat
-from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.settlement import settle
 from tienlen_rules.state import GameState, Move, pass_turn
 
@@ -80,17 +77,14 @@ class ExpertBot:
     """Determinised search over the policy's best candidates, with a margin over the base."""
 
     name: str = "expert"
-    budget: int = 2000
+    budget: int = 3000
     """Playout moves per decision (the deterministic budget)."""
     max_candidates: int = 5
-    round_samples: int = 4
+    round_samples: int = 8
     margin: float = 1.0
     """Standard errors of paired gain a challenger needs to override the base move."""
     min_gain: float = 0.05
     """Stakes of mean gain a challenger needs too."""
-    deal_tries: int = 1
-    """Deals drawn at most per sample to find one where no seat that passed in this round
-    holds a free beat of the table (`consistent_deal`; 1: uniform deals)."""
     tilt: float = 0.0
     """How strongly the deals lean toward giving the seats that have played more the higher
     cards (`tilted_deal`; 0: uniform deals)."""
@@ -124,14 +118,13 @@ class ExpertBot:
         alive = list(range(n))
         nodes = 0
         cap = time.thread_time() + self.cpu_cap
-        seats = passers(obs) if self.deal_tries > 1 else []
         rounds = 0
         while nodes < self.budget and time.thread_time() < cap:
             for _ in range(self.round_samples):
                 deal = (
                     tilted_deal(obs, rng, self.tilt, self.proposals)
                     if self.tilt
-                    else consistent_deal(obs, rng, self.deal_tries, seats)
+                    else determinise(obs, rng)
                 )
                 # Every alive candidate is played on the deal, so the samples stay paired; the
                 # budget is checked before each deal (it may be passed by one deal's playouts).
@@ -194,33 +187,6 @@ class ExpertBot:
         return found
 
 
-def passers(obs: Observation) -> list[int]:
-    """The other seats still in play that passed in this round (`public.passed`: since the
-    round's lead, or with `pass_lockout` off since the last play), while there is a table."""
-    public = obs.public
-    if public.table is None:
-        return []
-    return [
-        s
-        for s in range(len(obs.hand_counts))
-        if s != obs.seat and public.passed >> s & 1 and not public.places[s]
-    ]
-
-
-def has_free_beat(hand: CardSet, table: Combination, rules: RuleSet) -> bool:
-    """Whether the hand beats the table with a play that spends no 2 or bomb and leaves it
-    needing no more plays (`plan.plan_cost`) than before: a play the policy always makes (and
-    any careful player would), so a seat that passed on this table, or on a lower one earlier
-    in the round (which that play beats too), is unlikely to hold one."""
-    if not has_beat(hand, table, rules):
-        return False
-    before = plan_cost(hand, rules)
-    return any(
-        not is_precious(c, rules) and plan_cost(hand & ~c.cards, rules) <= before
-        for c in beating_list(hand, table, rules)
-    )
-
-
 TILT_FROM = 5
 """Cards a seat must have played before its remaining hand is taken as stronger than the rest."""
 TILT_SLOPE = 0.015
@@ -260,25 +226,6 @@ def tilted_deal(obs: Observation, rng: random.Random, tilt: float, proposals: in
     for s in seats:
         new[s] = to_set(hands[s])
     return deal._replace(hands=tuple(new))
-
-
-def consistent_deal(
-    obs: Observation, rng: random.Random, tries: int, seats: list[int]
-) -> GameState:
-    """`montecarlo.determinise`, redrawn (at most `tries` deals in all) while a seat in
-    `seats` (the round's passers) would hold a free beat of the table (`has_free_beat`): a
-    rejection sampler of the deals consistent with the passes. After `tries` the last deal is
-    kept: the inference is a preference, never a proof."""
-    deal = determinise(obs, rng)
-    table = obs.table
-    if table is None or not seats:
-        return deal
-    rules = obs.rules
-    for _ in range(tries - 1):
-        if not any(has_free_beat(deal.hands[s], table, rules) for s in seats):
-            break
-        deal = determinise(obs, rng)
-    return deal
 
 
 def _upper(a: list[float], b: list[float], z: float) -> float:

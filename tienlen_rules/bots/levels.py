@@ -40,7 +40,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "hard",
-        "expert:budget=600:max_candidates=3",
+        "expert:budget=600:max_candidates=3:round_samples=4",
         "Counts the cards and looks a little ahead on sampled deals before it plays.",
         0.13,
         40,

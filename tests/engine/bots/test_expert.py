@@ -16,9 +16,6 @@ from tienlen_rules.bots import LEVELS, make_bot, observe, suggest, suggest_move
 from tienlen_rules.bots.base import unseen_cards
 from tienlen_rules.bots.expert import (
     ExpertBot,
-    consistent_deal,
-    has_free_beat,
-    passers,
     tilted_deal,
 )
 from tienlen_rules.bots.hints import Reason
@@ -241,68 +238,6 @@ def test_a_playout_move_is_the_move_apply_makes_and_the_memo_the_policys_play(
 
 
 # --------------------------------------------------------------------------- inference
-
-
-def _after_passes() -> tuple[GameState, int]:
-    """Seat 0 leads 9D; seats 1 and 2 pass; seat 3 is to act. Seat 1 is the passer watched."""
-    state = dealt(
-        "9D 4C 8S",
-        "5C JH",
-        "6D QD",
-        "3S 3C 4S 5S 6S 7S",
-        first_game=False,
-        leader=0,
-    )
-    state, _ = game.apply(state, play(0, tuple(_bits(parse_set("9D")))))
-    state, _ = game.apply(state, pass_turn(1))
-    state, _ = game.apply(state, pass_turn(2))
-    assert state.to_act == 3
-    return state, 1
-
-
-def test_the_passers_are_the_seats_that_passed_in_this_round() -> None:
-    state, _ = _after_passes()
-    assert passers(observe(state, 3)) == [1, 2]
-    assert passers(observe(dealt("3S 4C", "5C 6C", "7D 8D", "9S 10S"), 0)) == []
-
-
-def test_a_free_beat_spends_no_2_and_breaks_no_combination() -> None:
-    table = game.validate(
-        dealt("9D 4C", "5C 6C", "7D 8D", "9S 10S", first_game=False, leader=0),
-        play(0, tuple(_bits(parse_set("9D")))),
-    )
-    assert table is not None
-    assert has_free_beat(parse_set("4C JH"), table, SOUTHERN)  # a lone jack
-    assert has_free_beat(parse_set("KH KS"), table, SOUTHERN)  # a pair still needs one play
-    assert not has_free_beat(parse_set("4C 2H"), table, SOUTHERN)  # only a 2 beats it
-    assert not has_free_beat(parse_set("4C 8H"), table, SOUTHERN)  # nothing beats it
-    # 10C would break the straight 8-9-10 and leave two more plays (8S and 9S).
-    assert not has_free_beat(parse_set("8S 9S 10C 4D"), table, SOUTHERN)
-
-
-def test_a_consistent_deal_never_gives_a_passer_a_free_beat_when_it_can_avoid_it() -> None:
-    state, passer = _after_passes()
-    obs = observe(state, 3)
-    table = obs.table
-    assert table is not None
-    rng = random.Random(3)
-    uniform_free = 0
-    for _ in range(200):
-        deal = consistent_deal(obs, rng, 1000, passers(obs))
-        assert deal.hands[3] == obs.hand
-        assert tuple(h.bit_count() for h in deal.hands) == obs.hand_counts
-        assert not has_free_beat(deal.hands[passer], table, SOUTHERN)
-        assert not has_free_beat(deal.hands[2], table, SOUTHERN)
-        uniform_free += has_free_beat(determinise(obs, rng).hands[passer], table, SOUTHERN)
-    assert uniform_free > 50  # uniform deals often give it one: the inference is doing the work
-
-
-def test_one_try_is_the_uniform_deal() -> None:
-    state, _ = _after_passes()
-    obs = observe(state, 3)
-    assert consistent_deal(obs, random.Random(5), 1, passers(obs)) == determinise(
-        obs, random.Random(5)
-    )
 
 
 def _late_game() -> GameState:
