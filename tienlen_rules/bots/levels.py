@@ -50,8 +50,8 @@ LEVELS: tuple[Level, ...] = (
         "expert",
         "Counts the cards and plays each choice out on many sampled deals; overrides its plan"
         " only when the deals clearly say so.",
-        0.23,
-        150,
+        0.33,
+        300,
     ),
 )
 """The levels, easiest first."""
