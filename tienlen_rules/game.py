@@ -367,6 +367,21 @@ def apply(state: GameState, move: Move) -> tuple[GameState, tuple[Event, ...]]:
     return state, tuple(events)
 
 
+def apply_in_turn(state: GameState, combo: Combination | None) -> GameState:
+    """The state after the seat to act makes a play from its `legal_plays` (None: a legal
+    pass), without `apply`'s validation or its events' tuple: for search playouts, which make
+    only moves the move generator gave them. Agrees with `apply` (tested)."""
+    seat = state.to_act
+    events: list[Event] = []
+    if combo is None:
+        return record_pass(state, seat, events, evidence=False)
+    table = state.table
+    if table is None:
+        return _play(state, seat, combo, events, chop=False, steal=False)
+    chop = beat(combo, table, state.rules)[0] is _CHOPS
+    return _play(state, seat, combo, events, chop=chop, steal=is_steal(state, seat, combo))
+
+
 def _play(
     state: GameState,
     seat: int,

@@ -61,9 +61,17 @@ def after_play(state: GameState, seat: int, events: list[Event]) -> GameState:
     return replaced(state, to_act=to_act)
 
 
-def record_pass(state: GameState, seat: int, events: list[Event]) -> GameState:
-    """A pass (*bỏ lượt*): the seat is out of the round (*qua tay*) until the next one."""
-    compensation_seat, held = _examine_pass(state, seat)
+def record_pass(
+    state: GameState, seat: int, events: list[Event], *, evidence: bool = True
+) -> GameState:
+    """A pass (*bỏ lượt*): the seat is out of the round (*qua tay*) until the next one.
+    `evidence=False` (search playouts, which read no events) looks for a beat the passer held
+    only while it can still make the passer liable to compensate."""
+    compensation_seat, held = (
+        _examine_pass(state, seat)
+        if evidence or _liability_open(state)
+        else (state.compensation_seat, None)
+    )
     events.append(Passed(seat, held))
     passed = state.passed | (1 << seat)
     move_count = state.move_count + 1
@@ -81,6 +89,17 @@ def record_pass(state: GameState, seat: int, events: list[Event]) -> GameState:
         compensation_seat=compensation_seat,
         move_count=move_count,
         to_act=to_act,
+    )
+
+
+def _liability_open(state: GameState) -> bool:
+    """Whether a pass now may still make its passer liable (`_examine_pass`): the rule is on,
+    nobody is liable yet, and only the table's player has played this game."""
+    everyone = (1 << state.players) - 1
+    return (
+        state.rules.compensation
+        and state.compensation_seat < 0
+        and state.unplayed | (1 << state.table_seat) == everyone
     )
 
 

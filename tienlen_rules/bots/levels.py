@@ -40,7 +40,7 @@ LEVELS: tuple[Level, ...] = (
     ),
     Level(
         "hard",
-        "expert:budget=600:max_candidates=3",
+        "expert:budget=600:max_candidates=3:round_samples=4",
         "Counts the cards and looks a little ahead on sampled deals before it plays.",
         0.13,
         40,
@@ -50,8 +50,8 @@ LEVELS: tuple[Level, ...] = (
         "expert",
         "Counts the cards and plays each choice out on many sampled deals; overrides its plan"
         " only when the deals clearly say so.",
-        0.23,
-        150,
+        0.33,
+        300,
     ),
 )
 """The levels, easiest first."""

@@ -34,10 +34,21 @@ class PlanRules(NamedTuple):
 
     @classmethod
     def of(cls, rules: RuleSet) -> PlanRules:
-        """The planning view of a rule set."""
-        return cls(
+        """The planning view of a rule set; the last one is kept (playouts ask for it for
+        every play they weigh, always with the same rule set, and building it, or even hashing
+        the rule set, costs more than the memoised plan itself)."""
+        global _LAST  # noqa: PLW0603 - a one-entry memo, replaced whole (thread-safe)
+        last = _LAST
+        if last is not None and last[0] is rules:
+            return last[1]
+        found = cls(
             rules.consecutive_pairs, rules.single_suit_straights, frozenset(rules.chop_targets)
         )
+        _LAST = (rules, found)
+        return found
+
+
+_LAST: tuple[RuleSet, PlanRules] | None = None
 
 
 def is_precious(combo: Combination, rules: RuleSet) -> bool:

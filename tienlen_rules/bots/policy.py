@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from tienlen_rules.bots.base import Observation, decline, to_move, unseen_cards
 from tienlen_rules.bots.greedy import (
+    DANGER,
     Situation,
     cheapest,
     greedy_play,
@@ -31,6 +32,7 @@ from tienlen_rules.bots.plan import is_precious
 from tienlen_rules.cards import CardSet
 from tienlen_rules.combinations import Combination
 from tienlen_rules.finishing import ranks_last
+from tienlen_rules.game import legal_plays
 from tienlen_rules.movegen import combination_list, has_beat
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState, Move
@@ -63,6 +65,54 @@ def policy_in(state: GameState, seat: int, plays: Sequence[Combination]) -> Comb
         if other != seat:
             unseen |= hand
     return counted_play(situation_in(state, seat, plays), unseen)
+
+
+_Key = tuple[CardSet, CardSet, bool, int, CardSet]
+_PLAYOUT_MEMO: dict[_Key, Combination | None] = {}
+_PLAYOUT_MEMO_LIMIT = 1 << 16
+_memo_rules: RuleSet | None = None
+
+
+def playout_play(state: GameState) -> Combination | None:
+    """`policy_in` for the seat to act, memoised: the policy's play is a function of the
+    seat's hand, the table, whether an opponent is close to going out (on one card when
+    leading, `DANGER` cards or fewer when following: all `greedy` reads of the danger), the
+    card the first lead must hold, and, with `RUN_OUT_CARDS` or fewer, the union of the other
+    hands. A hit skips the move generation too, which is most of a playout move's cost."""
+    global _memo_rules  # noqa: PLW0603 - the memo's rule set, replaced with the memo
+    seat = state.to_act
+    hands = state.hands
+    hand = hands[seat]
+    places = state.places
+    near = 99
+    unseen = 0
+    for other, cards in enumerate(hands):
+        if other != seat:
+            unseen |= cards
+            if cards and not places[other]:
+                count = cards.bit_count()
+                near = min(near, count)
+    table = state.table
+    if table is None:
+        key = (hand, 0, near == 1, state.must_include, 0)
+    else:
+        key = (hand, table.cards, near <= DANGER, -1, 0)
+    if hand.bit_count() <= RUN_OUT_CARDS:
+        key = (*key[:4], unseen)
+    rules = state.rules
+    if rules is not _memo_rules:
+        _PLAYOUT_MEMO.clear()
+        _memo_rules = rules
+    try:
+        return _PLAYOUT_MEMO[key]
+    except KeyError:
+        pass
+    plays, _ = legal_plays(state, seat)
+    found = counted_play(situation_in(state, seat, plays), unseen)
+    if len(_PLAYOUT_MEMO) >= _PLAYOUT_MEMO_LIMIT:
+        _PLAYOUT_MEMO.clear()
+    _PLAYOUT_MEMO[key] = found
+    return found
 
 
 def counted_play(sit: Situation, unseen: CardSet) -> Combination | None:

@@ -13,10 +13,15 @@ import pytest
 
 from tienlen_rules import Abandoned, build_rules, game, new_game
 from tienlen_rules.bots import LEVELS, make_bot, observe, suggest, suggest_move
-from tienlen_rules.bots.expert import ExpertBot
+from tienlen_rules.bots.base import unseen_cards
+from tienlen_rules.bots.expert import (
+    ExpertBot,
+    tilted_deal,
+)
 from tienlen_rules.bots.hints import Reason
+from tienlen_rules.bots.montecarlo import determinise
 from tienlen_rules.bots.novice import NoviceBot
-from tienlen_rules.bots.policy import base_play
+from tienlen_rules.bots.policy import base_play, playout_play, policy_in
 from tienlen_rules.cards import parse_set
 from tienlen_rules.state import GameState, pass_turn, play
 
@@ -208,3 +213,76 @@ def test_the_novice_goes_out_whenever_its_whole_hand_is_one_play() -> None:
         assert novice.choose(obs, random.Random(seed)) == play(
             0, tuple(_bits(parse_set("3S 4D 5C")))
         )
+
+
+# --------------------------------------------------------------------------- playouts
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_a_playout_move_is_the_move_apply_makes_and_the_memo_the_policys_play(
+    variant: str,
+) -> None:
+    rules = build_rules(variant)
+    seats = players_for(variant)
+    for seed in range(3):
+        state, _ = new_game(rules, seats, seed=seed)
+        while not state.over:
+            seat = state.to_act
+            plays, _ = game.legal_plays(state, seat)
+            combo = policy_in(state, seat, plays)
+            assert playout_play(state) == combo
+            move = pass_turn(seat) if combo is None else play(seat, tuple(_bits(combo.cards)))
+            after, _ = game.apply(state, move)
+            assert game.apply_in_turn(state, combo) == after
+            state = after
+
+
+# --------------------------------------------------------------------------- inference
+
+
+def _late_game() -> GameState:
+    """A greedy game of the first seeded deal from 1 where, with seat 0 to act, one other
+    seat has played at least 9 cards and another at most 4."""
+    greedy = make_bot("greedy")
+    for seed in range(1, 50):
+        state, _ = new_game(SOUTHERN, 4, seed=seed)
+        rng = random.Random(seed)
+        while not state.over:
+            played = [13 - h.bit_count() for h in state.hands]
+            if state.to_act == 0 and max(played[1:]) >= 9 and min(played[1:]) <= 4:
+                return state
+            state, _ = game.apply(state, greedy.choose(observe(state, state.to_act), rng))
+    raise AssertionError("no such position")
+
+
+def _mean_rank(mask: int) -> float:
+    ranks = [c >> 2 for c in _bits(mask)]
+    return sum(ranks) / len(ranks)
+
+
+def test_a_tilted_deal_gives_the_seat_that_has_played_more_the_higher_cards() -> None:
+    state = _late_game()
+    obs = observe(state, 0)
+    played = [c.bit_count() for c in obs.played_by]
+    most = max((1, 2, 3), key=lambda s: played[s])
+    least = min((1, 2, 3), key=lambda s: played[s])
+    rng = random.Random(1)
+    tilted = uniform = 0.0
+    for _ in range(300):
+        deal = tilted_deal(obs, rng, 3.0, 60)
+        assert deal.hands[0] == obs.hand
+        assert tuple(h.bit_count() for h in deal.hands) == obs.hand_counts
+        assert deal.hands[1] | deal.hands[2] | deal.hands[3] == unseen_cards(obs)
+        tilted += _mean_rank(deal.hands[most]) - _mean_rank(deal.hands[least])
+        plain = determinise(obs, rng)
+        uniform += _mean_rank(plain.hands[most]) - _mean_rank(plain.hands[least])
+    assert tilted / 300 > uniform / 300 + 0.5
+
+
+def test_a_tilt_of_zero_is_the_uniform_deal() -> None:
+    state = _late_game()
+    obs = observe(state, 0)
+    assert (
+        tilted_deal(obs, random.Random(4), 0.0, 60).hands
+        == determinise(obs, random.Random(4)).hands
+    )
