@@ -16,7 +16,6 @@ from tienlen_rules.cards import CardSet, card_name, cards_of
 from tienlen_rules.choices import (
     DealerRotation,
     FirstGameLeader,
-    InstantWinList,
     InstantWinTie,
     MissingStartingCard,
 )
@@ -30,9 +29,9 @@ from tienlen_rules.deal import (
     system_randbelow,
 )
 from tienlen_rules.errors import IllegalMove, Reason, SetupError
-from tienlen_rules.events import Event, GameOver, GameStarted, InstantWin, Played
+from tienlen_rules.events import Event, GameStarted, Played
 from tienlen_rules.finishing import finish
-from tienlen_rules.instant_wins import instant_win
+from tienlen_rules.instant_wins import declare_instant_win, instant_winners
 from tienlen_rules.rounds import after_play, chain_after_play, record_pass
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.settlement import settle
@@ -73,7 +72,7 @@ def new_game(
             else deal(rules, players, randbelow, dealer)
         )
         lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
-        winners = _instant_winners(rules, dealt, lead, dealer, first_game=first_game)
+        winners = instant_winners(rules, dealt, lead, dealer, first_game=first_game)
         if len(winners) < 2 or rules.instant_win_tie == InstantWinTie.SEAT_ORDER:
             break
         if hands is not None:
@@ -110,7 +109,7 @@ def new_game(
     events: list[Event] = [
         GameStarted(match.game_number, lead, must_include, first_game, dealer, sizes)
     ]
-    return _instant_win(state, winners, events), tuple(events)
+    return declare_instant_win(state, winners, events), tuple(events)
 
 
 def _check_table(
@@ -176,38 +175,6 @@ def _first_leader(
     # Without the starting card, the lowest card's holder may also lead freely (option).
     free = not dealt_start and rules.missing_starting_card == MissingStartingCard.LOWEST_CARD_FREE
     return holder, card if first_game and not free else -1
-
-
-def _instant_winners(
-    rules: RuleSet, dealt: tuple[CardSet, ...], lead: int, dealer: int, *, first_game: bool
-) -> list[tuple[int, str]]:
-    """Every seat whose hand wins at once, with its pattern, in seat order from the leader."""
-    n = len(dealt)
-    if rules.instant_wins == InstantWinList.NONE:
-        return []
-    if not rules.instant_wins_on_short_hands and min(h.bit_count() for h in dealt) < 13:
-        return []
-    found = []
-    for offset in range(n):
-        seat = (lead + offset) % n
-        pattern = instant_win(rules, dealt[seat], first_game=first_game, is_dealer=seat == dealer)
-        if pattern:
-            found.append((seat, pattern))
-    return found
-
-
-def _instant_win(
-    state: GameState, winners: list[tuple[int, str]], events: list[Event]
-) -> GameState:
-    """Tới trắng, checked on the deal (`_instant_winners`): when several hands qualify, the
-    first in seat order from the leader wins (**[ours]**; option `instant_win_tie`: redeal)."""
-    n = state.players
-    if not winners:
-        return state
-    seat, pattern = winners[0]
-    places = tuple(1 if s == seat else n for s in range(n))
-    events += [InstantWin(seat, pattern), GameOver(places)]
-    return replaced(state, to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)
 
 
 def validate(state: GameState, move: Move) -> Combination | None:

@@ -11,7 +11,9 @@ from typing import NamedTuple
 
 from tienlen_rules.cards import BLACK, RANK_TWO, RED, SUIT_MASKS, CardSet, rank_counts
 from tienlen_rules.choices import FourTwos, InstantWinList
+from tienlen_rules.events import Event, GameOver, InstantWin
 from tienlen_rules.ruleset import RuleSet
+from tienlen_rules.state import GameState, replaced
 
 Test = Callable[[CardSet, RuleSet], bool]
 
@@ -183,3 +185,35 @@ def instant_win(rules: RuleSet, hand: CardSet, *, first_game: bool, is_dealer: b
         if pattern.test(hand, rules):
             return pattern.name
     return ""
+
+
+def instant_winners(
+    rules: RuleSet, dealt: tuple[CardSet, ...], lead: int, dealer: int, *, first_game: bool
+) -> list[tuple[int, str]]:
+    """Every seat whose hand wins at once, with its pattern, in seat order from the leader."""
+    n = len(dealt)
+    if rules.instant_wins == InstantWinList.NONE:
+        return []
+    if not rules.instant_wins_on_short_hands and min(h.bit_count() for h in dealt) < 13:
+        return []
+    found = []
+    for offset in range(n):
+        seat = (lead + offset) % n
+        pattern = instant_win(rules, dealt[seat], first_game=first_game, is_dealer=seat == dealer)
+        if pattern:
+            found.append((seat, pattern))
+    return found
+
+
+def declare_instant_win(
+    state: GameState, winners: list[tuple[int, str]], events: list[Event]
+) -> GameState:
+    """Tới trắng, checked on the deal (`instant_winners`): when several hands qualify, the
+    first in seat order from the leader wins (**[ours]**; option `instant_win_tie`: redeal)."""
+    n = state.players
+    if not winners:
+        return state
+    seat, pattern = winners[0]
+    places = tuple(1 if s == seat else n for s in range(n))
+    events += [InstantWin(seat, pattern), GameOver(places)]
+    return replaced(state, to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)

@@ -89,8 +89,7 @@ class Count:
     __slots__ = ("_lock", "value")
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.value = 0
+        self._lock, self.value = threading.Lock(), 0
 
     def inc(self) -> None:
         """One more."""
@@ -99,18 +98,12 @@ class Count:
 
 
 class CounterFamily(Collector):
-    """A counter with one label counted on every call (moves, verified tokens): its series
-    are plain numbers (`Count`), exported at each scrape as prometheus_client's `Counter`
-    exports them (`<name>_total{label="..."}`, a series once its value is first used). One
-    locked add instead of the library's three calls: ~1.2k instead of ~4.3k instructions,
-    twice a move (bench/README.md, issue 28)."""
+    """A one-label counter counted on every move (moves, games, verified tokens): plain numbers
+    (`Count`) exported at each scrape as prometheus_client's `Counter` exports them; one locked
+    add instead of the library's three calls, ~1.2k instead of ~4.3k instructions (issue 28)."""
 
-    def __init__(
-        self, name: str, documentation: str, label: str, registry: CollectorRegistry
-    ) -> None:
-        self._name = name
-        self._documentation = documentation
-        self._label = label
+    def __init__(self, name: str, doc: str, label: str, registry: CollectorRegistry) -> None:
+        self._name, self._doc, self._label = name, doc, label
         self._children: dict[str, Count] = {}
         self._lock = threading.Lock()
         registry.register(self)
@@ -125,12 +118,12 @@ class CounterFamily(Collector):
 
     def describe(self) -> list[Metric]:
         """The family without its samples (what the registry reads at register)."""
-        return [CounterMetricFamily(self._name, self._documentation, labels=(self._label,))]
+        return [CounterMetricFamily(self._name, self._doc, labels=(self._label,))]
 
     def collect(self) -> list[Metric]:
-        """Every series' value (prometheus_client calls it at each scrape)."""
-        family = CounterMetricFamily(self._name, self._documentation, labels=(self._label,))
-        for value, child in list(self._children.items()):  # in the order first used
+        """Every series' value, in the order first used (read at each scrape)."""
+        family = CounterMetricFamily(self._name, self._doc, labels=(self._label,))
+        for value, child in list(self._children.items()):
             family.add_metric((value,), child.value)
         return [family]
 
@@ -361,30 +354,21 @@ class Metrics:
         r.register(self.in_flight)
         # --- domain counters (exported with a _total suffix) ----------------------------------
         # Counted on every move: plain numbers under a lock (`CounterFamily`).
-        self.games_started = CounterFamily(
-            "tienlen_games_started", "Games dealt (NewGame and NextGame).", "variant", r
-        )
-        self.moves_applied = CounterFamily(
-            "tienlen_moves_applied", "Moves (plays and passes) applied.", "variant", r
-        )
+        family = CounterFamily  # counted on every move: plain numbers under a lock
+        dealt, applied = "Games dealt (NewGame and NextGame).", "Moves (plays and passes) applied."
+        self.games_started = family("tienlen_games_started", dealt, "variant", r)
+        self.moves_applied = family("tienlen_moves_applied", applied, "variant", r)
         self.moves_rejected = Counter(
             "tienlen_moves_rejected",
             "Moves refused by the rules, by the engine's reason code.",
             ("reason",),
             registry=r,
         )
-        self.games_finished = CounterFamily(
-            "tienlen_games_finished", "Games played to their settlement.", "variant", r
-        )
-        self.instant_wins = CounterFamily(
-            "tienlen_instant_wins",
-            "Games ended at the deal by an instant win (tới trắng).",
-            "variant",
-            r,
-        )
-        self.chops = CounterFamily(
-            "tienlen_chops", "Chops (chặt) of a 2 or of a chop.", "variant", r
-        )
+        finished = "Games played to their settlement."
+        self.games_finished = family("tienlen_games_finished", finished, "variant", r)
+        instant = "Games ended at the deal by an instant win (tới trắng)."
+        self.instant_wins = family("tienlen_instant_wins", instant, "variant", r)
+        self.chops = family("tienlen_chops", "Chops (chặt) of a 2 or of a chop.", "variant", r)
         self.tokens_rejected = Counter(
             "tienlen_tokens_rejected",
             "State or seat tokens refused, by reason code.",
