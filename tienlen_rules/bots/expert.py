@@ -159,13 +159,10 @@ class ExpertBot:
         base = candidates[0]
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
-            k = len(values[i])
-            if k < 2:
+            paired = _paired_gain(values[i], values[0])
+            if paired is None:
                 continue
-            diffs = [a - b for a, b in zip(values[i], values[0], strict=False)]
-            mean = sum(diffs) / k
-            var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
-            se = math.sqrt(var / k)
+            mean, se = paired
             if mean >= self.min_gain and mean >= self.margin * se and mean > best_gain:
                 best, best_gain = i, mean
         estimates = tuple(
@@ -228,15 +225,25 @@ def tilted_deal(obs: Observation, rng: random.Random, tilt: float, proposals: in
     return deal._replace(hands=tuple(new))
 
 
-def _upper(a: list[float], b: list[float], z: float) -> float:
-    """The paired mean gain of `a` over `b` plus `z` standard errors (inf with fewer than 2)."""
+def _paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
+    """The mean paired gain of `a` over `b` on their shared samples and its standard error;
+    None with fewer than 2 samples."""
     k = min(len(a), len(b))
     if k < 2:
-        return math.inf
+        return None
     diffs = [a[j] - b[j] for j in range(k)]
     mean = sum(diffs) / k
     var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
-    return mean + z * math.sqrt(var / k)
+    return mean, math.sqrt(var / k)
+
+
+def _upper(a: list[float], b: list[float], z: float) -> float:
+    """The paired mean gain of `a` over `b` plus `z` standard errors (inf with fewer than 2)."""
+    paired = _paired_gain(a, b)
+    if paired is None:
+        return math.inf
+    mean, se = paired
+    return mean + z * se
 
 
 def _paired_mean(a: list[float], b: list[float]) -> float:

@@ -9,9 +9,9 @@ seed (`MatchState.seed`, absent for a random deal).
 
 Encoding is protobuf's deterministic serialisation, so equal states give equal bytes (and
 equal tokens): `state_to_pb` is the mapping, and `encode_state` writes its bytes, the fields a
-move changes by hand (`_move_wire`, the codec's wire primitives), the rest by protobuf. A state of a game dealt before rules revisions were recorded (revision 0) is
-written as that release wrote it, without the field, so its replicas still read it during a
-rolling update. Decoding never trusts the bytes: anything that does not rebuild a game the
+move changes by hand (`_move_wire`, the codec's wire primitives), the rest by protobuf. A
+state of a game dealt before rules revisions were recorded (revision 0) is written as that
+release wrote it, without the field, so its replicas still read it during a rolling update. Decoding never trusts the bytes: anything that does not rebuild a game the
 engine can index safely is a `StateDecodeError`.
 """
 
