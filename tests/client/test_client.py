@@ -414,10 +414,12 @@ def test_several_addresses_are_balanced_round_robin(server_factory: Callable[...
 
 
 class FlakyEngine:
-    """DescribeRules fails with `code` `failures` times, then answers; HoldNewGame blocks."""
+    """DescribeRules fails with `code` and `message` `failures` times, then answers; NewGame
+    blocks."""
 
-    def __init__(self, code: grpc.StatusCode, failures: int) -> None:
+    def __init__(self, code: grpc.StatusCode, failures: int, message: str = "try again") -> None:
         self.code = code
+        self.message = message
         self.failures = failures
         self.calls = 0
         self.release = threading.Event()
@@ -427,7 +429,7 @@ class FlakyEngine:
     ) -> service_pb2.DescribeRulesResponse:
         self.calls += 1
         if self.calls <= self.failures:
-            context.abort(self.code, "try again")
+            context.abort(self.code, self.message)
         return service_pb2.DescribeRulesResponse(bots=["ok"])
 
     def hold(
@@ -465,6 +467,41 @@ def test_other_codes_are_not_retried(server_factory: Callable[..., Any]) -> None
     flaky = FlakyEngine(grpc.StatusCode.INVALID_ARGUMENT, failures=1)
     running = server_factory(register=flaky.register)
     with TienLenClient(running.address) as client, pytest.raises(InvalidRequest):
+        client.describe_rules()
+    assert flaky.calls == 1
+
+
+# What gRPC reports for a call whose stream a proxy reset after the answer began (nginx, when the
+# replica behind it dies mid-answer): the channel's retry policy cannot re-send it (committed).
+RESET = "Received RST_STREAM with error code 2"
+
+
+def test_a_call_whose_stream_was_reset_is_sent_again(server_factory: Callable[..., Any]) -> None:
+    flaky = FlakyEngine(grpc.StatusCode.INTERNAL, failures=2, message=RESET)
+    running = server_factory(register=flaky.register)
+    with TienLenClient(running.address) as client:
+        assert client.describe_rules().bots == ("ok",)
+    assert flaky.calls == 3
+
+
+def test_a_reset_call_is_sent_at_most_max_attempts_times(
+    server_factory: Callable[..., Any],
+) -> None:
+    flaky = FlakyEngine(grpc.StatusCode.INTERNAL, failures=100, message=RESET)
+    running = server_factory(register=flaky.register)
+    with TienLenClient(running.address, max_attempts=3) as client:
+        with pytest.raises(TienLenError) as info:
+            client.describe_rules()
+        assert info.value.code == grpc.StatusCode.INTERNAL
+    assert flaky.calls == 3
+
+
+def test_the_services_own_internal_error_is_not_sent_again(
+    server_factory: Callable[..., Any],
+) -> None:
+    flaky = FlakyEngine(grpc.StatusCode.INTERNAL, failures=1, message="internal error")
+    running = server_factory(register=flaky.register)
+    with TienLenClient(running.address) as client, pytest.raises(TienLenError):
         client.describe_rules()
     assert flaky.calls == 1
 

@@ -243,3 +243,47 @@ def test_a_move_sent_as_a_drained_stream_ends_goes_to_the_next_stream_not_counte
     finally:
         stub.first_may_end.set()
         stream.close(2)
+
+
+class ResetFirstStream:
+    """A PlayStream that takes one move on its first stream and then resets it, as nginx does
+    when the replica behind it dies mid-answer; later streams go to a real server."""
+
+    RESET = "Received RST_STREAM with error code 2"
+
+    def __init__(self, upstream: grpc.Channel) -> None:
+        self.forward = upstream.stream_stream("/tienlen.v1.TienLenEngine/PlayStream")
+        self.streams = 0
+
+    def play_stream(
+        self, requests: Iterator[bytes], context: grpc.ServicerContext
+    ) -> Iterator[bytes]:
+        self.streams += 1
+        if self.streams == 1:
+            next(requests)
+            context.abort(grpc.StatusCode.INTERNAL, self.RESET)
+        yield from self.forward(requests)
+
+    def register(self, server: grpc.Server, *_args: object) -> tuple[str, ...]:
+        handler = grpc.stream_stream_rpc_method_handler(self.play_stream)
+        service = "tienlen.v1.TienLenEngine"
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(service, {"PlayStream": handler}),)
+        )
+        return (service,)
+
+
+def test_a_move_whose_stream_was_reset_is_sent_again_on_a_new_stream(
+    server_factory: Callable[..., Any],
+) -> None:
+    keys = KeyRing.generate()
+    real = server_factory(keyring=keys)
+    with grpc.insecure_channel(real.address) as upstream, TienLenClient(real.address) as host:
+        reset = ResetFirstStream(upstream)
+        proxy = server_factory(keyring=keys, register=reset.register)
+        game = host.new_game(hands=HANDS, leader=0)
+        with TienLenClient(proxy.address, max_attempts=2) as client, client.play_stream() as stream:
+            after = stream.play(game, 0, ["3S"], timeout=30)
+    assert reset.streams == 2
+    assert after.to_act == 1
+    assert after.view.seats[0].cards_left == 1

@@ -657,7 +657,9 @@ def test_nginx_loses_no_call_through_a_killed_replica_and_a_rolling_restart(
     SIGKILLed under load and then every replica restarted in turn cost zero failed calls.
 
     Every RPC is pure, so nginx may re-send a call whose replica died (grpc_next_upstream ...
-    non_idempotent); what it cannot re-send is answered UNAVAILABLE, which the client retries.
+    non_idempotent); what it cannot re-send is answered UNAVAILABLE, which the client retries,
+    or, when the replica died just after its answer began, reset (INTERNAL "Received
+    RST_STREAM"), which the client sends again itself.
     """
     replicas = cluster.start_serving(3, metrics=True, drain_delay=DRAIN_DELAY)
     nginx_port = cluster.start_nginx([r.port for r in replicas])

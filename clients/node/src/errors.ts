@@ -35,10 +35,11 @@ export interface ErrorStatus {
   metadata?: grpc.Metadata;
 }
 
-/** Whether a call ended because the connection under it was torn down: the INTERNAL grpc-js
- * reports then ("Received RST_STREAM with code 2 ...": a replica killed or restarted; gRPC's C
- * core, the Python client's, says UNAVAILABLE there — grpc/grpc-node#2672). The service itself
- * never ends a call that way, and every RPC is pure, so such a call is tried again. */
+/** Whether a call ended because the stream under it was torn down: the INTERNAL grpc-js
+ * reports then ("Received RST_STREAM with code 2 ...": a replica killed or restarted, or a
+ * proxy such as nginx resetting the stream when the replica behind it died mid-answer; the
+ * Python client treats the same INTERNAL alike, `connection_lost`). The service itself never
+ * ends a call that way, and every RPC is pure, so such a call is tried again. */
 export function connectionLost(status: Pick<ErrorStatus, "code" | "details">): boolean {
   return status.code === grpc.status.INTERNAL && status.details.startsWith("Received RST_STREAM");
 }

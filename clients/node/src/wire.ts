@@ -14,7 +14,7 @@
 // names it). Every RPC of the service is a pure function of its request, so transient failures
 // (UNAVAILABLE, RESOURCE_EXHAUSTED, CANCELLED — a draining replica cancels the calls it had not
 // started —, or a connection torn down under the call) are retried, with backoff, up to
-// `attempts` times, as the Python client's retry policy does. With several addresses each call
+// `attempts` times, as the Python client does. With several addresses each call
 // (and each attempt) goes to the next serving replica (replicas.ts).
 //
 // Game hosts should make moves with `updateView: "basic"` (on the client or per call): the

@@ -10,6 +10,9 @@ from typing import Final
 
 SERVICE: Final = "tienlen.v1.TienLenEngine"
 DEFAULT_ATTEMPTS: Final = 4
+#: The retry policy's backoff before the second attempt (seconds); it doubles up to the maximum.
+RETRY_BACKOFF_INITIAL: Final = 0.05
+RETRY_BACKOFF_MAX: Final = 1.0
 
 
 def service_config(max_attempts: int = DEFAULT_ATTEMPTS, *, health_check: bool = False) -> str:
@@ -25,8 +28,8 @@ def service_config(max_attempts: int = DEFAULT_ATTEMPTS, *, health_check: bool =
     if max_attempts > 1:
         method["retryPolicy"] = {
             "maxAttempts": max_attempts,
-            "initialBackoff": "0.05s",
-            "maxBackoff": "1s",
+            "initialBackoff": f"{RETRY_BACKOFF_INITIAL}s",
+            "maxBackoff": f"{RETRY_BACKOFF_MAX}s",
             "backoffMultiplier": 2,
             "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED", "CANCELLED"],
         }

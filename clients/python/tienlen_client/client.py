@@ -21,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import random
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Final, Self, TypeVar
@@ -29,10 +31,16 @@ import grpc
 
 from tienlen.v1 import cards_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
 from tienlen_client.cards import CardsLike, cards, move, texts
-from tienlen_client.channel import DEFAULT_ATTEMPTS, channel_target, service_config
+from tienlen_client.channel import (
+    DEFAULT_ATTEMPTS,
+    RETRY_BACKOFF_INITIAL,
+    RETRY_BACKOFF_MAX,
+    channel_target,
+    service_config,
+)
 from tienlen_client.checks import check_move, check_seat, combination_type_value
 from tienlen_client.combination import Combination
-from tienlen_client.errors import TienLenError, from_rpc_error
+from tienlen_client.errors import TienLenError, connection_lost, from_rpc_error
 from tienlen_client.follow import (
     CannotFollow,
     UpdateView,
@@ -390,14 +398,30 @@ class TienLenClient:
         request: object,
         timeout: float | None,
     ) -> _Resp:
-        try:
-            return method(
-                request,
-                timeout=self.timeout if timeout is None else timeout,
-                metadata=request_metadata(),
-            )
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
+        """One call, within one deadline for all its attempts. The channel's retry policy
+        re-sends the transient codes; a call whose stream was torn down after its answer began
+        (`connection_lost`: a replica killed behind a proxy) is sent again here, up to
+        `max_attempts` in all, with the same backoff and the same request id."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        metadata = request_metadata()
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                return method(
+                    request, timeout=max(0.0, deadline - time.monotonic()), metadata=metadata
+                )
+            except grpc.RpcError as error:
+                backoff = random.uniform(0.5, 1.0) * min(  # noqa: S311 - jitter, not a secret
+                    RETRY_BACKOFF_MAX, RETRY_BACKOFF_INITIAL * 2 ** (attempt - 1)
+                )
+                if (
+                    attempt == self.max_attempts
+                    or not connection_lost(error)
+                    or time.monotonic() + backoff >= deadline
+                ):
+                    raise from_rpc_error(error) from None
+                _log.info("sending the call again: its stream was reset (%s)", error.details())
+                time.sleep(backoff)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _earlier_records(game: Game) -> tuple[GameRecord, ...]:

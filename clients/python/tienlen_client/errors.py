@@ -69,6 +69,20 @@ class Unavailable(TienLenError):  # noqa: N818 - the public API's names (the iss
     """The service could not be reached or was overloaded, even after retries."""
 
 
+def connection_lost(error: grpc.RpcError) -> bool:
+    """Whether a call ended because the stream under it was torn down before its answer was
+    whole: the INTERNAL gRPC reports for an HTTP/2 RST_STREAM ("Received RST_STREAM with error
+    code 2"), which a proxy such as nginx sends when the replica behind it dies after it began
+    to answer. The service itself never ends a call that way, and every RPC is pure, so the
+    client sends such a call again (gRPC's own retry policy cannot: the call had its answer's
+    headers, so it counts as committed)."""
+    return (
+        isinstance(error, grpc.Call)
+        and error.code() == grpc.StatusCode.INTERNAL
+        and "RST_STREAM" in (error.details() or "")
+    )
+
+
 _TRANSIENT: Final = frozenset(
     {
         grpc.StatusCode.UNAVAILABLE,

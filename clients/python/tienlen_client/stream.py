@@ -43,7 +43,13 @@ import grpc
 from tienlen.v1 import game_pb2, service_pb2
 from tienlen_client.cards import CardsLike, move
 from tienlen_client.checks import check_move
-from tienlen_client.errors import TienLenError, Unavailable, from_rpc_error, from_stream_error
+from tienlen_client.errors import (
+    TienLenError,
+    Unavailable,
+    connection_lost,
+    from_rpc_error,
+    from_stream_error,
+)
 from tienlen_client.follow import (
     CannotFollow,
     UpdateView,
@@ -59,7 +65,8 @@ if TYPE_CHECKING:
 
     from tienlen.v1 import service_pb2_grpc
 
-#: Status codes after which the waiting moves are sent again on a new stream.
+#: Status codes after which the waiting moves are sent again on a new stream (so is a stream
+#: reset under them: `connection_lost`).
 RETRYABLE: Final = frozenset(
     {
         grpc.StatusCode.UNAVAILABLE,
@@ -248,7 +255,7 @@ class MoveStream:
                 if self._closing and not self._pending:
                     return
                 code = error.code() if isinstance(error, grpc.Call) else None
-                retryable = error is None or code in RETRYABLE
+                retryable = error is None or code in RETRYABLE or connection_lost(error)
                 # Idle: no move waits, or the replica ended the stream cleanly (a drain) without
                 # losing a move it took; the moves submitted after its end, never sent on it,
                 # go to the next stream at once. A stream that broke still counts as an attempt.
