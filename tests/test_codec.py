@@ -690,7 +690,7 @@ def _match_steps(variant: str, seed: int) -> list[tuple[GameState, tuple[ev.Even
 def test_a_wire_update_is_byte_for_byte_the_serialised_update_message(variant: str) -> None:
     """Every answer that moves a game sends `update_to_wire`'s bytes as they are: they must be
     the mapping's, with the view and without it (UPDATE_VIEW_BASIC), and so must the answers
-    of ApplyMove and PlayStream that hold them."""
+    of ApplyMove and PlayStream (one move, or a batch) that hold them."""
     token, game_id = bytes(range(200)), b"\x07" * codec.GAME_ID_BYTES
     for seed in range(3):
         for state, events in _match_steps(variant, seed):
@@ -704,6 +704,10 @@ def test_a_wire_update_is_byte_for_byte_the_serialised_update_message(variant: s
                     streamed = service_pb2.PlayStreamResponse(tag=tag, applied=answer)
                     wire_answer = codec.stream_applied_wire(tag, answer.SerializeToString())
                     assert wire_answer == streamed.SerializeToString(deterministic=True)
+                    batched = service_pb2.PlayStreamResponse(tag=tag, batch=[streamed, streamed])
+                    assert codec.stream_batch_wire(
+                        tag, [wire_answer, wire_answer]
+                    ) == batched.SerializeToString(deterministic=True)
 
 
 def test_a_wire_update_of_a_finished_game_carries_its_settlement_and_no_seat_to_act() -> None:

@@ -49,6 +49,7 @@ from tienlen_service.statuses import (
     UNKNOWN_BOT,
     SeatTokenError,
     abort,
+    batch_refused,
     error_status,
     rich_status,
     stream_error,
@@ -217,7 +218,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             )
         try:
             for request in request_iterator:
-                yield self._stream_step(request)
+                yield self._stream_batch(request) if request.batch else self._stream_step(request)
         finally:
             self._streams.release()
 
@@ -244,6 +245,14 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             refused = service_pb2.PlayStreamResponse(tag=request.tag, error=stream_error(status))
             return refused.SerializeToString()
         return codec.stream_applied_wire(request.tag, answer)
+
+    def _stream_batch(self, request: service_pb2.PlayStreamRequest) -> bytes:
+        """A PlayStream message with a batch: each element answered as a message of its own,
+        in order, in one answer; a malformed batch is refused as a whole."""
+        refused = batch_refused(request)
+        if refused is not None:
+            return refused.SerializeToString()
+        return codec.stream_batch_wire(request.tag, [self._stream_step(m) for m in request.batch])
 
     @_rpc
     def ValidateMove(  # noqa: N802

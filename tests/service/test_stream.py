@@ -34,6 +34,9 @@ class Stream:
     def send(self, tag: str, move: service_pb2.ApplyMoveRequest) -> None:
         self._requests.put(service_pb2.PlayStreamRequest(tag=tag, move=move))
 
+    def send_message(self, message: service_pb2.PlayStreamRequest) -> None:
+        self._requests.put(message)
+
     def receive(self) -> service_pb2.PlayStreamResponse:
         response: service_pb2.PlayStreamResponse = next(self.call)
         return response
@@ -176,6 +179,116 @@ def test_answers_come_in_request_order_with_their_tags(stub: Stub, open_stream: 
     assert [a.tag for a in answers] == [tag for tag, _ in requests]
     for answer, (_, request) in zip(answers, requests, strict=True):
         assert answer.applied == stub.ApplyMove(request, timeout=TIMEOUT)
+
+
+def test_a_batch_is_answered_move_by_move_exactly_as_messages_of_their_own(
+    stub: Stub, open_stream: OpenStream
+) -> None:
+    games = (new_game(stub, seed=seed).game for seed in range(300, 400))
+    playing = [game for game in games if not game.finished][:4]
+    elements = [
+        service_pb2.PlayStreamRequest(
+            tag=f"table {i}",
+            move=service_pb2.ApplyMoveRequest(
+                state_token=game.state_token,
+                seat=game.to_act,
+                move=first_legal_move(stub, game.state_token, game.to_act),
+            ),
+        )
+        for i, game in enumerate(playing)
+    ]
+    wrong_seat = (playing[0].to_act + 1) % 4
+    elements.append(  # a refused move in a batch is refused alone
+        service_pb2.PlayStreamRequest(
+            tag="refused",
+            move=service_pb2.ApplyMoveRequest(
+                state_token=playing[0].state_token, seat=wrong_seat, move=PASS
+            ),
+        )
+    )
+    stream = open_stream(stub)
+    stream.send_message(service_pb2.PlayStreamRequest(tag="batch 1", batch=elements))
+    for element in elements:  # the same moves as messages of their own
+        stream.send_message(element)
+    batched = stream.receive()
+    singles = [stream.receive() for _ in elements]
+    stream.close()
+    assert batched.tag == "batch 1"
+    assert batched.WhichOneof("result") is None
+    assert list(batched.batch) == singles
+    assert [a.tag for a in batched.batch] == [e.tag for e in elements]
+    for answer, element in zip(batched.batch[:-1], elements, strict=False):
+        assert answer.applied == stub.ApplyMove(element.move, timeout=TIMEOUT)
+    assert (batched.batch[-1].error.code, batched.batch[-1].error.reason) == (
+        FAILED_PRECONDITION,
+        "NOT_YOUR_TURN",
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        (
+            "a move beside the batch",
+            service_pb2.PlayStreamRequest(
+                move=service_pb2.ApplyMoveRequest(seat=0),
+                batch=[service_pb2.PlayStreamRequest(tag="a")],
+            ),
+        ),
+        (
+            "a batch inside a batch",
+            service_pb2.PlayStreamRequest(
+                batch=[
+                    service_pb2.PlayStreamRequest(tag="a"),
+                    service_pb2.PlayStreamRequest(batch=[service_pb2.PlayStreamRequest()]),
+                ]
+            ),
+        ),
+        (
+            "65 moves",
+            service_pb2.PlayStreamRequest(
+                batch=[service_pb2.PlayStreamRequest(tag=str(i)) for i in range(65)]
+            ),
+        ),
+    ],
+)
+def test_a_malformed_batch_is_refused_as_a_whole_with_invalid_batch_and_the_stream_goes_on(
+    stub: Stub, open_stream: OpenStream, case: str, message: service_pb2.PlayStreamRequest
+) -> None:
+    game = new_game(stub, seed=5).game
+    stream = open_stream(stub)
+    message.tag = case
+    stream.send_message(message)
+    refused = stream.receive()
+    assert refused.tag == case
+    assert not refused.batch
+    assert (refused.error.code, refused.error.reason) == (INVALID_ARGUMENT, "INVALID_BATCH")
+    assert refused.error.metadata["field"] == "batch"
+    move = first_legal_move(stub, game.state_token, game.to_act)
+    applied = stream.ask(
+        "after",
+        service_pb2.ApplyMoveRequest(state_token=game.state_token, seat=game.to_act, move=move),
+    )
+    assert applied.WhichOneof("result") == "applied"
+    stream.close()
+
+
+def test_a_batch_of_64_moves_is_answered(stub: Stub, open_stream: OpenStream) -> None:
+    game = new_game(stub, seed=11).game
+    request = service_pb2.ApplyMoveRequest(
+        state_token=game.state_token,
+        seat=game.to_act,
+        move=first_legal_move(stub, game.state_token, game.to_act),
+    )
+    stream = open_stream(stub)
+    elements = [service_pb2.PlayStreamRequest(tag=str(i), move=request) for i in range(64)]
+    stream.send_message(service_pb2.PlayStreamRequest(batch=elements))
+    answer = stream.receive()
+    stream.close()
+    assert [a.tag for a in answer.batch] == [str(i) for i in range(64)]
+    assert {a.applied.SerializeToString() for a in answer.batch} == {
+        stub.ApplyMove(request, timeout=TIMEOUT).SerializeToString()
+    }
 
 
 def test_streams_beyond_the_replica_limit_are_refused_with_too_many_streams(

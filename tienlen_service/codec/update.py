@@ -77,6 +77,7 @@ _GU_MOVE_NUMBER: Final = tag(_GU, "move_number")
 _AM_GAME: Final = tag(service_pb2.ApplyMoveResponse, "game")
 _PS_TAG: Final = tag(service_pb2.PlayStreamResponse, "tag")
 _PS_APPLIED: Final = tag(service_pb2.PlayStreamResponse, "applied")
+_PS_BATCH: Final = tag(service_pb2.PlayStreamResponse, "batch")
 
 
 def update_to_wire(
@@ -125,6 +126,15 @@ def stream_applied_wire(tag_text: str, answer: bytes) -> bytes:
     answer))`: a PlayStream message's answer when its move was applied."""
     out = [_PS_TAG, varint(len(encoded)), encoded] if (encoded := tag_text.encode()) else []
     out += (_PS_APPLIED, varint(len(answer)), answer)
+    return b"".join(out)
+
+
+def stream_batch_wire(tag_text: str, answers: Sequence[bytes]) -> bytes:
+    """The bytes of `PlayStreamResponse(tag=tag_text, batch=[PlayStreamResponse.FromString(a)
+    for a in answers])`: a batch's answer around its elements' answers."""
+    out = [_PS_TAG, varint(len(encoded)), encoded] if (encoded := tag_text.encode()) else []
+    for answer in answers:
+        out += (_PS_BATCH, varint(len(answer)), answer)
     return b"".join(out)
 
 
