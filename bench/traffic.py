@@ -179,13 +179,48 @@ def stream_frame(message: bytes) -> bytes:
     """`message` as field 2 of a message: a PlayStreamRequest whose `move` is the ApplyMoveRequest
     `message`, or a PlayStreamResponse whose `applied` is the ApplyMoveResponse `message` (no
     tag), as the protobuf wire format lays them out."""
+    return _framed(0x12, message)
+
+
+#: The most moves in one PlayStream message (the service's limit, PlayStreamRequest.batch).
+MAX_BATCH: Final = 64
+_BATCH_TAG: Final = 0x1A  # PlayStreamRequest.batch: field 3, length-delimited
+_ANSWERS_TAG: Final = 0x22  # PlayStreamResponse.batch: field 4, length-delimited
+
+
+def _framed(tag: int, message: bytes) -> bytes:
     size = len(message)
-    prefix = bytearray(b"\x12")
+    prefix = bytearray((tag,))
     while size > 0x7F:
         prefix.append(size & 0x7F | 0x80)
         size >>= 7
     prefix.append(size)
     return bytes(prefix) + message
+
+
+def batch_message(elements: list[bytes]) -> bytes:
+    """One PlayStreamRequest whose `batch` holds `elements` (PlayStreamRequests' bytes)."""
+    return b"".join(_framed(_BATCH_TAG, element) for element in elements)
+
+
+def batch_elements(response: bytes) -> list[bytes]:
+    """The elements of a PlayStreamResponse's `batch` (an answer without a tag of its own);
+    a response without a batch (a refused batch) is returned whole, as the one element."""
+    out: list[bytes] = []
+    i = 0
+    while i < len(response) and response[i] == _ANSWERS_TAG:
+        i += 1
+        size = shift = 0
+        while True:
+            byte = response[i]
+            i += 1
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        out.append(response[i : i + size])
+        i += size
+    return out if i == len(response) and out else [response]
 
 
 def answers(games: list[Game]) -> dict[str, dict[bytes, bytes]]:
