@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import queue
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -83,10 +84,12 @@ def test_a_refused_move_raises_what_apply_move_raises_and_the_stream_goes_on(
 
 
 @pytest.mark.parametrize("update_view", ["full", "basic"])
+@pytest.mark.parametrize("batch", [False, True], ids=["one-per-message", "batched"])
 def test_threads_share_one_stream_and_each_gets_its_own_answers(
-    client: TienLenClient, update_view: UpdateView
+    client: TienLenClient, update_view: UpdateView, batch: bool
 ) -> None:
-    """Each table's answers (and, with basic answers, each table's followed view) are its own."""
+    """Each table's answers (and, with basic answers, each table's followed view) are its own,
+    whether the moves go one per message or in batches."""
     tables = [client.new_game(players=4, seed=seed) for seed in range(6)]
     finished: dict[int, Game] = {}
     errors: list[BaseException] = []
@@ -107,7 +110,7 @@ def test_threads_share_one_stream_and_each_gets_its_own_answers(
         except BaseException as exc:  # noqa: BLE001 - reported by the test thread
             errors.append(exc)
 
-    with client.play_stream(update_view=update_view) as stream:
+    with client.play_stream(update_view=update_view, batch=batch) as stream:
         threads = [threading.Thread(target=host, args=(i, g, stream)) for i, g in enumerate(tables)]
         for thread in threads:
             thread.start()
@@ -287,3 +290,20 @@ def test_a_move_whose_stream_was_reset_is_sent_again_on_a_new_stream(
     assert reset.streams == 2
     assert after.to_act == 1
     assert after.view.seats[0].cards_left == 1
+
+
+def test_a_batched_stream_sends_the_moves_queued_together_as_one_message() -> None:
+    from tienlen_client.stream import MAX_BATCH, _drain
+
+    moves = [service_pb2.PlayStreamRequest(tag=str(i)) for i in range(MAX_BATCH + 2)]
+    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None] = queue.SimpleQueue()
+    for move in moves:
+        requests.put(move)
+    requests.put(None)
+    sent: set[str] = set()
+    messages = list(_drain(requests, sent, batch=True))
+    assert [list(m.batch) for m in messages] == [moves[:MAX_BATCH], moves[MAX_BATCH:]]
+    assert sent == {m.tag for m in moves}
+    requests.put(moves[0])
+    requests.put(None)
+    assert list(_drain(requests, set(), batch=True)) == [moves[0]]  # alone: no batch

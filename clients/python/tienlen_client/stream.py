@@ -20,6 +20,10 @@ answers: a rolling restart) does not count: the moves wait for a ready replica, 
 deadline (the stream's `timeout` from their submission), and fail with `Unavailable` only
 then. Nothing sent is lost: every `submit` gets an answer or an exception.
 
+With ``batch=True`` (`TienLenClient.play_stream(batch=True)`) the moves queued by the time the
+stream takes one go with it as one message (PlayStreamRequest.batch, up to MAX_BATCH), each
+answered as if alone; off by default, since a replica older than batches would not answer one.
+
 With ``update_view="basic"`` the answers carry no spectator view and the stream follows it from
 the events (`tienlen_client.follow`), on its reader thread; an answer that can't be followed
 gets its view from a GetView call (asynchronous: the reader goes on meanwhile).
@@ -74,6 +78,8 @@ RETRYABLE: Final = frozenset(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
     }
 )
+#: The most moves one PlayStream message carries (the service's limit).
+MAX_BATCH: Final = 64
 BACKOFF_INITIAL: Final = 0.1
 BACKOFF_MAX: Final = 1.0
 CLOSE_TIMEOUT: Final = 10.0
@@ -118,11 +124,13 @@ class MoveStream:
         timeout: float,
         max_attempts: int,
         update_view: UpdateView = "full",
+        batch: bool = False,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.update_view = check_update_view(update_view)
         self._stub = stub
+        self._batch = batch
         self._channel = channel
         self.timeout = timeout
         self._max_attempts = max_attempts
@@ -242,7 +250,9 @@ class MoveStream:
         while True:
             requests = self._requests
             sent: set[str] = set()  # the tags grpc took from this stream's queue
-            call = self._stub.PlayStream(_drain(requests, sent), metadata=request_metadata())
+            call = self._stub.PlayStream(
+                _drain(requests, sent, batch=self._batch), metadata=request_metadata()
+            )
             self._call = call
             error: grpc.RpcError | None = None
             try:
@@ -330,6 +340,10 @@ class MoveStream:
         return True
 
     def _answer(self, response: service_pb2.PlayStreamResponse) -> None:
+        if response.batch:  # a batch's answers, each as if it had come alone
+            for element in response.batch:
+                self._answer(element)
+            return
         with self._lock:
             pending = self._pending.pop(response.tag, None)
         if pending is None:  # pragma: no cover - the service answers each tag once
@@ -394,9 +408,28 @@ class MoveStream:
 
 
 def _drain(
-    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None], sent: set[str]
+    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None],
+    sent: set[str],
+    *,
+    batch: bool = False,
 ) -> Iterator[service_pb2.PlayStreamRequest]:
-    """The requests of one stream, until its end marker; `sent` gets the tag of each."""
+    """The requests of one stream, until its end marker; `sent` gets the tag of each. With
+    `batch`, the moves queued by the time one is taken go with it as one message (up to
+    MAX_BATCH: PlayStreamRequest.batch); a move alone goes as a message of its own."""
     while (request := requests.get()) is not None:
         sent.add(request.tag)
-        yield request
+        moves = [request]
+        end = False
+        while batch and len(moves) < MAX_BATCH:
+            try:
+                more = requests.get_nowait()
+            except queue.Empty:
+                break
+            if more is None:
+                end = True
+                break
+            sent.add(more.tag)
+            moves.append(more)
+        yield request if len(moves) == 1 else service_pb2.PlayStreamRequest(batch=moves)
+        if end:
+            return
