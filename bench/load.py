@@ -399,7 +399,7 @@ class _StreamMux:
     async def _write(self) -> None:
         try:
             await asyncio.sleep(0)  # the tables answered together queue their next moves
-            if self._queued and not self._pending:
+            if self._queued:  # (a stream that broke meanwhile emptied it)
                 batch = self._queued[: traffic.MAX_BATCH]
                 del self._queued[: traffic.MAX_BATCH]
                 self._pending.append([f for _, f in batch])

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import tienlen_rules as engine
 from tienlen.v1 import game_pb2, rules_pb2, service_pb2
-from tienlen_service import codec
+from tienlen_service import codec, statuses
 from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import SERVICE_NAME, TienLenServicer
 from tienlen_service.tokens import KeyRing, TokenCodec
@@ -183,7 +183,7 @@ def stream_frame(message: bytes) -> bytes:
 
 
 #: The most moves in one PlayStream message (the service's limit, PlayStreamRequest.batch).
-MAX_BATCH: Final = 64
+MAX_BATCH: Final = statuses.MAX_BATCH
 _BATCH_TAG: Final = 0x1A  # PlayStreamRequest.batch: field 3, length-delimited
 _ANSWERS_TAG: Final = 0x22  # PlayStreamResponse.batch: field 4, length-delimited
 

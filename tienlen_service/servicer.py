@@ -52,7 +52,7 @@ from tienlen_service.statuses import (
     batch_refused,
     error_status,
     rich_status,
-    stream_error,
+    stream_refusal,
 )
 from tienlen_service.tokens import TokenError
 
@@ -242,8 +242,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             status = error_status(exc, request.move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
-            refused = service_pb2.PlayStreamResponse(tag=request.tag, error=stream_error(status))
-            return refused.SerializeToString()
+            return stream_refusal(request.tag, status)
         return codec.stream_applied_wire(request.tag, answer)
 
     def _stream_batch(self, request: service_pb2.PlayStreamRequest) -> bytes:
@@ -251,7 +250,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         in order, in one answer; a malformed batch is refused as a whole."""
         refused = batch_refused(request)
         if refused is not None:
-            return refused.SerializeToString()
+            return refused
         return codec.stream_batch_wire(request.tag, [self._stream_step(m) for m in request.batch])
 
     @_rpc

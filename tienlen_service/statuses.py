@@ -248,22 +248,26 @@ def abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn:
     raise AssertionError("abort_with_status returned")  # pragma: no cover - it raises
 
 
-def batch_refused(request: service_pb2.PlayStreamRequest) -> service_pb2.PlayStreamResponse | None:
+def batch_refused(request: service_pb2.PlayStreamRequest) -> bytes | None:
     """The in-band refusal of a malformed PlayStream batch (None: it is well formed): a batch
     carries moves, not the message itself, at most MAX_BATCH of them, and no element has one."""
-    nested = next((i for i, element in enumerate(request.batch) if element.batch), None)
     if request.HasField("move"):
         problem = "a message with a batch has no move of its own: put the move in the batch"
     elif len(request.batch) > MAX_BATCH:
         problem = f"a batch has at most {MAX_BATCH} moves, not {len(request.batch)}"
-    elif nested is not None:
+    elif (nested := next((i for i, m in enumerate(request.batch) if m.batch), None)) is not None:
         problem = f"batch[{nested}] has a batch of its own: a batch's elements are single moves"
     else:
         return None
     status = rich_status(
         grpc.StatusCode.INVALID_ARGUMENT, INVALID_BATCH, problem, {"field": "batch"}
     )
-    return service_pb2.PlayStreamResponse(tag=request.tag, error=stream_error(status))
+    return stream_refusal(request.tag, status)
+
+
+def stream_refusal(tag: str, status: status_pb2.Status) -> bytes:
+    """The bytes of a PlayStream answer that refuses its message in-band with `status`."""
+    return service_pb2.PlayStreamResponse(tag=tag, error=stream_error(status)).SerializeToString()
 
 
 def stream_error(status: status_pb2.Status) -> service_pb2.PlayStreamError:

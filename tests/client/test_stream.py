@@ -307,3 +307,11 @@ def test_a_batched_stream_sends_the_moves_queued_together_as_one_message() -> No
     requests.put(moves[0])
     requests.put(None)
     assert list(_drain(requests, set(), batch=True)) == [moves[0]]  # alone: no batch
+
+
+def test_the_clients_batch_limit_is_the_services() -> None:
+    from tienlen_client.stream import MAX_BATCH
+
+    from tienlen_service.statuses import MAX_BATCH as SERVICE_MAX_BATCH
+
+    assert MAX_BATCH == SERVICE_MAX_BATCH

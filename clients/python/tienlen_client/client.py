@@ -416,14 +416,12 @@ class TienLenClient:
                     request, timeout=max(0.0, deadline - time.monotonic()), metadata=metadata
                 )
             except grpc.RpcError as error:
+                if attempt == self.max_attempts or not connection_lost(error):
+                    raise from_rpc_error(error) from None
                 backoff = random.uniform(0.5, 1.0) * min(  # noqa: S311 - jitter, not a secret
                     RETRY_BACKOFF_MAX, RETRY_BACKOFF_INITIAL * 2 ** (attempt - 1)
                 )
-                if (
-                    attempt == self.max_attempts
-                    or not connection_lost(error)
-                    or time.monotonic() + backoff >= deadline
-                ):
+                if time.monotonic() + backoff >= deadline:
                     raise from_rpc_error(error) from None
                 _log.info("sending the call again: its stream was reset (%s)", error.details())
                 time.sleep(backoff)
