@@ -18,6 +18,7 @@ contract (`.importlinter`) keeps them off the modules behind it.
 
 from __future__ import annotations
 
+from tienlen_rules.bankroll import MAX_BANKROLL
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 
 # The bots build on the engine above, so they come last.
@@ -67,12 +68,16 @@ from tienlen_rules.choices import (
     FrozenPays,
     InstantWinList,
     InstantWinTie,
+    LeaveMidGame,
     LongPairsChop,
+    LossCap,
     MissingStartingCard,
     RottenPayee,
     Scoring,
     StartingCard,
+    TimeoutAction,
 )
+from tienlen_rules.claims import chop_open, chop_seats, first_claim
 from tienlen_rules.combinations import ChopClass, Combination, Kind, chop_class, classify
 from tienlen_rules.constraints import (
     CONSTRAINTS,
@@ -84,6 +89,7 @@ from tienlen_rules.constraints import (
 )
 from tienlen_rules.errors import Abandoned, CardParseError, IllegalMove, Reason, SetupError
 from tienlen_rules.events import (
+    AutoPlay,
     ChopSettled,
     Event,
     GameOver,
@@ -92,21 +98,15 @@ from tienlen_rules.events import (
     Passed,
     Played,
     PlayerFinished,
+    PlayerLeft,
     PlayersFrozen,
     RoundWon,
+    SeatTaken,
+    SeatVacated,
+    TimedOut,
     TurnPassed,
 )
-from tienlen_rules.game import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    apply,
-    can_apply,
-    legal_moves,
-    legal_plays,
-    new_game,
-    next_game,
-    validate,
-)
+from tienlen_rules.game import legal_moves, legal_plays
 from tienlen_rules.instant_wins import INSTANT_WIN_LISTS as INSTANT_WIN_PATTERNS
 from tienlen_rules.invariants import (
     InvariantError,
@@ -115,6 +115,7 @@ from tienlen_rules.invariants import (
     check_turn,
 )
 from tienlen_rules.listing import LegalListing, LegalMove, chops, legal_listing
+from tienlen_rules.matches import next_game
 from tienlen_rules.movegen import (
     GroupKey,
     combination_list,
@@ -134,6 +135,7 @@ from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.seat_view import SPECTATOR, SeatView, view
+from tienlen_rules.seating import MAX_PLAYER_ID_BYTES, Newcomer, SeatChanges, table_seats
 from tienlen_rules.settlement import (
     RottenEntry,
     Settlement,
@@ -141,18 +143,34 @@ from tienlen_rules.settlement import (
     TransferReason,
     settle,
 )
-from tienlen_rules.state import ChopPayment, GameState, Match, Move, pass_turn, play
+from tienlen_rules.starting import MAX_PLAYERS, MIN_PLAYERS, new_game
+from tienlen_rules.state import (
+    EMPTY_SEAT,
+    ChopPayment,
+    GameState,
+    Match,
+    Move,
+    TableAction,
+    leave,
+    pass_turn,
+    play,
+    timeout,
+)
+from tienlen_rules.table_moves import apply, can_apply, timeout_move, validate
 
 __all__ = [
     "BOTS",
     "CONSTRAINTS",
     "DEFAULT_CHANGES",
+    "EMPTY_SEAT",
     "FOLLOWS_LAST_PLACE",
     "INSTANT_WIN_PATTERNS",
     "LAST_PLACE",
     "LEVELS",
     "LEVELS_BY_NAME",
+    "MAX_BANKROLL",
     "MAX_PLAYERS",
+    "MAX_PLAYER_ID_BYTES",
     "MIN_PLAYERS",
     "OPTIONS",
     "PRESETS",
@@ -166,6 +184,7 @@ __all__ = [
     "SUITS",
     "SUIT_SYMBOLS",
     "Abandoned",
+    "AutoPlay",
     "Beat",
     "Bot",
     "Card",
@@ -200,13 +219,16 @@ __all__ = [
     "InstantWinTie",
     "InvariantError",
     "Kind",
+    "LeaveMidGame",
     "LegalListing",
     "LegalMove",
     "Level",
     "LongPairsChop",
+    "LossCap",
     "Match",
     "MissingStartingCard",
     "Move",
+    "Newcomer",
     "Observation",
     "OptionCondition",
     "OptionSpec",
@@ -214,6 +236,7 @@ __all__ = [
     "Passed",
     "Played",
     "PlayerFinished",
+    "PlayerLeft",
     "PlayersFrozen",
     "Reason",
     "RottenEntry",
@@ -221,11 +244,17 @@ __all__ = [
     "RoundWon",
     "RuleSet",
     "Scoring",
+    "SeatChanges",
+    "SeatTaken",
+    "SeatVacated",
     "SeatView",
     "Settlement",
     "SetupError",
     "StartingCard",
     "Suggestion",
+    "TableAction",
+    "TimedOut",
+    "TimeoutAction",
     "Transfer",
     "TransferReason",
     "TurnPassed",
@@ -239,15 +268,19 @@ __all__ = [
     "check_settlement",
     "check_turn",
     "chop_class",
+    "chop_open",
+    "chop_seats",
     "chops",
     "classify",
     "combination_list",
     "count",
     "count_combinations",
+    "first_claim",
     "format_cards",
     "format_option_value",
     "has_beat",
     "is_out_of_turn_chop",
+    "leave",
     "legal_listing",
     "legal_moves",
     "legal_plays",
@@ -267,6 +300,9 @@ __all__ = [
     "suggest",
     "suggest_move",
     "suit_of",
+    "table_seats",
+    "timeout",
+    "timeout_move",
     "to_set",
     "validate",
     "view",

@@ -145,3 +145,25 @@ class DealerRotation(StrEnum):
 
     WINNER = "winner"
     NEXT_SEAT = "next_seat"
+
+
+class LossCap(StrEnum):
+    """`loss_cap`: whether a seat's payments are cut to its bankroll (RULES §9.2)."""
+
+    BANKROLL = "bankroll"
+    NONE = "none"
+
+
+class TimeoutAction(StrEnum):
+    """`timeout_action`: what a seat whose time ran out plays (RULES §9.3)."""
+
+    LOWEST = "lowest"
+    BOT = "bot"
+
+
+class LeaveMidGame(StrEnum):
+    """`leave_mid_game`: what a player's leaving during a game does (RULES §9.4)."""
+
+    PLAY_OUT = "play_out"
+    REFUSE = "refuse"
+    FORFEIT = "forfeit"

@@ -42,6 +42,13 @@ class Reason(StrEnum):
     """The seat number is not at this table."""
     CANNOT_STEAL_LEAD = "CANNOT_STEAL_LEAD"
     """An attempt to steal the lead (*cướp cái*) that the rules don't allow here."""
+    SEAT_EMPTY = "SEAT_EMPTY"
+    """Nobody sits in the seat in this game (RULES §9.1)."""
+    SEAT_LEFT = "SEAT_LEFT"
+    """The seat's player left during this game: only the host's time-out moves play it
+    (RULES §9.4, play_out), or it plays no more (forfeit)."""
+    LEAVE_REFUSED = "LEAVE_REFUSED"
+    """These rules make a player stay until the game ends (`leave_mid_game` = refuse)."""
 
 
 class CardParseError(ValueError):
@@ -55,14 +62,24 @@ class CardParseError(ValueError):
 
 class SetupError(ValueError):
     """A game, deal or rule set that can't exist: `code` is stable, `field` names the input,
-    `constraint` the broken constraint between options (`constraints.CONSTRAINTS`), if any."""
+    `constraint` the broken constraint between options (`constraints.CONSTRAINTS`), if any, and
+    `metadata` what else a program needs to act on it (e.g. the seat and its shortfall)."""
 
-    def __init__(self, code: str, message: str, field: str = "", *, constraint: str = "") -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        field: str = "",
+        *,
+        constraint: str = "",
+        metadata: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.field = field
         self.constraint = constraint
+        self.metadata = metadata or {}
 
 
 class IllegalMove(Exception):  # noqa: N818 - the domain's word: an illegal move

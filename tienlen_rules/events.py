@@ -115,6 +115,55 @@ class GameOver:
     places: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    """`seat`'s time ran out (RULES §9.3): the events that follow are its time-out move;
+    `timeouts` is how many time-outs in a row it now has."""
+
+    seat: int
+    timeouts: int
+
+
+@dataclass(frozen=True, slots=True)
+class AutoPlay:
+    """`seat` is now on auto (*tự động đánh*, `on`) or off it (RULES §9.3): on after
+    `auto_after_timeouts` time-outs in a row or when its player left (play_out), off once the
+    seat makes a move itself."""
+
+    seat: int
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft:
+    """`seat`'s player left during the game (RULES §9.4). `forfeit`: the seat stopped at once and
+    took `place` (0 under play_out: the seat plays on, on auto, and leaves before the next
+    game)."""
+
+    seat: int
+    forfeit: bool
+    place: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatVacated:
+    """Between games (NextGame, RULES §9.1): `seat`'s player left the table, with `player_id`
+    and its final match `total`. The seat is empty unless a newcomer took it (`SeatTaken`)."""
+
+    seat: int
+    player_id: str
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    """Between games (NextGame, RULES §9.1): a newcomer sat down in `seat` (`player_id`, "" when
+    the host gave none), with a match total of 0."""
+
+    seat: int
+    player_id: str
+
+
 Event = (
     GameStarted
     | Played
@@ -126,4 +175,9 @@ Event = (
     | InstantWin
     | TurnPassed
     | GameOver
+    | TimedOut
+    | AutoPlay
+    | PlayerLeft
+    | SeatVacated
+    | SeatTaken
 )

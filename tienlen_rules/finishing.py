@@ -20,7 +20,7 @@ from tienlen_rules.choices import FinishOnFourOfAKind, FinishOnTwo, FreezeAt, Fr
 from tienlen_rules.combinations import FOUR_OF_A_KIND, Combination
 from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
 from tienlen_rules.rounds import close_open_chain
-from tienlen_rules.state import GameState, replaced
+from tienlen_rules.state import EMPTY_SEAT, GameState, replaced
 
 
 def ranks_last(state: GameState, combo: Combination) -> bool:
@@ -36,7 +36,7 @@ def ranks_last(state: GameState, combo: Combination) -> bool:
 
 def finish(state: GameState, seat: int, combo: Combination, events: list[Event]) -> GameState:
     """The seat has gone out: give it its place, judge cóng, end the game if done."""
-    free = _free_places(state.places)
+    free = free_places(state.places)
     won_before = 1 in state.places
     last = ranks_last(state, combo)
     place = free[-1] if last else free[0]
@@ -64,15 +64,17 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
     if len(remaining) <= 1:
         if remaining:
             places = list(state.places)
-            places[remaining[0]] = _free_places(state.places)[0]
+            places[remaining[0]] = free_places(state.places)[0]
             state = replaced(state, places=tuple(places))
         return end_game(state, events)
     return state
 
 
-def _free_places(places: tuple[int, ...]) -> list[int]:
+def free_places(places: tuple[int, ...]) -> list[int]:
+    """The places no seat holds yet, best first (one place per occupied seat)."""
     taken = set(places)
-    return [p for p in range(1, len(places) + 1) if p not in taken]
+    seated = len(places) - places.count(EMPTY_SEAT)
+    return [p for p in range(1, seated + 1) if p not in taken]
 
 
 def _after(winner: int, players: int) -> list[int]:
@@ -103,7 +105,7 @@ def _freeze(state: GameState, seat: int, events: list[Event]) -> GameState:
     left = state.places.count(0) - len(frozen)
     if winner < 0 and (left < 2 or rules.frozen_pays == FrozenPays.WHOLE_TABLE):
         return state
-    free = _free_places(state.places)[-len(frozen) :]
+    free = free_places(state.places)[-len(frozen) :]
     places = list(state.places)
     mask = 0
     for frozen_seat, place in zip(frozen, free, strict=True):
@@ -118,7 +120,7 @@ def _place_the_rest(state: GameState) -> GameState:
     (as the frozen take theirs, RULES §7 [ours])."""
     others = [s for s in _after(state.winner, state.players) if not state.places[s]]
     places = list(state.places)
-    for seat, place in zip(others, _free_places(state.places), strict=True):
+    for seat, place in zip(others, free_places(state.places), strict=True):
         places[seat] = place
     return replaced(state, places=tuple(places))
 
@@ -128,9 +130,23 @@ def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
     others = [s for s in _after(winner, state.players) if not state.places[s]]
     others.sort(key=lambda s: state.hands[s].bit_count())
     places = list(state.places)
-    for seat, place in zip(others, _free_places(state.places), strict=True):
+    for seat, place in zip(others, free_places(state.places), strict=True):
         places[seat] = place
     return replaced(state, places=tuple(places))
+
+
+def end_by_forfeit(state: GameState, events: list[Event]) -> GameState:
+    """A forfeit left one seat holding cards (RULES §9.4): it takes the best place still open
+    and the game ends; if nobody had won, it wins, and cóng is judged now."""
+    remaining = [s for s, p in enumerate(state.places) if not p]
+    if remaining:
+        seat = remaining[0]
+        places = list(state.places)
+        places[seat] = free_places(state.places)[0]
+        state = replaced(state, places=tuple(places))
+        if places[seat] == 1:
+            state = _freeze(state, seat, events)
+    return end_game(state, events)
 
 
 def end_game(state: GameState, events: list[Event]) -> GameState:

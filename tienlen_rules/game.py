@@ -1,180 +1,29 @@
-"""The game (*ván bài*), RULES §2, §4, §5, §7: deal, validate and apply moves, chain games.
+"""The game (*ván bài*), RULES §4, §5, §7: validate and apply moves, list a seat's legal plays.
 
-`new_game` deals and settles instant wins; `validate` says whether a move is legal (raising
-`IllegalMove` with a stable reason when it is not); `apply` returns the next state and the events
-of the step. Rounds and turns: `rounds.py`; finishing and freezing: `finishing.py`.
+`validate` says whether a play or pass is legal (raising `IllegalMove` with a stable reason when
+it is not); `apply` returns the next state and the events of the step. Dealing: `starting.py`;
+the next game of a match: `matches.py`; the host's reports (time-outs, leaves):
+`table_moves.py`; rounds and turns: `rounds.py`; finishing and freezing: `finishing.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple, NoReturn
 
 from tienlen_rules import movegen
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_rules.cards import CardSet, card_name, cards_of
-from tienlen_rules.choices import (
-    DealerRotation,
-    FirstGameLeader,
-    InstantWinTie,
-    MissingStartingCard,
-)
 from tienlen_rules.combinations import CONSECUTIVE_PAIRS, Combination, classify
-from tienlen_rules.deal import (
-    MAX_REDEALS,
-    RandBelow,
-    check_explicit_deal,
-    deal,
-    seeded_randbelow,
-    system_randbelow,
-)
-from tienlen_rules.errors import IllegalMove, Reason, SetupError
-from tienlen_rules.events import Event, GameStarted, Played
+from tienlen_rules.errors import IllegalMove, Reason
+from tienlen_rules.events import Event, Played
 from tienlen_rules.finishing import finish
-from tienlen_rules.instant_wins import declare_instant_win, instant_winners
 from tienlen_rules.rounds import after_play, chain_after_play, record_pass
 from tienlen_rules.ruleset import RuleSet
-from tienlen_rules.settlement import settle
-from tienlen_rules.state import GameState, Match, Move, pass_turn, play, replaced
+from tienlen_rules.state import EMPTY_SEAT, GameState, Move, pass_turn, play, replaced
+from tienlen_rules.timeouts import in_hand
 
 # `Beat` members as module constants: reading an enum member is slow on the move path.
 _NO, _BEATS, _CHOPS = Beat
-
-MIN_PLAYERS = 2
-MAX_PLAYERS = 4
-
-
-def new_game(
-    rules: RuleSet,
-    players: int,
-    *,
-    seed: int | None = None,
-    hands: Sequence[CardSet] | None = None,
-    first_game: bool = True,
-    leader: int | None = None,
-    dealer: int = 0,
-    match: Match | None = None,
-    random_deal: bool = False,
-) -> tuple[GameState, tuple[Event, ...]]:
-    """Deal a game: random (CSPRNG), seeded (reproducible) or explicit `hands`. A match with a
-    seed deals from it unless `random_deal` asks for a random deal of this game."""
-    _check_table(rules, players, dealer, leader, first_game=first_game)
-    if match is None:
-        match = Match(1, (0,) * players, -1 if seed is None else seed, dealer)
-    elif seed is not None:
-        match = match._replace(seed=seed)
-    seeded = match.seed >= 0 and not random_deal
-    randbelow = seeded_randbelow(match.seed, match.game_number) if seeded else system_randbelow()
-    for _ in range(MAX_REDEALS):
-        dealt = (
-            check_explicit_deal(rules, players, hands)
-            if hands is not None
-            else deal(rules, players, randbelow, dealer)
-        )
-        lead, must_include = _first_leader(rules, dealt, first_game, leader, randbelow)
-        winners = instant_winners(rules, dealt, lead, dealer, first_game=first_game)
-        if len(winners) < 2 or rules.instant_win_tie == InstantWinTie.SEAT_ORDER:
-            break
-        if hands is not None:
-            raise SetupError(
-                "REDEAL_REQUIRED", "several hands win instantly and these rules redeal", "hands"
-            )
-    else:  # pragma: no cover - a tie in 1000 deals in a row
-        raise SetupError("REDEAL_LIMIT", "no playable deal was found", "deal")
-    state = GameState(
-        rules=rules,
-        hands=dealt,
-        dealt=dealt,
-        to_act=lead,
-        must_include=must_include,
-        table=None,
-        table_seat=-1,
-        passed=0,
-        chain=(),
-        chain_victim_out=False,
-        places=(0,) * players,
-        frozen=0,
-        unplayed=(1 << players) - 1,
-        chop_payments=(),
-        first_game=first_game,
-        steal_open=rules.lead_stealing and not first_game,
-        instant_winner=-1,
-        instant_pattern="",
-        compensation_seat=-1,
-        winning_play=0,
-        move_count=0,
-        match=match,
-    )
-    sizes = tuple(hand.bit_count() for hand in dealt)
-    events: list[Event] = [
-        GameStarted(match.game_number, lead, must_include, first_game, dealer, sizes)
-    ]
-    return declare_instant_win(state, winners, events), tuple(events)
-
-
-def _check_table(
-    rules: RuleSet, players: int, dealer: int, leader: int | None, *, first_game: bool
-) -> None:
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise SetupError("INVALID_PLAYER_COUNT", f"{players} players: 2 to 4 play", "players")
-    if rules.deal_all_cards and players != 3:
-        raise SetupError(
-            "INVALID_PLAYER_COUNT",
-            f"variant {rules.variant!r} deals all 52 cards to exactly 3 players, not {players}",
-            "players",
-        )
-    if not 0 <= dealer < players:
-        raise SetupError("INVALID_SEAT", f"dealer {dealer} is not a seat of {players}", "dealer")
-    if leader is not None and not 0 <= leader < players:
-        raise SetupError("INVALID_SEAT", f"leader {leader} is not a seat of {players}", "leader")
-    if leader is None and not first_game and not rules.starting_card_every_game:
-        raise SetupError(
-            "LEADER_REQUIRED",
-            "a game that is not a first game needs the leader (the previous winner)",
-            "leader",
-        )
-
-
-def _first_leader(
-    rules: RuleSet,
-    dealt: tuple[CardSet, ...],
-    first_game: bool,
-    leader: int | None,
-    randbelow: RandBelow,
-) -> tuple[int, int]:
-    """Who leads, and the card the lead must contain (-1: any), RULES §4."""
-    starting_rule = first_game or rules.starting_card_every_game
-    if first_game and rules.first_game_leader == FirstGameLeader.RANDOM:
-        return (leader if leader is not None else randbelow(len(dealt))), -1
-    if not starting_rule:
-        return leader if leader is not None else 0, -1
-    everything = 0
-    for hand in dealt:
-        everything |= hand
-    dealt_start = everything >> rules.start_card & 1
-    if not dealt_start and first_game and rules.missing_starting_card == MissingStartingCard.RANDOM:
-        return (leader if leader is not None else randbelow(len(dealt))), -1
-    card = rules.start_card if dealt_start else (everything & -everything).bit_length() - 1
-    holder = next(seat for seat, hand in enumerate(dealt) if hand >> card & 1)
-    if leader is not None and leader != holder:
-        # Never replaced silently: the caller named a leader the starting card overrules. Only
-        # without góp 3 does a game that is not a first game take that leader.
-        where, fix = (
-            ("every game (starting_card_every_game)", "")
-            if rules.starting_card_every_game
-            else ("a first game", ", or deal a game that is not a first game")
-        )
-        raise SetupError(
-            "INVALID_LEADER",
-            f"in {where} the holder of {card_name(card)} (seat {holder}) leads, not seat {leader}:"
-            f" leave the leader unset{fix}",
-            "leader",
-        )
-    # Góp 3 (Northern option): in later games the holder leads ("được ưu tiên đánh trước",
-    # source 000) without having to play the card; only a first game's lead must contain it.
-    # Without the starting card, the lowest card's holder may also lead freely (option).
-    free = not dealt_start and rules.missing_starting_card == MissingStartingCard.LOWEST_CARD_FREE
-    return holder, card if first_game and not free else -1
 
 
 def validate(state: GameState, move: Move) -> Combination | None:
@@ -200,8 +49,10 @@ class _Checked(NamedTuple):
     steal: bool = False
 
 
-def _check(state: GameState, move: Move) -> _Checked:
-    """Judge a move (RULES §4-§6); IllegalMove with its reason when the rules refuse it."""
+def _check(state: GameState, move: Move, *, for_seat: bool = True) -> _Checked:
+    """Judge a move (RULES §4-§6); IllegalMove with its reason when the rules refuse it.
+    `for_seat=False`: the move is the seat's time-out, which the host plays for a seat whose
+    player left (RULES §9.4) as for any other."""
     seat = move.seat
     if state.to_act < 0:
         raise IllegalMove(Reason.GAME_OVER, "the game is over")
@@ -209,8 +60,8 @@ def _check(state: GameState, move: Move) -> _Checked:
         raise IllegalMove(
             Reason.INVALID_SEAT, f"seat {seat} is not at this table of {state.players}"
         )
-    if state.places[seat]:
-        raise IllegalMove(Reason.SEAT_FINISHED, f"seat {seat} has no cards in play")
+    if state.places[seat] or state.departed:
+        check_seat_plays(state, seat, for_seat=for_seat)
     if move.is_pass:
         return _Checked(None, _check_pass(state, seat))
     combo = _combination(state, seat, move.cards)
@@ -228,6 +79,24 @@ def _check(state: GameState, move: Move) -> _Checked:
     if reason is not None:
         raise IllegalMove(reason, _beat_message(reason, combo, table))
     return _Checked(combo, result, is_steal(state, seat, combo))
+
+
+def check_seat_plays(state: GameState, seat: int, *, for_seat: bool = True) -> None:
+    """IllegalMove unless the seat may make a move of its own: it is occupied (RULES §9.1), its
+    player has not left during the game (§9.4; `for_seat=False`, the host's time-out move, may
+    play a seat whose player left) and it still holds cards in play."""
+    place = state.places[seat]
+    if place == EMPTY_SEAT:
+        raise IllegalMove(Reason.SEAT_EMPTY, f"nobody sits in seat {seat} in this game")
+    if state.departed >> seat & 1 and (for_seat or state.forfeited >> seat & 1):
+        raise IllegalMove(
+            Reason.SEAT_LEFT,
+            f"seat {seat}'s player left during this game: the host plays its time-outs"
+            if not state.forfeited >> seat & 1
+            else f"seat {seat}'s player left during this game and forfeited it",
+        )
+    if place:
+        raise IllegalMove(Reason.SEAT_FINISHED, f"seat {seat} has no cards in play")
 
 
 def _check_pass(state: GameState, seat: int) -> Beat:
@@ -324,14 +193,32 @@ def _beat_message(reason: Reason, combo: Combination, table: Combination) -> str
 
 
 def apply(state: GameState, move: Move) -> tuple[GameState, tuple[Event, ...]]:
-    """The state after a legal move, and what happened; raises IllegalMove (state unchanged)."""
+    """The state after a legal play or pass, and what happened; raises IllegalMove (state
+    unchanged). A seat's own move takes it off auto (RULES §9.3). The host's reports (a
+    time-out, a leave: `Move.action`) are applied by `table_moves.apply`."""
     combo, result, steal = _check(state, move)
     events: list[Event] = []
+    if state.auto or state.timeouts[move.seat]:
+        state = in_hand(state, move.seat, events)
     if combo is None:
         state = record_pass(state, move.seat, events)
     else:
         state = _play(state, move.seat, combo, events, chop=result is _CHOPS, steal=steal)
     return state, tuple(events)
+
+
+def check_step(state: GameState, move: Move) -> Combination | None:
+    """`validate` for a move `step` would make."""
+    return _check(state, move, for_seat=False).combination
+
+
+def step(state: GameState, move: Move, events: list[Event]) -> GameState:
+    """A play or pass made for the seat (its time-out move, RULES §9.3): as `apply`, but the
+    seat stays where it is on auto and its time-outs are not reset."""
+    combo, result, steal = _check(state, move, for_seat=False)
+    if combo is None:
+        return record_pass(state, move.seat, events)
+    return _play(state, move.seat, combo, events, chop=result is _CHOPS, steal=steal)
 
 
 def apply_in_turn(state: GameState, combo: Combination | None) -> GameState:
@@ -405,51 +292,15 @@ def _take_table(
     )
 
 
-def next_game(
-    state: GameState,
-    *,
-    seed: int | None = None,
-    hands: Sequence[CardSet] | None = None,
-    random_deal: bool = False,
-) -> tuple[GameState, tuple[Event, ...]]:
-    """The next game of the match, RULES §9: led by the previous winner (or the player who
-    compensated, *đền bài*); after an instant win, a first game again. Dealt from `seed`, or
-    `hands`, or at random (`random_deal`), or else as the match deals (its seed, if any)."""
-    if state.to_act >= 0:
-        raise SetupError("GAME_NOT_OVER", "the game is still being played", "state")
-    settlement = settle(state)
-    totals = tuple(t + n for t, n in zip(state.match.totals, settlement.net, strict=True))
-    rules = state.rules
-    if rules.match_bankroll and any(rules.match_bankroll + t < 0 for t in totals):
-        raise SetupError(
-            "MATCH_OVER", "a player's total dropped below zero: the match is over", "state"
-        )
-    winner = state.winner
-    leader = winner if settlement.next_leader is None else settlement.next_leader
-    dealer = (
-        winner
-        if rules.dealer_rotation == DealerRotation.WINNER
-        else (state.match.dealer + 1) % state.players
-    )
-    match = Match(state.match.game_number + 1, totals, state.match.seed, dealer)
-    first = state.instant_winner >= 0 and rules.first_game_after_instant_win
-    return new_game(
-        rules,
-        state.players,
-        seed=seed,
-        hands=hands,
-        first_game=first,
-        leader=None if first or rules.starting_card_every_game else leader,
-        dealer=dealer,
-        match=match,
-        random_deal=random_deal,
-    )
-
-
 def legal_plays(state: GameState, seat: int) -> tuple[list[Combination], bool]:
     """Every legal play for the seat now (in turn, out-of-turn chops, steals) and whether it
     may pass. Agrees exactly with `validate` (property-tested)."""
-    if state.to_act < 0 or not 0 <= seat < state.players or state.places[seat]:
+    if (
+        state.to_act < 0
+        or not 0 <= seat < state.players
+        or state.places[seat]
+        or state.departed >> seat & 1
+    ):
         return [], False
     hand, table, rules = state.hands[seat], state.table, state.rules
     if seat == state.to_act:

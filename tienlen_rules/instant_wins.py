@@ -194,11 +194,13 @@ def instant_winners(
     n = len(dealt)
     if rules.instant_wins == InstantWinList.NONE:
         return []
-    if not rules.instant_wins_on_short_hands and min(h.bit_count() for h in dealt) < 13:
+    if not rules.instant_wins_on_short_hands and min(h.bit_count() for h in dealt if h) < 13:
         return []
     found = []
     for offset in range(n):
         seat = (lead + offset) % n
+        if not dealt[seat]:  # an empty seat (RULES §9.1)
+            continue
         pattern = instant_win(rules, dealt[seat], first_game=first_game, is_dealer=seat == dealer)
         if pattern:
             found.append((seat, pattern))
@@ -210,10 +212,10 @@ def declare_instant_win(
 ) -> GameState:
     """Tới trắng, checked on the deal (`instant_winners`): when several hands qualify, the
     first in seat order from the leader wins (**[ours]**; option `instant_win_tie`: redeal)."""
-    n = state.players
     if not winners:
         return state
     seat, pattern = winners[0]
-    places = tuple(1 if s == seat else n for s in range(n))
+    last = state.seated_count
+    places = tuple(1 if s == seat else p or last for s, p in enumerate(state.places))
     events += [InstantWin(seat, pattern), GameOver(places)]
     return replaced(state, to_act=-1, places=places, instant_winner=seat, instant_pattern=pattern)

@@ -26,11 +26,14 @@ from tienlen_rules.choices import (
     FrozenPays,
     InstantWinList,
     InstantWinTie,
+    LeaveMidGame,
     LongPairsChop,
+    LossCap,
     MissingStartingCard,
     RottenPayee,
     Scoring,
     StartingCard,
+    TimeoutAction,
 )
 
 
@@ -380,6 +383,41 @@ OPTIONS: tuple[OptionSpec, ...] = (
         0,
         1_000_000_000,
         "Northern option: each player starts the match with this many chips; a player whose total drops below 0 loses the match (0: off).",
+    ),
+    # --- the table: seats, bankrolls, time-outs, leavers (RULES §9) ---
+    _b(
+        "first_game_when_winner_leaves",
+        True,
+        "When the previous winner left the table, or nobody but the previous winner stayed, the next game is a first game with every first-game rule (source 004); off: the next occupied seat after the departed winner's leads with any combination.",
+    ),
+    _i(
+        "min_bankroll_stakes",
+        0,
+        0,
+        1_000_000,
+        "A deal is refused when a seat's bankroll is below this many stakes, checked before every game (source 004: 20); 0: off.",
+    ),
+    _c(
+        "loss_cap",
+        LossCap.BANKROLL,
+        "Where the host gives bankrolls: nobody pays more than its bankroll, the cut shared in proportion to what it owed (bankroll); or no cap (none).",
+    ),
+    _c(
+        "timeout_action",
+        TimeoutAction.LOWEST,
+        "A seat whose time ran out passes, or leads its lowest single that is a legal lead (lowest); or plays the greedy bot's move (bot).",
+    ),
+    _i(
+        "auto_after_timeouts",
+        2,
+        0,
+        100,
+        "After this many time-outs in a row (over rounds and games) a seat is on auto until it moves itself; 0: never.",
+    ),
+    _c(
+        "leave_mid_game",
+        LeaveMidGame.PLAY_OUT,
+        "A player who leaves during a game: its seat is played out on auto and settled (play_out), the leave is refused (refuse), or the seat stops at once, placed below everyone still playing (forfeit).",
     ),
 )
 

@@ -101,6 +101,7 @@ PRESETS: dict[str, dict[str, bool | int | Fraction | str]] = {
         "instant_win_stakes": Fraction(13),
         "count_pigs": True,
         "compensation": False,
+        "min_bankroll_stakes": 20,
         **CARD_COUNT_PENALTIES,
     },
 }

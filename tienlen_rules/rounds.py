@@ -95,7 +95,7 @@ def record_pass(
 def _liability_open(state: GameState) -> bool:
     """Whether a pass now may still make its passer liable (`_examine_pass`): the rule is on,
     nobody is liable yet, and only the table's player has played this game."""
-    everyone = (1 << state.players) - 1
+    everyone = state.seated
     return (
         state.rules.compensation
         and state.compensation_seat < 0
@@ -117,7 +117,7 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, bool | None]:
     table = state.table
     assert table is not None
     held = has_beat(state.hands[seat], table, rules)
-    everyone = (1 << state.players) - 1
+    everyone = state.seated
     if (
         not held
         or state.compensation_seat >= 0

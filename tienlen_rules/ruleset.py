@@ -42,11 +42,14 @@ from tienlen_rules.choices import (
     FrozenPays,
     InstantWinList,
     InstantWinTie,
+    LeaveMidGame,
     LongPairsChop,
+    LossCap,
     MissingStartingCard,
     RottenPayee,
     Scoring,
     StartingCard,
+    TimeoutAction,
 )
 from tienlen_rules.chop_tables import (
     CHOP_TABLES,
@@ -157,6 +160,12 @@ class RuleSet:
     penalty_three_triples: Fraction
     rotten_two_flat: Fraction
     match_bankroll: int
+    first_game_when_winner_leaves: bool
+    min_bankroll_stakes: int
+    loss_cap: LossCap
+    timeout_action: TimeoutAction
+    auto_after_timeouts: int
+    leave_mid_game: LeaveMidGame
     # Derived, read by the hot paths.
     chop_targets: Mapping[ChopClass, frozenset[ChopClass]] = field(default_factory=dict)
     out_of_turn: frozenset[ChopClass] = frozenset()

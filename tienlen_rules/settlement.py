@@ -12,6 +12,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import NamedTuple
 
+from tienlen_rules.bankroll import Payment, cap_losses
 from tienlen_rules.cards import THREE_OF_SPADES, CardSet
 from tienlen_rules.choices import CardCountRotten, FrozenPays, RottenPayee, Scoring
 from tienlen_rules.errors import SetupError
@@ -35,13 +36,15 @@ class TransferReason(StrEnum):
 
 
 class Transfer(NamedTuple):
-    """`payer` (-1: nobody) pays `payee` `amount` chips for `reason` (and `cards`, if any)."""
+    """`payer` (-1: nobody) pays `payee` `amount` chips for `reason` (and `cards`, if any);
+    `owed` is what was owed when the loss cap cut the payment (RULES §9.2), else 0."""
 
     payer: int
     payee: int
     amount: int
     reason: TransferReason
     cards: CardSet
+    owed: int = 0
 
 
 class RottenEntry(NamedTuple):
@@ -115,6 +118,7 @@ class _Ledger:
         return total
 
     def settlement(self, state: GameState, next_leader: int | None = None) -> Settlement:
+        self._cap(state)
         net = [0] * state.players
         for t in self.transfers:
             net[t.payee] += t.amount
@@ -130,6 +134,25 @@ class _Ledger:
             next_leader,
         )
 
+    def _cap(self, state: GameState) -> None:
+        """Nobody loses more than its bankroll (`loss_cap`, RULES §9.2): cut transfers keep
+        what was owed beside what is paid."""
+        payments = [Payment(i, t.payer, t.payee, t.amount) for i, t in enumerate(self.transfers)]
+        winner = max(state.winner, 0)
+        order = [winner, *_others(state, winner)]
+        players = state.players
+        if cap_losses(
+            self.rules,
+            state.match.bankrolls,
+            payments,
+            order,
+            lambda payer, payee: (payee - payer) % players,
+        ):
+            self.transfers = [
+                t if p.paid == t.amount else t._replace(amount=p.paid, owed=t.amount)
+                for t, p in zip(self.transfers, payments, strict=True)
+            ]
+
 
 def settle(state: GameState) -> Settlement:
     """The settlement of a finished game under its rule set's scoring scheme."""
@@ -142,7 +165,10 @@ def settle(state: GameState) -> Settlement:
 
 
 def _others(state: GameState, seat: int) -> list[int]:
-    return [(seat + step) % state.players for step in range(1, state.players)]
+    """The other occupied seats, in turn order after `seat`."""
+    n = state.players
+    seated = state.seated
+    return [s for s in ((seat + step) % n for step in range(1, n)) if seated >> s & 1]
 
 
 def _seat_at(state: GameState, place: int) -> int:
@@ -212,7 +238,7 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int | None:
         penalty, counts_hand = rules.freeze_multiplier * rules.place_last_to_first, True
         payees = [winner]
     payer = state.compensation_seat
-    compensates = rules.compensation and payer >= 0 and len(frozen) == state.players - 1
+    compensates = rules.compensation and payer >= 0 and len(frozen) == state.seated_count - 1
     for seat in frozen:
         hand = state.hands[seat]
         if compensates:  # every opponent frozen: the winner is the only payee
@@ -237,9 +263,9 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
     the frozen pay the whole table the game ended at the freeze: only players who went out hold
     a place to pay for (a player ranked last for going out on a 2 still pays as last)."""
     rules = state.rules
-    n = state.players
+    n = state.seated_count
     winner = state.winner
-    unfrozen = [s for s in range(n) if s != winner and s not in frozen]
+    unfrozen = [s for s in _others(state, winner) if s not in frozen]
     alone = (
         unfrozen[0]
         if frozen
@@ -250,7 +276,7 @@ def _place_transfers(state: GameState, ledger: _Ledger, frozen: list[int]) -> No
     )
     unpaid = {*frozen, alone}
     if frozen and rules.frozen_pays == FrozenPays.WHOLE_TABLE:
-        unpaid |= {s for s in range(n) if state.hands[s]}
+        unpaid |= {s for s in range(state.players) if state.hands[s]}
     table = {
         4: ((4, 1, rules.place_last_to_first), (3, 2, rules.place_third_to_second)),
         3: ((3, 1, rules.place_last_to_first), (2, 1, rules.place_second_to_first)),

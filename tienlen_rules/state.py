@@ -7,6 +7,7 @@ service needs to continue a game travels in it (the service signs it into an opa
 
 from __future__ import annotations
 
+from enum import StrEnum
 from functools import reduce
 from operator import or_
 from typing import NamedTuple
@@ -25,14 +26,28 @@ class ChopPayment(NamedTuple):
     cards: CardSet
 
 
+#: `places[seat]` of an empty seat (RULES §9.1: a seat may be empty; seat numbers never change
+#: during a match). Not 0, so that every rule that looks for seats still playing skips it.
+EMPTY_SEAT = -1
+
+
 class Match(NamedTuple):
     """What carries from game to game (RULES §9): the game number, each seat's running total,
-    the seed that derives the next seeded deal (-1: random deals), and the dealer (Đấu)."""
+    the seed that derives the next seeded deal (-1: random deals), and the dealer (Đấu).
+
+    Who sits where (§9.1): `player_ids` are the host's opaque ids of the seats' players ("" for
+    none given, and for an empty seat); `occupants` tell the people in one seat apart (0 for
+    the players the match was dealt for, a random nonzero number for each newcomer), so that a
+    newcomer's seat token is not a leaver's. `bankrolls` (§9.2) are the chips each seat may lose
+    in this game, as given at its deal (() when the host gives none)."""
 
     game_number: int
     totals: tuple[int, ...]
     seed: int
     dealer: int
+    player_ids: tuple[str, ...] = ()
+    occupants: tuple[int, ...] = ()
+    bankrolls: tuple[int, ...] = ()
 
 
 class GameState(NamedTuple):
@@ -70,11 +85,25 @@ class GameState(NamedTuple):
     winning_play: CardSet
     move_count: int
     match: Match
+    timeouts: tuple[int, ...] = ()
+    auto: int = 0
+    departed: int = 0
+    forfeited: int = 0
 
     @property
     def players(self) -> int:
-        """How many seats are at the table."""
+        """How many seats the table has (seats 0..players-1, some of them maybe empty)."""
         return len(self.hands)
+
+    @property
+    def seated(self) -> int:
+        """Bitmask of the occupied seats."""
+        return _seated(self.places)
+
+    @property
+    def seated_count(self) -> int:
+        """How many players sit at the table (every rule that counts players counts these)."""
+        return len(self.places) - self.places.count(EMPTY_SEAT)
 
     @property
     def over(self) -> bool:
@@ -99,13 +128,21 @@ class GameState(NamedTuple):
         return reduce(or_, self.dealt, 0) & ~reduce(or_, self.hands, 0)
 
 
+def _seated(places: tuple[int, ...]) -> int:
+    mask = 0
+    for seat, place in enumerate(places):
+        if place != EMPTY_SEAT:
+            mask |= 1 << seat
+    return mask
+
+
 _FIELD_INDEX = {name: index for index, name in enumerate(GameState._fields)}
 _new_tuple = tuple.__new__
 
 
 def replaced(state: GameState, /, **changes: object) -> GameState:
     """`state._replace(**changes)` at half its cost: every move makes one or two new states
-    (a NamedTuple's `_replace` pops every one of the 22 fields from the keywords)."""
+    (a NamedTuple's `_replace` pops every one of the fields from the keywords)."""
     values: list[object] = list(state)
     try:
         for name, value in changes.items():
@@ -116,13 +153,24 @@ def replaced(state: GameState, /, **changes: object) -> GameState:
     return result
 
 
+class TableAction(StrEnum):
+    """What the host reports for a seat at a live table (RULES §9.3, §9.4), as a move."""
+
+    TIMEOUT = "timeout"
+    """The seat's time ran out: the engine plays its time-out move (`timeout_action`)."""
+    LEAVE = "leave"
+    """The seat's player left during the game (`leave_mid_game`)."""
+
+
 class Move(NamedTuple):
     """A seat's action: play `cards` (in the order given, duplicates kept so they can be
-    refused) or pass when `cards` is empty and `is_pass` is set."""
+    refused) or pass when `cards` is empty and `is_pass` is set; or, with `action`, what the
+    host reports for the seat (a time-out, a leave: `cards` empty, `is_pass` False)."""
 
     seat: int
     cards: tuple[int, ...]
     is_pass: bool
+    action: TableAction | None = None
 
 
 def play(seat: int, cards: tuple[int, ...] | list[int]) -> Move:
@@ -133,3 +181,13 @@ def play(seat: int, cards: tuple[int, ...] | list[int]) -> Move:
 def pass_turn(seat: int) -> Move:
     """A move that passes (*bỏ lượt*)."""
     return Move(seat, (), is_pass=True)
+
+
+def timeout(seat: int) -> Move:
+    """The host's report that the seat's time ran out (RULES §9.3)."""
+    return Move(seat, (), is_pass=False, action=TableAction.TIMEOUT)
+
+
+def leave(seat: int) -> Move:
+    """The host's report that the seat's player left during the game (RULES §9.4)."""
+    return Move(seat, (), is_pass=False, action=TableAction.LEAVE)

@@ -19,14 +19,14 @@ import pytest
 # One definition of the settlement helper for both suites: the variants package's conftest is
 # importable by its package name (tests/ is on sys.path), this file only as an ambiguous `conftest`.
 from helpers.tables import transfers
+from tienlen_rules import apply, new_game
 from tienlen_rules.cards import CardSet, parse_cards, parse_set
 from tienlen_rules.combinations import Combination, classify
 from tienlen_rules.errors import IllegalMove, Reason
 from tienlen_rules.events import Event
-from tienlen_rules.game import apply, new_game
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.settlement import Settlement, settle
-from tienlen_rules.state import GameState, Move, pass_turn
+from tienlen_rules.state import GameState, Move, leave, pass_turn, timeout
 from tienlen_rules.state import play as play_move
 
 SOUTHERN = build_rules("southern")
@@ -102,12 +102,17 @@ def pass_(state: GameState, seat: int) -> GameState:
 
 
 def parse_step(step: str) -> Move:
-    """``"2: 3S 3C"`` plays, ``"2: -"`` (or ``"2: pass"``) passes."""
+    """``"2: 3S 3C"`` plays, ``"2: -"`` (or ``"2: pass"``) passes; ``"2: timeout"`` is the
+    host's time-out for seat 2 and ``"2: leave"`` its player's leaving (RULES §9.3, §9.4)."""
     seat_text, _, cards = step.partition(":")
     seat = int(seat_text)
     cards = cards.strip()
     if cards in {"-", "pass"}:
         return pass_turn(seat)
+    if cards == "timeout":
+        return timeout(seat)
+    if cards == "leave":
+        return leave(seat)
     return play_move(seat, parse_cards(cards))
 
 
@@ -130,7 +135,7 @@ def run(state: GameState, *steps: str) -> GameState:
 
 def refusal(state: GameState, move: Move | str) -> Reason:
     """The reason `apply` refuses the move; also checks `validate` agrees and nothing changed."""
-    from tienlen_rules.game import validate
+    from tienlen_rules import validate
 
     if isinstance(move, str):
         move = parse_step(move)

@@ -13,15 +13,15 @@ from typing import TypeVar
 
 import pytest
 
+from tienlen_rules import apply, legal_plays, new_game, next_game
 from tienlen_rules.beating import Beat, beat
 from tienlen_rules.cards import cards_of, format_cards, parse_set
 from tienlen_rules.combinations import Combination, classify
 from tienlen_rules.errors import IllegalMove, Reason
 from tienlen_rules.events import Event
-from tienlen_rules.game import apply, legal_plays, new_game, next_game
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.settlement import Settlement, Transfer, TransferReason, settle
-from tienlen_rules.state import GameState, pass_turn, play
+from tienlen_rules.state import GameState, leave, pass_turn, play, timeout
 
 E = TypeVar("E")
 
@@ -74,6 +74,19 @@ class Table:
         for seat in seats:
             self.state, events = apply(self.state, pass_turn(seat))
             self.events += events
+        return self
+
+    def timeout(self, *seats: int) -> Table:
+        """The host's time-out for each of these seats, in this order (RULES §9.3)."""
+        for seat in seats:
+            self.state, events = apply(self.state, timeout(seat))
+            self.events += events
+        return self
+
+    def leave(self, seat: int) -> Table:
+        """The seat's player leaves during the game (RULES §9.4)."""
+        self.state, events = apply(self.state, leave(seat))
+        self.events += events
         return self
 
     def refused(self, seat: int, text: str) -> Reason:

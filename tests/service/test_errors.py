@@ -17,7 +17,7 @@ import pytest
 from helpers.dealing import DEAL_KEY
 
 from tienlen.v1 import cards_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc, state_pb2
-from tienlen_rules.game import new_game
+from tienlen_rules import new_game
 from tienlen_rules.revisions import RULES_REVISION
 from tienlen_rules.ruleset import build_rules
 from tienlen_service import codec

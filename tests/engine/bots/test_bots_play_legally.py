@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+import tienlen_rules
 from tienlen_rules import game
 from tienlen_rules.bots import BOTS, make_bot, observe, suggest_move
 from tienlen_rules.bots.base import Observation, unseen_cards
@@ -35,11 +36,11 @@ def play_match(variant: str, bots: list[str], seed: int, games: int) -> list[Gam
     rules = build_rules(variant)
     players = [make_bot(b) for b in bots]
     rng = random.Random(seed)
-    state, _ = game.new_game(rules, len(bots), seed=seed)
+    state, _ = tienlen_rules.new_game(rules, len(bots), seed=seed)
     finals = []
     for number in range(games):
         if number:
-            state, _ = game.next_game(state)
+            state, _ = tienlen_rules.next_game(state)
         state, _ = play_game(state, players, rng, LocalTable(), GameRecord(state))
         finals.append(state)
     return finals
@@ -84,7 +85,7 @@ def test_the_registry_names_every_bot_and_parses_parameters() -> None:
 
 
 def test_a_suggested_move_is_legal_for_every_bot() -> None:
-    state, _ = game.new_game(SOUTHERN, 4, seed=5)
+    state, _ = tienlen_rules.new_game(SOUTHERN, 4, seed=5)
     for name in BOTS:
         move = suggest_move(state, state.to_act, name, seed=1)
         assert move is not None
@@ -97,7 +98,7 @@ def test_a_suggested_move_is_legal_for_every_bot() -> None:
 
 
 def mid_game(seed: int = 2, moves: int = 9) -> GameState:
-    state, _ = game.new_game(SOUTHERN, 4, seed=seed)
+    state, _ = tienlen_rules.new_game(SOUTHERN, 4, seed=seed)
     rng = random.Random(seed)
     bot = make_bot("random")
     for _ in range(moves):
@@ -155,7 +156,9 @@ def observation(
     dealt = [parse_set(h) for h in hands]
     if table is not None:
         dealt[leader] |= parse_set(table)
-    state, _ = game.new_game(SOUTHERN, len(hands), hands=dealt, first_game=False, leader=leader)
+    state, _ = tienlen_rules.new_game(
+        SOUTHERN, len(hands), hands=dealt, first_game=False, leader=leader
+    )
     if table is not None:
         state, _ = game.apply(state, play(leader, parse_cards(table)))
         while state.to_act != seat:
@@ -209,7 +212,7 @@ def test_greedy_avoids_leading_a_single_into_an_opponent_on_one_card() -> None:
 
 def test_greedy_chops_out_of_turn_when_the_rules_allow() -> None:
     hands = [parse_set("2H 3H"), parse_set("KD AD"), parse_set("4S 4C 5S 5C 6S 6C 7S 7C 9D")]
-    state, _ = game.new_game(SOUTHERN, 3, hands=hands, first_game=False, leader=0)
+    state, _ = tienlen_rules.new_game(SOUTHERN, 3, hands=hands, first_game=False, leader=0)
     state, _ = game.apply(state, play(0, parse_cards("2H")))
     obs = observe(state, 2)
     assert state.to_act == 1

@@ -16,7 +16,7 @@ import statistics
 
 import pytest
 
-from tienlen_rules import game
+import tienlen_rules
 from tienlen_rules.bots import make_bot
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.settlement import settle
@@ -28,7 +28,7 @@ Z95 = 1.959963984540054
 
 def seat_net(bots: list[str], seed: int, seat: int) -> float:
     """One first game from `seed`; the seat's net in stakes."""
-    state, _ = game.new_game(SOUTHERN, len(bots), seed=seed)
+    state, _ = tienlen_rules.new_game(SOUTHERN, len(bots), seed=seed)
     final, _ = play_game(
         state, [make_bot(b) for b in bots], random.Random(seed), LocalTable(), GameRecord(state)
     )

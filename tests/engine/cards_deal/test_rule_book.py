@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from helpers.tables import deal, rules
 
+from tienlen_rules import new_game
 from tienlen_rules.cards import FULL_DECK, parse_set
 from tienlen_rules.errors import SetupError
-from tienlen_rules.game import new_game
 
 THIRTEEN_CARD_PRESETS = ("southern", "northern", "hue", "da_nang", "dem_la")
 

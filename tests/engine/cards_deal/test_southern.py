@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from helpers.moves import SOUTHERN, deal, rules
 
+from tienlen_rules import new_game
 from tienlen_rules.cards import (
     BLACK,
     FULL_DECK,
@@ -23,7 +24,6 @@ from tienlen_rules.cards import (
     suit_of,
 )
 from tienlen_rules.errors import CardParseError, SetupError
-from tienlen_rules.game import new_game
 
 # --------------------------------------------------------------------------- §1 order
 

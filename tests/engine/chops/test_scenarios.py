@@ -20,8 +20,8 @@ from helpers.tables import (
     transfers,
 )
 
+from tienlen_rules import legal_moves
 from tienlen_rules.events import ChopSettled, Played, RoundWon
-from tienlen_rules.game import legal_moves
 
 THREE_PAIRS = "3S 3C 4S 4C 5S 5C"
 HIGH_THREE_PAIRS = "JS JC QS QC KS KC"

@@ -16,10 +16,10 @@ from __future__ import annotations
 import pytest
 from helpers.moves import SOUTHERN, of_type, play_events, refusal, rules, run, run_events, start
 
+from tienlen_rules import legal_moves
 from tienlen_rules.cards import format_cards, parse_set
 from tienlen_rules.errors import Reason
 from tienlen_rules.events import ChopSettled, Played
-from tienlen_rules.game import legal_moves
 from tienlen_rules.ruleset import RuleSet
 
 TWO_S, TWO_H = "2S", "2H"

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import pytest
 from helpers.tables import TransferReason, later, reasons
 
+from tienlen_rules import apply, legal_moves, new_game
 from tienlen_rules.constraints import (
     CONSTRAINTS,
     CONSTRAINTS_BY_NAME,
@@ -28,7 +29,6 @@ from tienlen_rules.constraints import (
     OptionCondition,
 )
 from tienlen_rules.errors import SetupError
-from tienlen_rules.game import apply, legal_moves, new_game
 from tienlen_rules.options import OPTIONS_BY_NAME, OptionType
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import build_rules

@@ -25,10 +25,10 @@ from helpers.tables import (
     transfers,
 )
 
+from tienlen_rules import new_game
 from tienlen_rules.cards import parse_set
 from tienlen_rules.errors import SetupError
 from tienlen_rules.events import ChopSettled, PlayerFinished, PlayersFrozen
-from tienlen_rules.game import new_game
 from tienlen_rules.ruleset import build_rules
 
 THREE_PAIRS_LOW = "3S 3C 4S 4C 5S 5C"

@@ -30,6 +30,7 @@ from helpers.tables import (
     transfers,
 )
 
+from tienlen_rules import new_game, next_game
 from tienlen_rules.cards import TWOS, parse_card
 from tienlen_rules.combinations import Kind
 from tienlen_rules.errors import SetupError
@@ -40,7 +41,6 @@ from tienlen_rules.events import (
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_rules.game import new_game, next_game
 from tienlen_rules.options import LAST_PLACE, OPTIONS, OPTIONS_BY_NAME
 from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from tienlen_rules.ruleset import build_rules
@@ -50,6 +50,12 @@ TESTED: set[str] = set()
 # The options set on the lines of relations.txt beside this file are proven there (by
 # test_relations.py), one case a line.
 TESTED.update(options_set(Path(__file__).with_name("relations.txt")))
+# The table's options (RULES §9) are proven by the tests of tests/engine/tables/, each named
+# after its reading; an option counts when a test there sets it by name.
+_TABLES = "".join(
+    f.read_text() for f in (Path(__file__).parents[1] / "tables").glob("test_*.py")
+)
+TESTED.update(o.name for o in OPTIONS if f"{o.name}=" in _TABLES or f'"{o.name}":' in _TABLES)
 
 THREE_PAIRS = "3S 3C 4S 4C 5S 5C"
 FOUR_PAIRS = "9S 9C 10S 10C JS JC QS QC"

@@ -55,6 +55,7 @@ from helpers.moves import (
     transfers,
 )
 
+from tienlen_rules import new_game
 from tienlen_rules.cards import parse_card
 from tienlen_rules.combinations import Kind
 from tienlen_rules.errors import Reason
@@ -67,7 +68,6 @@ from tienlen_rules.events import (
     PlayersFrozen,
     RoundWon,
 )
-from tienlen_rules.game import new_game
 from tienlen_rules.settlement import TransferReason
 from tienlen_rules.state import play as play_move
 

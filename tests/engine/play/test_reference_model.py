@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tienlen_rules import movegen
+from tienlen_rules import apply, legal_moves, movegen, new_game
 from tienlen_rules.beating import Beat, beat
 from tienlen_rules.cards import TWOS, CardSet, cards_of
 from tienlen_rules.combinations import Combination, Kind, chop_class, classify
-from tienlen_rules.game import apply, legal_moves, new_game
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.state import GameState, Move, play
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 from helpers.tables import Reason, Table, deal, later
 
+from tienlen_rules import apply
 from tienlen_rules.cards import THREE_OF_CLUBS, THREE_OF_SPADES, parse_set
 from tienlen_rules.errors import IllegalMove
 from tienlen_rules.events import GameOver, PlayerFinished, RoundWon
-from tienlen_rules.game import apply
 from tienlen_rules.state import pass_turn
 
 PRESETS = ("southern", "northern", "hue", "da_nang", "dau", "dem_la")

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import pytest
 
+from tienlen_rules import apply, legal_moves, new_game, next_game, validate
 from tienlen_rules.cards import (
     CardSet,
     format_cards,
@@ -36,7 +37,6 @@ from tienlen_rules.events import (
     PlayerFinished,
     RoundWon,
 )
-from tienlen_rules.game import apply, legal_moves, new_game, next_game, validate
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.settlement import TransferReason, settle
 from tienlen_rules.state import GameState, Move, pass_turn

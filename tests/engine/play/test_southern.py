@@ -22,6 +22,7 @@ from helpers.moves import (
     start_events,
 )
 
+from tienlen_rules import SeatChanges, apply, new_game, next_game, validate
 from tienlen_rules.cards import parse_card, parse_cards, parse_set
 from tienlen_rules.errors import Reason, SetupError
 from tienlen_rules.events import (
@@ -34,7 +35,6 @@ from tienlen_rules.events import (
     RoundWon,
     TurnPassed,
 )
-from tienlen_rules.game import apply, new_game, next_game, validate
 from tienlen_rules.state import GameState, pass_turn
 from tienlen_rules.state import play as play_move
 
@@ -405,6 +405,9 @@ def _reasons_scenarios() -> dict[Reason, tuple[GameState, str]]:
     locked = run(start("3S 6S 9H", "4S 7D", "5S 8S"), "0: 3S", "1: -", "2: 5S")
     over = run(start("3S", "4S"), "0: 3S")
     out = play(everyone_has_played(), 1, "8S")
+    left = run(start("3S 9H", "9D 4C", "5S 6S"), "1: leave")
+    three = run(start("3S", "4S", "5S"), "0: 3S")  # over: seats 1 and 2 are frozen
+    emptied, _ = next_game(three, changes=SeatChanges((0, 1)), hands=deal("3S 9H", "9D 4C", ""))
     return {
         Reason.NOT_YOUR_TURN: (led, "2: 5S"),
         Reason.CARD_NOT_IN_HAND: (led, "1: 9S"),
@@ -419,10 +422,15 @@ def _reasons_scenarios() -> dict[Reason, tuple[GameState, str]]:
         Reason.GAME_OVER: (over, "1: 4S"),
         Reason.SEAT_FINISHED: (out, "1: -"),
         Reason.INVALID_SEAT: (led, "5: -"),
+        Reason.SEAT_LEFT: (left, "1: 9D"),  # RULES §9.4: the leaver plays only time-outs
+        Reason.SEAT_EMPTY: (emptied, "2: -"),  # RULES §9.1: seat 2 left between games
     }
 
 
-NOT_SOUTHERN = {Reason.CANNOT_STEAL_LEAD}  # cướp cái: Huế and Đà Nẵng only
+NOT_SOUTHERN = {
+    Reason.CANNOT_STEAL_LEAD,  # cướp cái: Huế and Đà Nẵng only
+    Reason.LEAVE_REFUSED,  # leave_mid_game = refuse: tests/engine/tables/test_leaving.py
+}
 
 
 def test_every_refusal_reason_of_the_southern_game_is_produced_as_documented() -> None:

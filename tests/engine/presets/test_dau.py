@@ -19,11 +19,11 @@ from helpers.tables import (
     transfers,
 )
 
+from tienlen_rules import new_game, next_game
 from tienlen_rules.cards import FULL_DECK
 from tienlen_rules.combinations import Kind
 from tienlen_rules.errors import SetupError
 from tienlen_rules.events import ChopSettled, GameStarted, InstantWin, Played
-from tienlen_rules.game import new_game, next_game
 
 DAU = rules("dau")
 SOUTH = rules("southern")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from helpers.tables import Table, TransferReason, cards, deal, later, reasons, rules, transfers
 
+from tienlen_rules import new_game
 from tienlen_rules.events import (
     GameOver,
     GameStarted,
@@ -16,7 +17,6 @@ from tienlen_rules.events import (
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_rules.game import new_game
 from tienlen_rules.ruleset import RuleSet
 
 DEM_LA = rules("dem_la")

@@ -21,6 +21,7 @@ from helpers.tables import (
     transfers,
 )
 
+from tienlen_rules import new_game
 from tienlen_rules.errors import SetupError
 from tienlen_rules.events import (
     ChopSettled,
@@ -29,7 +30,6 @@ from tienlen_rules.events import (
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_rules.game import new_game
 
 NORTH = rules("northern")
 SOUTH = rules("southern")

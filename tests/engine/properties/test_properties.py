@@ -25,11 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tienlen_rules import invariants
+from tienlen_rules import apply, invariants, legal_moves, new_game, next_game, validate
 from tienlen_rules.cards import cards_of
 from tienlen_rules.errors import IllegalMove, Reason
 from tienlen_rules.events import Played
-from tienlen_rules.game import apply, legal_moves, new_game, next_game, validate
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.settlement import settle

@@ -31,6 +31,7 @@ from functools import cache
 
 import pytest
 
+from tienlen_rules import apply, legal_moves, new_game, next_game
 from tienlen_rules.cards import TWOS, cards_of, format_cards, parse_cards, parse_set
 from tienlen_rules.errors import SetupError
 from tienlen_rules.events import (
@@ -44,7 +45,6 @@ from tienlen_rules.events import (
     PlayersFrozen,
     RoundWon,
 )
-from tienlen_rules.game import apply, legal_moves, new_game, next_game
 from tienlen_rules.options import (
     BOMB_PENALTY_OPTIONS,
     FOLLOWS_LAST_PLACE,

@@ -21,6 +21,7 @@ from helpers.tables import (
     transfers,
 )
 
+from tienlen_rules import new_game, next_game
 from tienlen_rules.cards import format_cards
 from tienlen_rules.errors import SetupError
 from tienlen_rules.events import (
@@ -30,7 +31,6 @@ from tienlen_rules.events import (
     PlayerFinished,
     PlayersFrozen,
 )
-from tienlen_rules.game import new_game, next_game
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.settlement import Settlement
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from helpers.moves import deal, of_type, refusal, rules, run, run_events, settled, start, transfers
 
+from tienlen_rules import next_game
 from tienlen_rules.errors import Reason
 from tienlen_rules.events import Passed, PlayersFrozen
-from tienlen_rules.game import next_game
 from tienlen_rules.settlement import TransferReason
 
 FROZEN = 400  # 2 × L = 2 × 2 stakes of 100 chips

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from helpers.moves import deal, of_type, refusal, rules, settled, start_events, transfers
 
+from tienlen_rules import next_game
 from tienlen_rules.errors import Reason
 from tienlen_rules.events import GameOver, InstantWin, PlayersFrozen
-from tienlen_rules.game import next_game
 from tienlen_rules.settlement import TransferReason
 
 DRAGON = "3C 4C 5D 6H 7S 8C 9D 10H JS QC KD AH"

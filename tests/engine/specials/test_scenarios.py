@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from helpers.tables import Table, TransferReason, deal, later, reasons, transfers
 
+from tienlen_rules import legal_plays
 from tienlen_rules.errors import Reason
 from tienlen_rules.events import (
     ChopSettled,
@@ -20,7 +21,6 @@ from tienlen_rules.events import (
     Played,
     PlayersFrozen,
 )
-from tienlen_rules.game import legal_plays
 
 L = 200  # the last-place amount: 2 stakes of 100 chips
 FROZEN = 2 * L
