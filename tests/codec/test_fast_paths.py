@@ -95,7 +95,10 @@ def test_a_wire_update_is_byte_for_byte_the_serialised_update_message(variant: s
                     streamed = service_pb2.PlayStreamResponse(tag=tag, applied=answer)
                     wire_answer = codec.stream_applied_wire(tag, answer.SerializeToString())
                     assert_wire_is_the_message(wire_answer, streamed)
-                    batched = service_pb2.PlayStreamResponse(tag=tag, batch=[streamed, streamed])
+                    result = service_pb2.StreamMoveResult(tag=tag, applied=answer)
+                    batched = service_pb2.PlayStreamResponse(
+                        tag=tag, batch=service_pb2.MoveBatchResult(results=[result, result])
+                    )
                     assert_wire_is_the_message(
                         codec.stream_batch_wire(tag, [wire_answer, wire_answer]), batched
                     )

@@ -115,6 +115,14 @@ PLAY_STREAM_RESPONSE: Final = Layout(
     ("tag", "applied", "batch"),
     never={"error": "a refusal is built as a message (statuses.stream_refusal), not here"},
 )
+MOVE_BATCH_RESULT: Final = Layout(service_pb2.MoveBatchResult, ("results",))
+# A batch's results are PlayStreamResponses to one move each (`stream_applied_wire`, or a
+# refusal): a StreamMoveResult has their fields, number for number.
+STREAM_MOVE_RESULT: Final = Layout(
+    service_pb2.StreamMoveResult,
+    ("tag", "applied"),
+    never={"error": "a refusal is built as a message (statuses.stream_refusal), not here"},
+)
 
 # --- state.proto: the state token's payload ---------------------------------------------------
 

@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Final
 
 from tienlen.v1 import game_pb2
 from tienlen_rules import MAX_PLAYERS, SPECTATOR, settle, view
-from tienlen_service.codec._layouts import APPLY_MOVE_RESPONSE, GAME_UPDATE, PLAY_STREAM_RESPONSE
+from tienlen_service.codec._layouts import (
+    APPLY_MOVE_RESPONSE,
+    GAME_UPDATE,
+    MOVE_BATCH_RESULT,
+    PLAY_STREAM_RESPONSE,
+)
 from tienlen_service.codec._wire import varint
 from tienlen_service.codec.events import events_to_pb, events_to_wire
 from tienlen_service.codec.settlement import settlement_to_pb
@@ -78,6 +83,7 @@ _AM_GAME: Final = APPLY_MOVE_RESPONSE.tag("game")
 _PS_TAG: Final = PLAY_STREAM_RESPONSE.tag("tag")
 _PS_APPLIED: Final = PLAY_STREAM_RESPONSE.tag("applied")
 _PS_BATCH: Final = PLAY_STREAM_RESPONSE.tag("batch")
+_MBR_RESULTS: Final = MOVE_BATCH_RESULT.tag("results")
 
 
 def update_to_wire(
@@ -130,11 +136,16 @@ def stream_applied_wire(tag_text: str, answer: bytes) -> bytes:
 
 
 def stream_batch_wire(tag_text: str, answers: Sequence[bytes]) -> bytes:
-    """The bytes of `PlayStreamResponse(tag=tag_text, batch=[PlayStreamResponse.FromString(a)
-    for a in answers])`: a batch's answer around its elements' answers."""
-    out = [_PS_TAG, varint(len(encoded)), encoded] if (encoded := tag_text.encode()) else []
+    """The bytes of `PlayStreamResponse(tag=tag_text, batch=MoveBatchResult(results=[
+    StreamMoveResult.FromString(a) for a in answers]))`: a batch's answer around the answers
+    of its moves, each a PlayStreamResponse to a move (`stream_applied_wire`, or a refusal),
+    whose fields a StreamMoveResult shares number for number."""
+    results: list[bytes] = []
     for answer in answers:
-        out += (_PS_BATCH, varint(len(answer)), answer)
+        results += (_MBR_RESULTS, varint(len(answer)), answer)
+    body = b"".join(results)
+    out = [_PS_TAG, varint(len(encoded)), encoded] if (encoded := tag_text.encode()) else []
+    out += (_PS_BATCH, varint(len(body)), body)
     return b"".join(out)
 
 
