@@ -138,7 +138,7 @@ test: apt-deps lint lint-imports format-check typecheck gen-check pytest test-no
 # failures first. About 30 s of one core. Left to `make test`: the comparisons with the
 # rule-book reference models (tests/engine/*/test_reference_model.py, minutes), the service,
 # the clients, the contract, deploy, and the format and type checks.
-FAST_TESTS := tests/engine tests/test_codec.py tests/test_layers.py
+FAST_TESTS := tests/engine tests/codec tests/test_layers.py
 test-fast: $(GENERATED) ## the inner loop (~30 s): lint, layer contracts, the engine's tests, -x
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache

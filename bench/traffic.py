@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import tienlen_rules as engine
 from tienlen.v1 import game_pb2, rules_pb2, service_pb2
-from tienlen_service import codec, statuses
+from tienlen_service import codec, streams
 from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import SERVICE_NAME, TienLenServicer
 from tienlen_service.tokens import KeyRing, TokenCodec
@@ -182,10 +182,12 @@ def stream_frame(message: bytes) -> bytes:
     return _framed(0x12, message)
 
 
-#: The most moves in one PlayStream message (the service's limit, PlayStreamRequest.batch).
-MAX_BATCH: Final = statuses.MAX_BATCH
-_BATCH_TAG: Final = 0x1A  # PlayStreamRequest.batch: field 3, length-delimited
-_ANSWERS_TAG: Final = 0x22  # PlayStreamResponse.batch: field 4, length-delimited
+#: The most moves in one PlayStream message (the service's limit, MoveBatch.moves).
+MAX_BATCH: Final = streams.MAX_BATCH
+_BATCH_TAG: Final = 0x1A  # PlayStreamRequest.batch (MoveBatch): field 3, length-delimited
+_MOVES_TAG: Final = 0x0A  # MoveBatch.moves (StreamMove): field 1, length-delimited
+_ANSWERS_TAG: Final = 0x22  # PlayStreamResponse.batch (MoveBatchResult): field 4
+_RESULTS_TAG: Final = 0x0A  # MoveBatchResult.results (StreamMoveResult): field 1
 
 
 def _framed(tag: int, message: bytes) -> bytes:
@@ -199,28 +201,39 @@ def _framed(tag: int, message: bytes) -> bytes:
 
 
 def batch_message(elements: list[bytes]) -> bytes:
-    """One PlayStreamRequest whose `batch` holds `elements` (PlayStreamRequests' bytes)."""
-    return b"".join(_framed(_BATCH_TAG, element) for element in elements)
+    """One PlayStreamRequest whose `batch` holds `elements` (PlayStreamRequests with a tag and
+    a move, whose bytes are a StreamMove's)."""
+    return _framed(_BATCH_TAG, b"".join(_framed(_MOVES_TAG, element) for element in elements))
 
 
 def batch_elements(response: bytes) -> list[bytes]:
-    """The elements of a PlayStreamResponse's `batch` (an answer without a tag of its own);
-    a response without a batch (a refused batch) is returned whole, as the one element."""
+    """The results of a PlayStreamResponse's `batch` (an answer without a tag of its own), each
+    with a PlayStreamResponse's bytes; a response without a batch (a refused batch) is
+    returned whole, as the one element."""
+    body = _records(response, _ANSWERS_TAG)
+    if body is None or len(body) != 1:
+        return [response]
+    results = _records(body[0], _RESULTS_TAG)
+    return results or [response]
+
+
+def _records(data: bytes, tag: int) -> list[bytes] | None:
+    """The bodies of `data`'s records, all length-delimited with key `tag` (None: not so)."""
     out: list[bytes] = []
     i = 0
-    while i < len(response) and response[i] == _ANSWERS_TAG:
+    while i < len(data) and data[i] == tag:
         i += 1
         size = shift = 0
         while True:
-            byte = response[i]
+            byte = data[i]
             i += 1
             size |= (byte & 0x7F) << shift
             shift += 7
             if byte < 0x80:
                 break
-        out.append(response[i : i + size])
+        out.append(data[i : i + size])
         i += size
-    return out if i == len(response) and out else [response]
+    return out if i == len(data) else None
 
 
 def answers(games: list[Game]) -> dict[str, dict[bytes, bytes]]:

@@ -77,6 +77,7 @@ def register_engine(
         deal_key=load_deal_key(config),
         max_streams=servicer.stream_slots(config.workers),
         max_searches=searches.search_slots(config.workers),
+        max_request_bytes=config.max_request_bytes,
     )
     registration.add_to_server(engine, server)
     return (servicer.SERVICE_NAME,)

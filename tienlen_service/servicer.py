@@ -49,11 +49,11 @@ from tienlen_service.statuses import (
     UNKNOWN_BOT,
     SeatTokenError,
     abort,
-    batch_refused,
     error_status,
     rich_status,
     stream_refusal,
 )
+from tienlen_service.streams import MAX_REQUEST_BYTES_HEADER, answer_message
 from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
@@ -118,7 +118,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     events; `require_seat_tokens` makes every call made for a seat carry that seat's token;
     `deal_key` is the host's credential for seeded and explicit deals (see `dealing.Dealer`);
     `max_streams` is how many PlayStream calls may be open at once (see `stream_slots`);
-    `max_searches` how many bot searches may run at once (see `search_slots`).
+    `max_searches` how many bot searches may run at once (see `search_slots`);
+    `max_request_bytes`, the transport's request limit, is told at the start of each
+    PlayStream (`streams.MAX_REQUEST_BYTES_HEADER`) so that clients batch under it.
     """
 
     def __init__(
@@ -130,6 +132,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         deal_key: DealKey | None = None,
         max_streams: int = 1,
         max_searches: int = 1,
+        max_request_bytes: int | None = None,
     ) -> None:
         self._tokens = tokens
         self._metrics = metrics
@@ -137,6 +140,11 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._dealer = Dealer(deal_key, require_seat_tokens=require_seat_tokens)
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
+        self._stream_headers = (
+            ()
+            if max_request_bytes is None
+            else ((MAX_REQUEST_BYTES_HEADER, str(max_request_bytes)),)
+        )
         self._search = Search(metrics=metrics, max_searches=max_searches)
         self._states = StateCache()
         # One zero-valued series per configured key from the start: a rotation's last step
@@ -204,8 +212,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         request_iterator: Iterable[service_pb2.PlayStreamRequest],
         context: grpc.ServicerContext,
     ) -> Iterator[bytes]:
-        """ApplyMove per message, answered in order (each answer a PlayStreamResponse's wire
-        bytes); a refused move is answered in-band."""
+        """ApplyMove per message (or per move of a batch: `streams`), answered in order (each
+        answer a PlayStreamResponse's wire bytes); a refused move is answered in-band."""
         if not self._streams.acquire(blocking=False):
             abort(
                 context,
@@ -217,8 +225,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
                 ),
             )
         try:
+            if self._stream_headers:
+                context.send_initial_metadata(self._stream_headers)
             for request in request_iterator:
-                yield self._stream_batch(request) if request.batch else self._stream_step(request)
+                yield answer_message(request, self._stream_step)
         finally:
             self._streams.release()
 
@@ -232,26 +242,18 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         update = self._update_wire(new_state, game_id, events, applied=True, with_view=with_view)
         return codec.apply_answer_wire(update)
 
-    def _stream_step(self, request: service_pb2.PlayStreamRequest) -> bytes:
-        """One PlayStream message (its answer's wire bytes): applied, or the error ApplyMove
-        would have ended with."""
+    def _stream_step(self, tag: str, move: service_pb2.ApplyMoveRequest) -> bytes:
+        """One move of a PlayStream message (its answer's wire bytes): applied, or the error
+        ApplyMove would have ended with."""
         try:
-            answer = self._apply(request.move)
+            answer = self._apply(move)
         except DOMAIN_ERRORS as exc:
             self._count_error(exc, "ApplyMove")
-            status = error_status(exc, request.move.seat)
+            status = error_status(exc, move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
-            return stream_refusal(request.tag, status)
-        return codec.stream_applied_wire(request.tag, answer)
-
-    def _stream_batch(self, request: service_pb2.PlayStreamRequest) -> bytes:
-        """A PlayStream message with a batch: each element answered as a message of its own,
-        in order, in one answer; a malformed batch is refused as a whole."""
-        refused = batch_refused(request)
-        if refused is not None:
-            return refused
-        return codec.stream_batch_wire(request.tag, [self._stream_step(m) for m in request.batch])
+            return stream_refusal(tag, status)
+        return codec.stream_applied_wire(tag, answer)
 
     @_rpc
     def ValidateMove(  # noqa: N802

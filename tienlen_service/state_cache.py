@@ -23,7 +23,7 @@ class StateCache:
     """The states a replica made or checked lately, by their state token.
 
     States are immutable values and `decode_state(encode_state(s, g)) == (s, g)` for every
-    state (tests/test_codec.py proves it for every state of random games of every preset), so
+    state (tests/codec/ proves it for every state of random games of every preset), so
     a token this replica produced need not be verified or decoded again: the next move of a
     game that comes back to the same replica (a PlayStream, a sticky load balancer, a single
     replica) skips both, and so do the repeated decodes of one token (every seat's GetView,

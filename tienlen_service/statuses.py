@@ -19,7 +19,7 @@ host's deal key
 unknown bot                  INVALID_ARGUMENT        UNKNOWN_BOT (+ BadRequest on bot)
 IllegalRecordMove            INVALID_ARGUMENT        RECORD_ILLEGAL_MOVE (+ BadRequest, move_number)
 too many open PlayStreams    RESOURCE_EXHAUSTED      TOO_MANY_STREAMS
-malformed PlayStream batch   INVALID_ARGUMENT        INVALID_BATCH (in the stream: `batch_refused`)
+malformed PlayStream batch   INVALID_ARGUMENT        INVALID_BATCH (in the stream: `streams`)
 too many bot searches        RESOURCE_EXHAUSTED      TOO_MANY_SEARCHES
 search of a call gone        CANCELLED / DEADLINE_   CALL_ABANDONED (nobody reads it: the caller
                              EXCEEDED                cancelled, or its deadline passed)
@@ -53,9 +53,6 @@ UNKNOWN_BOT: Final = "UNKNOWN_BOT"
 DEAL_NOT_ALLOWED: Final = "DEAL_NOT_ALLOWED"
 TOO_MANY_STREAMS: Final = "TOO_MANY_STREAMS"
 INVALID_BATCH: Final = "INVALID_BATCH"
-#: The most moves one PlayStream message may carry (PlayStreamRequest.batch); the message must
-#: also fit --max-request-bytes (16 KiB by default: about 70 moves).
-MAX_BATCH: Final = 64
 TOO_MANY_SEARCHES: Final = "TOO_MANY_SEARCHES"
 CALL_ABANDONED: Final = "CALL_ABANDONED"
 TOKEN_MALFORMED: Final = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
@@ -246,23 +243,6 @@ def abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn:
     """End the call with this status (grpcio raises out of the handler)."""
     context.abort_with_status(rpc_status.to_status(status))
     raise AssertionError("abort_with_status returned")  # pragma: no cover - it raises
-
-
-def batch_refused(request: service_pb2.PlayStreamRequest) -> bytes | None:
-    """The in-band refusal of a malformed PlayStream batch (None: it is well formed): a batch
-    carries moves, not the message itself, at most MAX_BATCH of them, and no element has one."""
-    if request.HasField("move"):
-        problem = "a message with a batch has no move of its own: put the move in the batch"
-    elif len(request.batch) > MAX_BATCH:
-        problem = f"a batch has at most {MAX_BATCH} moves, not {len(request.batch)}"
-    elif (nested := next((i for i, m in enumerate(request.batch) if m.batch), None)) is not None:
-        problem = f"batch[{nested}] has a batch of its own: a batch's elements are single moves"
-    else:
-        return None
-    status = rich_status(
-        grpc.StatusCode.INVALID_ARGUMENT, INVALID_BATCH, problem, {"field": "batch"}
-    )
-    return stream_refusal(request.tag, status)
 
 
 def stream_refusal(tag: str, status: status_pb2.Status) -> bytes:

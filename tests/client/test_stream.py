@@ -16,11 +16,13 @@ from tienlen_client import (
     MoveRejected,
     MoveStream,
     TienLenClient,
+    TienLenError,
     Unavailable,
     UpdateView,
 )
 
 from tienlen.v1 import service_pb2
+from tienlen_service.config import Config
 from tienlen_service.tokens import KeyRing
 
 HANDS = ["3S 9S", "4S 10S", "5S JS", "6S QS"]
@@ -292,26 +294,190 @@ def test_a_move_whose_stream_was_reset_is_sent_again_on_a_new_stream(
     assert after.view.seats[0].cards_left == 1
 
 
-def test_a_batched_stream_sends_the_moves_queued_together_as_one_message() -> None:
-    from tienlen_client.stream import MAX_BATCH, _drain
-
-    moves = [service_pb2.PlayStreamRequest(tag=str(i)) for i in range(MAX_BATCH + 2)]
-    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None] = queue.SimpleQueue()
-    for move in moves:
-        requests.put(move)
-    requests.put(None)
-    sent: set[str] = set()
-    messages = list(_drain(requests, sent, batch=True))
-    assert [list(m.batch) for m in messages] == [moves[:MAX_BATCH], moves[MAX_BATCH:]]
-    assert sent == {m.tag for m in moves}
-    requests.put(moves[0])
-    requests.put(None)
-    assert list(_drain(requests, set(), batch=True)) == [moves[0]]  # alone: no batch
+def _queued(*moves: service_pb2.PlayStreamRequest | None) -> queue.SimpleQueue[Any]:
+    requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    for item in moves:
+        requests.put(item)
+    return requests
 
 
-def test_the_clients_batch_limit_is_the_services() -> None:
-    from tienlen_client.stream import MAX_BATCH
+def _move(tag: str, token_bytes: int) -> service_pb2.PlayStreamRequest:
+    apply = service_pb2.ApplyMoveRequest(state_token=bytes(token_bytes), seat_token="s" * 40)
+    return service_pb2.PlayStreamRequest(tag=tag, move=apply)
 
-    from tienlen_service.statuses import MAX_BATCH as SERVICE_MAX_BATCH
 
-    assert MAX_BATCH == SERVICE_MAX_BATCH
+def test_a_batched_stream_packs_the_moves_queued_by_bytes_under_the_request_limit() -> None:
+    from tienlen_client.batching import MAX_BATCH, RequestLimit, Sent, drain
+
+    moves = [_move(str(i), 200) for i in range(MAX_BATCH + 2)]  # ~250 bytes each
+    sent = Sent()
+    limit = RequestLimit(4096)
+    messages = list(drain(_queued(*moves, None), sent, limit=limit))
+    assert max(m.ByteSize() for m in messages) <= 4096
+    assert min(len(m.batch.moves) for m in messages[:-1]) > 1
+    tags = [
+        t for message in messages for t in [m.tag for m in message.batch.moves] or [message.tag]
+    ]
+    assert tags == [m.tag for m in moves]  # every move once, in order
+    assert [t for tags_, _ in sent.messages for t in tags_] == [m.tag for m in moves]
+    wide = list(
+        drain(
+            _queued(*[_move(str(i), 8) for i in range(MAX_BATCH + 2)], None),
+            Sent(),
+            limit=RequestLimit(1 << 20),
+        )
+    )
+    assert [len(m.batch.moves) for m in wide] == [MAX_BATCH, 2]  # and never past MAX_BATCH
+    # Alone, or while the limit is unknown, a move goes as a message of its own.
+    assert list(drain(_queued(moves[0], None), Sent(), limit=limit)) == [moves[0]]
+    assert list(drain(_queued(*moves[:3], None), Sent(), limit=RequestLimit())) == moves[:3]
+
+
+def test_the_limit_is_the_lower_of_the_one_told_and_the_one_the_service_says() -> None:
+    from tienlen_client.batching import MAX_REQUEST_BYTES_HEADER, RequestLimit
+
+    told = RequestLimit(20000)
+    told.hear([("other", "1"), (MAX_REQUEST_BYTES_HEADER, "16384")])
+    assert told.value == 16384
+    heard = RequestLimit()
+    heard.hear(None)  # a replica that says nothing: still unknown
+    assert heard.value is None
+    heard.hear([(MAX_REQUEST_BYTES_HEADER, "9000")])
+    heard.refused(8000, "SERVER: Received message larger than max (8000 vs. 4096)")
+    assert heard.value == 4096  # what grpc's refusal names
+    heard.refused(4000, "refused")
+    assert heard.value == 2000  # else half the refused size
+
+
+class _Gated:
+    """The client's stub, with PlayStream's messages held until the test has queued its moves
+    (so that they go out together) and counted; `tell=False` hides the limit the service says
+    at the start of a stream (a replica from before it said one)."""
+
+    def __init__(self, stub: Any, *, tell: bool = True) -> None:
+        self._stub = stub
+        self._tell = tell
+        self.release = threading.Event()
+        self.messages: list[tuple[tuple[str, ...], int]] = []
+        self.streams = 0
+
+    def PlayStream(self, requests: Iterator[Any], **kwargs: Any) -> Any:
+        self.streams += 1
+
+        def gated() -> Iterator[Any]:
+            self.release.wait(30)
+            for message in requests:
+                tags = tuple(m.tag for m in message.batch.moves) or (message.tag,)
+                self.messages.append((tags, message.ByteSize()))
+                yield message
+
+        call = self._stub.PlayStream(gated(), **kwargs)
+        return call if self._tell else _Untold(call)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stub, name)
+
+
+class _Untold:
+    """A call whose initial metadata says no limit."""
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+
+    def initial_metadata(self) -> tuple[()]:
+        return ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._call)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._call, name)
+
+
+def _tables(client: TienLenClient, count: int) -> list[Game]:
+    games = (client.new_game(players=4) for _ in range(3 * count))  # random deals: no deal key
+    return [game for game in games if not game.finished][:count]
+
+
+def test_sealed_moves_in_a_full_batch_fit_the_services_request_limit(
+    server_factory: Callable[..., Any],
+) -> None:
+    """Issue 36 (5): 64 moves with sealed tokens and seat tokens came to ~16.7 KB in one
+    message, over the service's 16 KiB, and every move failed. The stream hears the limit from
+    the service and packs by bytes: every move is answered, in messages within the limit."""
+    running = server_factory(seal=True, require_seat_tokens=True)
+    with TienLenClient(running.address) as client:
+        tables = _tables(client, 96)
+        gated = _Gated(client._stub)
+        stream = MoveStream(gated, channel=None, timeout=30, max_attempts=1, batch=True)  # type: ignore[arg-type]
+        try:
+            futures = [stream.submit(g, g.to_act, lowest_play(client, g)) for g in tables]  # type: ignore[arg-type]
+            gated.release.set()
+            after = [future.result(30) for future in futures]
+        finally:
+            gated.release.set()
+            stream.close(10)
+    assert [g.raw.move_number for g in after] == [1] * len(tables)
+    assert max(size for _, size in gated.messages) <= Config().max_request_bytes
+    assert max(len(tags) for tags, _ in gated.messages) > 32  # batched, not one per message
+    assert gated.streams == 1
+
+
+def test_a_message_refused_for_its_size_is_not_sent_again_nor_counted_as_a_broken_stream(
+    server_factory: Callable[..., Any],
+) -> None:
+    """A replica that says no limit, and a caller who told one above the replica's: the batch
+    over the replica's limit ends the stream (RESOURCE_EXHAUSTED). It is not a broken stream
+    (one attempt is enough): its moves go again at once in smaller messages, never in that
+    message again, and every move is answered."""
+    running = server_factory(seal=True, max_request_bytes=4096)
+    with TienLenClient(running.address) as client:
+        tables = _tables(client, 40)
+        gated = _Gated(client._stub, tell=False)
+        stream = MoveStream(
+            gated, channel=None, timeout=30, max_attempts=1, batch=True, max_request_bytes=16384
+        )  # type: ignore[arg-type]
+        try:
+            futures = [stream.submit(g, g.to_act, lowest_play(client, g)) for g in tables]  # type: ignore[arg-type]
+            gated.release.set()
+            after = [future.result(30) for future in futures]
+        finally:
+            gated.release.set()
+            stream.close(10)
+    assert [g.raw.move_number for g in after] == [1] * len(tables)
+    refused = [(tags, size) for tags, size in gated.messages if size > 4096]
+    assert len(refused) == 1
+    assert gated.messages.count(refused[0]) == 1
+    assert gated.streams == 2
+
+
+def test_a_move_refused_alone_for_its_size_fails_with_the_refusal_and_the_stream_goes_on(
+    server_factory: Callable[..., Any],
+) -> None:
+    running = server_factory(max_request_bytes=256)
+    with TienLenClient(running.address) as client:
+        game = client.new_game(hands=HANDS, leader=0)
+        gated = _Gated(client._stub, tell=False)
+        stream = MoveStream(gated, channel=None, timeout=30, max_attempts=1, batch=True)  # type: ignore[arg-type]
+        try:
+            big = dataclasses.replace(game, state=game.state + bytes(300))
+            too_big = stream.submit(big, 0, ["3S"])
+            gated.release.set()
+            with pytest.raises(TienLenError) as refused:
+                too_big.result(30)
+            assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            after = stream.play(game, 0, ["3S"], timeout=30)
+        finally:
+            gated.release.set()
+            stream.close(10)
+    assert after.to_act == 1
+    assert sum(1 for tags, _ in gated.messages if tags == ("1",)) == 1  # never sent again
+
+
+def test_the_clients_batch_limits_are_the_services() -> None:
+    from tienlen_client.batching import MAX_BATCH, MAX_REQUEST_BYTES_HEADER
+
+    from tienlen_service import streams
+
+    assert MAX_BATCH == streams.MAX_BATCH
+    assert MAX_REQUEST_BYTES_HEADER == streams.MAX_REQUEST_BYTES_HEADER

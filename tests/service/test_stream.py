@@ -15,6 +15,7 @@ from helpers.dealing import DEAL_KEY
 from tienlen.v1 import moves_pb2, service_pb2, service_pb2_grpc
 from tienlen_service.config import Config
 from tienlen_service.servicer import stream_slots
+from tienlen_service.streams import MAX_REQUEST_BYTES_HEADER
 
 Stub = service_pb2_grpc.TienLenEngineStub
 TIMEOUT = 20.0
@@ -186,8 +187,8 @@ def test_a_batch_is_answered_move_by_move_exactly_as_messages_of_their_own(
 ) -> None:
     games = (new_game(stub, seed=seed).game for seed in range(300, 400))
     playing = [game for game in games if not game.finished][:4]
-    elements = [
-        service_pb2.PlayStreamRequest(
+    moves = [
+        service_pb2.StreamMove(
             tag=f"table {i}",
             move=service_pb2.ApplyMoveRequest(
                 state_token=game.state_token,
@@ -198,8 +199,8 @@ def test_a_batch_is_answered_move_by_move_exactly_as_messages_of_their_own(
         for i, game in enumerate(playing)
     ]
     wrong_seat = (playing[0].to_act + 1) % 4
-    elements.append(  # a refused move in a batch is refused alone
-        service_pb2.PlayStreamRequest(
+    moves.append(  # a refused move in a batch is refused alone
+        service_pb2.StreamMove(
             tag="refused",
             move=service_pb2.ApplyMoveRequest(
                 state_token=playing[0].state_token, seat=wrong_seat, move=PASS
@@ -207,19 +208,23 @@ def test_a_batch_is_answered_move_by_move_exactly_as_messages_of_their_own(
         )
     )
     stream = open_stream(stub)
-    stream.send_message(service_pb2.PlayStreamRequest(tag="batch 1", batch=elements))
-    for element in elements:  # the same moves as messages of their own
-        stream.send_message(element)
+    stream.send_message(
+        service_pb2.PlayStreamRequest(tag="batch 1", batch=service_pb2.MoveBatch(moves=moves))
+    )
+    for move in moves:  # the same moves as messages of their own
+        stream.send(move.tag, move.move)
     batched = stream.receive()
-    singles = [stream.receive() for _ in elements]
+    singles = [stream.receive() for _ in moves]
     stream.close()
     assert batched.tag == "batch 1"
     assert batched.WhichOneof("result") is None
-    assert list(batched.batch) == singles
-    assert [a.tag for a in batched.batch] == [e.tag for e in elements]
-    for answer, element in zip(batched.batch[:-1], elements, strict=False):
-        assert answer.applied == stub.ApplyMove(element.move, timeout=TIMEOUT)
-    assert (batched.batch[-1].error.code, batched.batch[-1].error.reason) == (
+    results = batched.batch.results
+    # A move's result in a batch is, field for field, its answer as a message of its own.
+    assert [r.SerializeToString() for r in results] == [a.SerializeToString() for a in singles]
+    assert [r.tag for r in results] == [m.tag for m in moves]
+    for result, move in zip(results[:-1], moves, strict=False):
+        assert result.applied == stub.ApplyMove(move.move, timeout=TIMEOUT)
+    assert (results[-1].error.code, results[-1].error.reason) == (
         FAILED_PRECONDITION,
         "NOT_YOUR_TURN",
     )
@@ -232,22 +237,15 @@ def test_a_batch_is_answered_move_by_move_exactly_as_messages_of_their_own(
             "a move beside the batch",
             service_pb2.PlayStreamRequest(
                 move=service_pb2.ApplyMoveRequest(seat=0),
-                batch=[service_pb2.PlayStreamRequest(tag="a")],
-            ),
-        ),
-        (
-            "a batch inside a batch",
-            service_pb2.PlayStreamRequest(
-                batch=[
-                    service_pb2.PlayStreamRequest(tag="a"),
-                    service_pb2.PlayStreamRequest(batch=[service_pb2.PlayStreamRequest()]),
-                ]
+                batch=service_pb2.MoveBatch(moves=[service_pb2.StreamMove(tag="a")]),
             ),
         ),
         (
             "65 moves",
             service_pb2.PlayStreamRequest(
-                batch=[service_pb2.PlayStreamRequest(tag=str(i)) for i in range(65)]
+                batch=service_pb2.MoveBatch(
+                    moves=[service_pb2.StreamMove(tag=str(i)) for i in range(65)]
+                )
             ),
         ),
     ],
@@ -261,7 +259,7 @@ def test_a_malformed_batch_is_refused_as_a_whole_with_invalid_batch_and_the_stre
     stream.send_message(message)
     refused = stream.receive()
     assert refused.tag == case
-    assert not refused.batch
+    assert not refused.HasField("batch")
     assert (refused.error.code, refused.error.reason) == (INVALID_ARGUMENT, "INVALID_BATCH")
     assert refused.error.metadata["field"] == "batch"
     move = first_legal_move(stub, game.state_token, game.to_act)
@@ -273,7 +271,9 @@ def test_a_malformed_batch_is_refused_as_a_whole_with_invalid_batch_and_the_stre
     stream.close()
 
 
-def test_a_batch_of_64_moves_is_answered(stub: Stub, open_stream: OpenStream) -> None:
+def test_a_batch_of_64_moves_is_answered_and_an_empty_batch_with_no_result(
+    stub: Stub, open_stream: OpenStream
+) -> None:
     game = new_game(stub, seed=11).game
     request = service_pb2.ApplyMoveRequest(
         state_token=game.state_token,
@@ -281,14 +281,34 @@ def test_a_batch_of_64_moves_is_answered(stub: Stub, open_stream: OpenStream) ->
         move=first_legal_move(stub, game.state_token, game.to_act),
     )
     stream = open_stream(stub)
-    elements = [service_pb2.PlayStreamRequest(tag=str(i), move=request) for i in range(64)]
-    stream.send_message(service_pb2.PlayStreamRequest(batch=elements))
-    answer = stream.receive()
+    moves = [service_pb2.StreamMove(tag=str(i), move=request) for i in range(64)]
+    stream.send_message(service_pb2.PlayStreamRequest(batch=service_pb2.MoveBatch(moves=moves)))
+    stream.send_message(service_pb2.PlayStreamRequest(tag="empty", batch=service_pb2.MoveBatch()))
+    answer, empty = stream.receive(), stream.receive()
     stream.close()
-    assert [a.tag for a in answer.batch] == [str(i) for i in range(64)]
-    assert {a.applied.SerializeToString() for a in answer.batch} == {
+    assert [r.tag for r in answer.batch.results] == [str(i) for i in range(64)]
+    assert {r.applied.SerializeToString() for r in answer.batch.results} == {
         stub.ApplyMove(request, timeout=TIMEOUT).SerializeToString()
     }
+    assert empty.tag == "empty"
+    assert empty.HasField("batch")
+    assert not empty.batch.results
+
+
+def test_a_stream_is_told_the_request_size_limit_before_its_first_message(
+    server_factory: Callable[..., Any],
+) -> None:
+    """A client batches by bytes under the limit: the service tells it in the stream's
+    initial metadata, at the start, before any message is sent (an answer would come only
+    after one)."""
+    running = server_factory(max_request_bytes=9000)
+    with grpc.insecure_channel(running.address) as channel:
+        requests: queue.Queue[service_pb2.PlayStreamRequest | None] = queue.Queue()
+        call: Any = Stub(channel).PlayStream(iter(requests.get, None), timeout=TIMEOUT)
+        headers = dict(call.initial_metadata())
+        requests.put(None)
+        assert list(call) == []
+    assert headers[MAX_REQUEST_BYTES_HEADER] == "9000"
 
 
 def test_streams_beyond_the_replica_limit_are_refused_with_too_many_streams(

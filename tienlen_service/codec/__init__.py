@@ -11,7 +11,9 @@ The engine (`tienlen_rules`) never sees protobuf; this package is the one place 
     view        what one seat sees -> TableView (the view of every answer)
     update      a step's GameUpdate (token, events, view, settlement) and the answers holding it
     errors      FieldError (a request field that can't be read) and StateDecodeError
-    _wire       hand-written wire bytes, private to the fast paths of `view`, `events`, `update`
+    _wire       hand-written wire bytes, private to the fast paths of `view`, `events`, `update`,
+                `state` (and the card records of `cards`)
+    _layouts    the layout of every message written by hand, declared once
 
 Each module states its mapping with messages (`event_to_pb`, `view_to_pb`, …): that is the
 specification. The view and the events, sent with every move, are also written straight as
@@ -19,11 +21,13 @@ wire bytes (`view_to_wire`, `events_to_wire`), tested byte for byte against the 
 reason and the measurements are in bench/README.md. Callers use the names re-exported here
 (`from tienlen_service import codec`, then `codec.view_to_wire(...)`). A step's whole answer is
 written the same way around them (`update_to_wire`, tested against `update_to_pb`), so the
-service's ports send those bytes as they are (`wire_answer`).
+service's ports send those bytes as they are (`wire_answer`), and so is the state token's
+payload (`encode_state`).
 
-A new field of a message goes into its concept's module: into the mapping, and for a
-`TableView` or an `Event` into the fast path too (a tag beside the others, a record in the
-encoder, in field-number order); tests/test_codec.py fails until the two agree byte for byte.
+A new field of a message goes into its concept's module: into the mapping, and for a message
+written by hand into its layout (`_layouts`) and its fast path too, in field-number order;
+tests/codec/ fails until the layout lists every field of the proto and the two paths agree
+byte for byte. docs/ARCHITECTURE.md has the recipes (an answer's field, a token's field).
 A new message gets a module of its own when it is a concept of its own (a game record, say).
 """
 

@@ -7,10 +7,17 @@ of a loaded server's CPU, and a message per seat and per card was most of a view
 primitives, the GameUpdate around them (`codec.update`), so that an answer is never parsed
 back into messages only to be serialised again, and the per-move fields of the state token's
 payload (`codec.state`). Each module keeps its readable, message-built mapping beside the
-fast path, and tests/test_codec.py proves, for every state and event of random matches of
-every preset and edge values of every field, that the bytes are exactly the mapping's
-`SerializeToString(deterministic=True)` (and the payloads the pinned ones). Nothing else
-writes wire bytes by hand.
+fast path, and tests/codec/ proves, for every state and event of random matches of every
+preset and edge values of every field, that the bytes are exactly the mapping's
+`SerializeToString(deterministic=True)` and parse to the mapping's message (and the payloads
+are the pinned ones). Nothing else writes wire bytes by hand.
+
+Each message written by hand is declared once, as a `Layout`: the fields its encoder writes,
+in the order written (field-number order, as a deterministic serialisation writes them), the
+ones it never writes (and why), and those whose bytes protobuf serialises from the mapping's
+message. The encoder takes its keys from its layout (`layout.tag(name)`), so it cannot write
+a field the layout does not list, and tests/codec/test_layouts.py checks every layout against
+its message's descriptor: a field added to the proto and not to the layout fails there.
 
 Field numbers and wire types come from the generated descriptors, never from literals here, so
 a renumbered field (which buf's breaking check refuses anyway) can't silently drift.
@@ -28,7 +35,7 @@ from typing import TYPE_CHECKING, Final
 from google.protobuf.descriptor import FieldDescriptor
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from google.protobuf.message import Message
 
@@ -144,15 +151,86 @@ def packed_fixed64(key: bytes, values: tuple[int, ...]) -> bytes:
     return key + varint(len(body)) + body
 
 
-def records(message: type[Message], field: str, count: int) -> tuple[bytes, ...]:
-    """The whole record of an integer field for each value 0..count-1, to look up instead of
-    encoding (seats, places, card counts): b"" for a 0 that proto3 does not write (a field
-    without presence)."""
-    key = tag(message, field)
-    present = message.DESCRIPTOR.fields_by_name[field].has_presence
-    return tuple(key + varint(v) if v or present else b"" for v in range(count))
+# --------------------------------------------------------------------------------------------
+# Layouts: what each hand-written encoder writes, declared once
+
+_DECLARED: Final[dict[str, Layout]] = {}
 
 
-def bool_record(message: type[Message], field: str) -> bytes:
-    """The record of a `bool` field set to true (false is not written)."""
-    return tag(message, field) + varint(1)
+class Layout:
+    """The declaration of one message's hand-written encoder.
+
+    `fields`: the fields the encoder writes, in the order it writes them, which must be
+    field-number order (a deterministic serialisation's). `serialised`: those of them whose
+    bytes are protobuf's serialisation of the mapping's own value (a rule set, a settlement,
+    a card, the per-game fields of the state payload): a field added *inside* one of those
+    needs nothing here. `never`: the fields the encoder never writes, each with the reason.
+    Every other message field the encoder writes has a layout of its own.
+
+    A message is declared once (a second `Layout` of it raises), and the encoder takes its
+    keys from the layout (`tag`, `records`, `bool_record`), so writing a field the layout
+    does not list fails at import. tests/codec/test_layouts.py checks each layout against the
+    descriptor: every field of the message is in `fields` or `never`, in field-number order.
+    """
+
+    __slots__ = ("fields", "message", "never", "serialised")
+
+    def __init__(
+        self,
+        message: type[Message],
+        fields: tuple[str, ...],
+        *,
+        serialised: tuple[str, ...] = (),
+        never: Mapping[str, str] | None = None,
+    ) -> None:
+        name = message.DESCRIPTOR.full_name
+        if name in _DECLARED:
+            raise ValueError(f"{name}: its layout is already declared")
+        if not set(serialised) <= set(fields):
+            raise ValueError(f"{name}: a serialised field must be one the encoder writes")
+        self.message = message
+        self.fields = fields
+        self.serialised = frozenset(serialised)
+        self.never: Mapping[str, str] = dict(never or {})
+        _DECLARED[name] = self
+
+    @property
+    def name(self) -> str:
+        """The message's full name (`tienlen.v1.TableView`)."""
+        return self.message.DESCRIPTOR.full_name
+
+    def tag(self, field: str) -> bytes:
+        """The key of `field` on the wire (see the module function `tag`); ValueError for a
+        field the layout does not write."""
+        if field not in self.fields:
+            raise ValueError(f"{self.name}.{field} is not in its layout")
+        return tag(self.message, field)
+
+    def records(self, field: str, count: int) -> tuple[bytes, ...]:
+        """The whole record of an integer field for each value 0..count-1, to look up instead
+        of encoding (seats, places, card counts): b"" for a 0 that proto3 does not write (a
+        field without presence)."""
+        key = self.tag(field)
+        present = self.message.DESCRIPTOR.fields_by_name[field].has_presence
+        return tuple(key + varint(v) if v or present else b"" for v in range(count))
+
+    def bool_record(self, field: str) -> bytes:
+        """The record of a `bool` field set to true (false is not written)."""
+        return self.tag(field) + varint(1)
+
+    def pieces(self) -> tuple[tuple[bool, tuple[str, ...]], ...]:
+        """The layout's runs of fields in order, each (serialised?, its fields): where an
+        encoder joins bytes protobuf serialised with bytes it writes itself."""
+        runs: list[tuple[bool, tuple[str, ...]]] = []
+        for field in self.fields:
+            serialised = field in self.serialised
+            if runs and runs[-1][0] == serialised:
+                runs[-1] = (serialised, (*runs[-1][1], field))
+            else:
+                runs.append((serialised, (field,)))
+        return tuple(runs)
+
+
+def declared_layouts() -> tuple[Layout, ...]:
+    """Every layout declared so far (each fast-path module declares its own at import)."""
+    return tuple(_DECLARED.values())

@@ -33,13 +33,14 @@ from tienlen_rules import (
     pass_turn,
     play,
 )
-from tienlen_service.codec._wire import int_field, length_delimited, tag
+from tienlen_service.codec._layouts import COMBINATION
+from tienlen_service.codec._wire import int_field, length_delimited
 from tienlen_service.codec.errors import INVALID_ARGUMENT, INVALID_CARD, FieldError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from google.protobuf.message import Message
+    from tienlen_service.codec._wire import Layout
 
 CARD_COUNT: Final = 52
 
@@ -163,10 +164,10 @@ def kind_from_pb(value: int, field: str) -> Kind | None:
 # Wire records of the fast paths (tests prove them equal to the mapping above)
 
 
-def card_records(message: type[Message], field: str) -> tuple[bytes, ...]:
+def card_records(layout: Layout, field: str) -> tuple[bytes, ...]:
     """The record of one card in a `Card` field (or one element of a `repeated Card` field),
-    for every card."""
-    key = tag(message, field)
+    for every card: the `Card` serialised by protobuf (a `serialised` field of `layout`)."""
+    key = layout.tag(field)
     return tuple(length_delimited(key, CARDS[c].SerializeToString()) for c in range(CARD_COUNT))
 
 
@@ -179,8 +180,8 @@ class RepeatedCards:
 
     __slots__ = ("_chunks",)
 
-    def __init__(self, message: type[Message], field: str) -> None:
-        records = card_records(message, field)
+    def __init__(self, layout: Layout, field: str) -> None:
+        records = card_records(layout, field)
         self._chunks = tuple(
             tuple(
                 b"".join(
@@ -209,11 +210,10 @@ class RepeatedCards:
         )
 
 
-_CO: Final = moves_pb2.Combination
-_CO_TYPE: Final = tag(_CO, "type")
-_CO_LENGTH: Final = tag(_CO, "length")
-_CO_TOP: Final = card_records(_CO, "top")
-_CO_CARDS: Final = RepeatedCards(_CO, "cards")
+_CO_TYPE: Final = COMBINATION.tag("type")
+_CO_LENGTH: Final = COMBINATION.tag("length")
+_CO_TOP: Final = card_records(COMBINATION, "top")
+_CO_CARDS: Final = RepeatedCards(COMBINATION, "cards")
 
 
 def combination_wire(kind: int, length: int, top: int, cards: int) -> bytes:

@@ -8,8 +8,9 @@ leaves the engine (`Passed.held_beat`, which the engine keeps for *đền bài*,
 
 `event_to_pb` is that mapping, written with messages: it is the specification. The service
 sends the events of every move, so it writes them with `events_to_wire`, as the bytes of the
-`events` records of a `GameUpdate` (merged into the answer, they append to its events); tests
-prove those bytes equal the mapping's deterministic serialisation for every kind of event of
+`events` records of a `GameUpdate` (merged into the answer, they append to its events), each
+kind's fields as its layout declares them (`_layouts`); tests prove those bytes equal the
+mapping's deterministic serialisation, and parse to its messages, for every kind of event of
 random matches of every preset and edge values of every field.
 """
 
@@ -18,15 +19,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 import tienlen_rules as engine
-from tienlen.v1 import events_pb2, game_pb2
-from tienlen_service.codec._wire import (
-    bool_record,
-    int_field,
-    packed_varints,
-    records,
-    tag,
-    varint,
+from tienlen.v1 import events_pb2
+from tienlen_service.codec._layouts import (
+    CHOP_SETTLED,
+    EVENT,
+    GAME_OVER,
+    GAME_STARTED,
+    GAME_UPDATE,
+    INSTANT_WIN,
+    PASSED,
+    PLAYED,
+    PLAYER_FINISHED,
+    PLAYERS_FROZEN,
+    ROUND_WON,
+    TURN_PASSED,
 )
+from tienlen_service.codec._wire import int_field, packed_varints, varint
 from tienlen_service.codec.cards import (
     CARD_COUNT,
     RepeatedCards,
@@ -120,55 +128,44 @@ def events_to_pb(events: Iterable[engine.Event]) -> list[events_pb2.Event]:
 # --------------------------------------------------------------------------------------------
 # The fast path: the same events as wire bytes
 
-_GU_EVENTS: Final = tag(game_pb2.GameUpdate, "events")
-_EV: Final = events_pb2.Event
-_EV_GAME_STARTED: Final = tag(_EV, "game_started")
-_EV_PLAYED: Final = tag(_EV, "played")
-_EV_PASSED: Final = tag(_EV, "passed")
-_EV_CHOP_SETTLED: Final = tag(_EV, "chop_settled")
-_EV_ROUND_WON: Final = tag(_EV, "round_won")
-_EV_PLAYER_FINISHED: Final = tag(_EV, "player_finished")
-_EV_PLAYERS_FROZEN: Final = tag(_EV, "players_frozen")
-_EV_INSTANT_WIN: Final = tag(_EV, "instant_win")
-_EV_TURN_PASSED: Final = tag(_EV, "turn_passed")
-_EV_GAME_OVER: Final = tag(_EV, "game_over")
-_GST_GAME_NUMBER: Final = tag(events_pb2.GameStarted, "game_number")
-_GST_LEADER: Final = tag(events_pb2.GameStarted, "leader")
-_GST_MUST_INCLUDE: Final = card_records(events_pb2.GameStarted, "must_include")
-_GST_FIRST_GAME: Final = bool_record(events_pb2.GameStarted, "first_game")
-_GST_DEALER: Final = tag(events_pb2.GameStarted, "dealer")
-_GST_HAND_SIZES: Final = tag(events_pb2.GameStarted, "hand_sizes")
-_PL_SEAT: Final = tag(events_pb2.Played, "seat")
-_PL_COMBINATION: Final = tag(events_pb2.Played, "combination")
-_PL_CHOP: Final = bool_record(events_pb2.Played, "chop")
-_PL_OUT_OF_TURN: Final = bool_record(events_pb2.Played, "out_of_turn")
-_PL_STEAL: Final = bool_record(events_pb2.Played, "steal")
-_PL_CARDS_LEFT: Final = tag(events_pb2.Played, "cards_left")
-_PA_SEAT: Final = tag(events_pb2.Passed, "seat")
-_CS_PAYER: Final = tag(events_pb2.ChopSettled, "payer")
-_CS_PAYEE: Final = tag(events_pb2.ChopSettled, "payee")
-_CS_AMOUNT: Final = tag(events_pb2.ChopSettled, "amount")
-_CS_CARDS: Final = RepeatedCards(events_pb2.ChopSettled, "cards")
-_CS_LINKS: Final = tag(events_pb2.ChopSettled, "links")
-_CS_VICTIM_OUT: Final = bool_record(events_pb2.ChopSettled, "victim_out")
-_RW_SEAT: Final = tag(events_pb2.RoundWon, "seat")
-_RW_LEADER: Final = tag(events_pb2.RoundWon, "leader")
-_PF_SEAT: Final = tag(events_pb2.PlayerFinished, "seat")
-_PF_PLACE: Final = tag(events_pb2.PlayerFinished, "place")
-_PF_RANKED_LAST: Final = bool_record(events_pb2.PlayerFinished, "ranked_last")
-_FR_SEATS: Final = tag(events_pb2.PlayersFrozen, "seats")
-_FR_PLACES: Final = tag(events_pb2.PlayersFrozen, "places")
-_IW_SEAT: Final = tag(events_pb2.InstantWin, "seat")
-_IW_PATTERN: Final = tag(events_pb2.InstantWin, "pattern")
-_TP_SEAT: Final = tag(events_pb2.TurnPassed, "seat")
-_GO_PLACES: Final = tag(events_pb2.GameOver, "places")
+_GU_EVENTS: Final = GAME_UPDATE.tag("events")
+_GST_GAME_NUMBER: Final = GAME_STARTED.tag("game_number")
+_GST_LEADER: Final = GAME_STARTED.tag("leader")
+_GST_MUST_INCLUDE: Final = card_records(GAME_STARTED, "must_include")
+_GST_FIRST_GAME: Final = GAME_STARTED.bool_record("first_game")
+_GST_DEALER: Final = GAME_STARTED.tag("dealer")
+_GST_HAND_SIZES: Final = GAME_STARTED.tag("hand_sizes")
+_PL_SEATS: Final = PLAYED.records("seat", engine.MAX_PLAYERS)
+_PL_COMBINATION: Final = PLAYED.tag("combination")
+_PL_CHOP: Final = PLAYED.bool_record("chop")
+_PL_OUT_OF_TURN: Final = PLAYED.bool_record("out_of_turn")
+_PL_STEAL: Final = PLAYED.bool_record("steal")
+_PL_CARDS_LEFT: Final = PLAYED.records("cards_left", CARD_COUNT + 1)
+_PA_SEAT: Final = PASSED.tag("seat")
+_CS_PAYER: Final = CHOP_SETTLED.tag("payer")
+_CS_PAYEE: Final = CHOP_SETTLED.tag("payee")
+_CS_AMOUNT: Final = CHOP_SETTLED.tag("amount")
+_CS_CARDS: Final = RepeatedCards(CHOP_SETTLED, "cards")
+_CS_LINKS: Final = CHOP_SETTLED.tag("links")
+_CS_VICTIM_OUT: Final = CHOP_SETTLED.bool_record("victim_out")
+_RW_SEAT: Final = ROUND_WON.tag("seat")
+_RW_LEADER: Final = ROUND_WON.tag("leader")
+_PF_SEAT: Final = PLAYER_FINISHED.tag("seat")
+_PF_PLACE: Final = PLAYER_FINISHED.tag("place")
+_PF_RANKED_LAST: Final = PLAYER_FINISHED.bool_record("ranked_last")
+_FR_SEATS: Final = PLAYERS_FROZEN.tag("seats")
+_FR_PLACES: Final = PLAYERS_FROZEN.tag("places")
+_IW_SEAT: Final = INSTANT_WIN.tag("seat")
+_IW_PATTERN: Final = INSTANT_WIN.tag("pattern")
+_TP_SEAT: Final = TURN_PASSED.tag("seat")
+_GO_PLACES: Final = GAME_OVER.tag("places")
 
 
 def events_to_wire(events: Iterable[engine.Event]) -> bytes:
     """Wire events of engine events, in order, as the `events` records of a `GameUpdate`:
     the bytes of `GameUpdate(events=events_to_pb(events))`. The events of nearly every move
     (a play, a pass, the next seat to act) take a short path: a pass's and a turn's records
-    are looked up whole, a play's written without the general dispatch."""
+    are looked up whole, a play's written without the general dispatch (`_event_body`)."""
     out: list[bytes] = []
     for event in events:
         kind = type(event)
@@ -179,19 +176,19 @@ def events_to_wire(events: Iterable[engine.Event]) -> bytes:
         elif kind is _PASSED:
             out.append(_PASSED_RECORDS[event.seat])  # type: ignore[union-attr]
         else:
-            out.append(_event_record(event))
+            out.append(_event_record(*_event_body(event)))
     return b"".join(out)
 
 
-def _event_record(event: engine.Event) -> bytes:
-    """The `events` record of a GameUpdate holding one event (tag, length, Event)."""
-    key, body = _event_wire(event)
+def _event_record(key: bytes, body: bytes) -> bytes:
+    """The `events` record of a GameUpdate holding one event: the Event's oneof `key` and its
+    message's `body`, wrapped (tag, length, Event)."""
     record = key + varint(len(body)) + body
     return _GU_EVENTS + varint(len(record)) + record
 
 
 def _played_record(event: engine.Played) -> bytes:
-    """`_event_record` of a Played event, with its seat and count records looked up."""
+    """The `events` record of a Played event, its seat and count records looked up."""
     cards = event.cards
     combination = combination_wire(event.kind, event.length, cards.bit_length() - 1, cards)
     body = b"".join(
@@ -203,39 +200,17 @@ def _played_record(event: engine.Played) -> bytes:
             _PL_CHOP if event.chop else b"",
             _PL_OUT_OF_TURN if event.out_of_turn else b"",
             _PL_STEAL if event.steal else b"",
-            _PL_CARDS_LEFT_RECORDS[event.cards_left],
+            _PL_CARDS_LEFT[event.cards_left],
         )
     )
-    record = _EV_PLAYED + varint(len(body)) + body
+    record = _EV_PLAYED + varint(len(body)) + body  # `_event_record`, inline: most moves
     return _GU_EVENTS + varint(len(record)) + record
 
 
-def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
-    """The `Event` oneof key of an engine event and the bytes of its message."""
+def _event_body(event: engine.Event) -> tuple[bytes, bytes]:
+    """The `Event` oneof key of an engine event other than Played (`_played_record`) and the
+    bytes of its message, its fields in its layout's order."""
     match event:
-        case engine.Played():
-            cards = event.cards
-            combination = combination_wire(event.kind, event.length, cards.bit_length() - 1, cards)
-            return _EV_PLAYED, b"".join(
-                (
-                    int_field(_PL_SEAT, event.seat),
-                    _PL_COMBINATION,
-                    varint(len(combination)),
-                    combination,
-                    _PL_CHOP if event.chop else b"",
-                    _PL_OUT_OF_TURN if event.out_of_turn else b"",
-                    _PL_STEAL if event.steal else b"",
-                    int_field(_PL_CARDS_LEFT, event.cards_left),
-                )
-            )
-        case engine.Passed():
-            return _EV_PASSED, int_field(_PA_SEAT, event.seat)  # never `held_beat`
-        case engine.TurnPassed():
-            return _EV_TURN_PASSED, int_field(_TP_SEAT, event.seat)
-        case engine.RoundWon():
-            return _EV_ROUND_WON, int_field(_RW_SEAT, event.seat) + int_field(
-                _RW_LEADER, event.leader
-            )
         case engine.GameStarted():
             return _EV_GAME_STARTED, b"".join(
                 (
@@ -247,6 +222,8 @@ def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
                     packed_varints(_GST_HAND_SIZES, event.hand_sizes),
                 )
             )
+        case engine.Passed():
+            return _EV_PASSED, int_field(_PA_SEAT, event.seat)  # never `held_beat`
         case engine.ChopSettled():
             return _EV_CHOP_SETTLED, b"".join(
                 (
@@ -257,6 +234,10 @@ def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
                     int_field(_CS_LINKS, event.links),
                     _CS_VICTIM_OUT if event.victim_out else b"",
                 )
+            )
+        case engine.RoundWon():
+            return _EV_ROUND_WON, int_field(_RW_SEAT, event.seat) + int_field(
+                _RW_LEADER, event.leader
             )
         case engine.PlayerFinished():
             return _EV_PLAYER_FINISHED, b"".join(
@@ -275,20 +256,30 @@ def _event_wire(event: engine.Event) -> tuple[bytes, bytes]:
             return _EV_INSTANT_WIN, int_field(_IW_SEAT, event.seat) + (
                 _IW_PATTERN + varint(len(pattern)) + pattern if pattern else b""
             )
+        case engine.TurnPassed():
+            return _EV_TURN_PASSED, int_field(_TP_SEAT, event.seat)
         case engine.GameOver():
             return _EV_GAME_OVER, packed_varints(_GO_PLACES, event.places)
-    raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
+    raise TypeError(f"no wire body for {event!r}")  # pragma: no cover - Played has its own
 
 
+_EV_GAME_STARTED: Final = EVENT.tag("game_started")
+_EV_PLAYED: Final = EVENT.tag("played")
+_EV_PASSED: Final = EVENT.tag("passed")
+_EV_CHOP_SETTLED: Final = EVENT.tag("chop_settled")
+_EV_ROUND_WON: Final = EVENT.tag("round_won")
+_EV_PLAYER_FINISHED: Final = EVENT.tag("player_finished")
+_EV_PLAYERS_FROZEN: Final = EVENT.tag("players_frozen")
+_EV_INSTANT_WIN: Final = EVENT.tag("instant_win")
+_EV_TURN_PASSED: Final = EVENT.tag("turn_passed")
+_EV_GAME_OVER: Final = EVENT.tag("game_over")
 _PLAYED: Final = engine.Played
 _PASSED: Final = engine.Passed
 _TURN_PASSED: Final = engine.TurnPassed
-_PL_SEATS: Final = records(events_pb2.Played, "seat", engine.MAX_PLAYERS)
-_PL_CARDS_LEFT_RECORDS: Final = records(events_pb2.Played, "cards_left", CARD_COUNT + 1)
 # Whole records, by seat: `held_beat` is never sent, so a pass is its seat alone.
 _PASSED_RECORDS: Final = tuple(
-    _event_record(engine.Passed(seat, None)) for seat in range(engine.MAX_PLAYERS)
+    _event_record(*_event_body(engine.Passed(seat, None))) for seat in range(engine.MAX_PLAYERS)
 )
 _TURN_PASSED_RECORDS: Final = tuple(
-    _event_record(engine.TurnPassed(seat)) for seat in range(engine.MAX_PLAYERS)
+    _event_record(*_event_body(engine.TurnPassed(seat))) for seat in range(engine.MAX_PLAYERS)
 )

@@ -8,11 +8,13 @@ under, and the table as a mask that is classified again on decode. A seeded deal
 seed (`MatchState.seed`, absent for a random deal).
 
 Encoding is protobuf's deterministic serialisation, so equal states give equal bytes (and
-equal tokens): `state_to_pb` is the mapping, and `encode_state` writes its bytes, the fields a
-move changes by hand (`_move_wire`, the codec's wire primitives), the rest by protobuf. A
-state of a game dealt before rules revisions were recorded (revision 0) is written as that
-release wrote it, without the field, so its replicas still read it during a rolling update. Decoding never trusts the bytes: anything that does not rebuild a game the
-engine can index safely is a `StateDecodeError`.
+equal tokens): `state_to_pb` is the mapping, and `encode_state` writes its bytes in the order
+`_layouts.GAME_STATE` declares, the fields a move changes by hand (`_payload_wire`, the
+codec's wire primitives), those a game keeps by protobuf. A state of a game dealt before
+rules revisions were recorded (revision 0) is written as that release wrote it, without the
+field, so its replicas still read it during a rolling update. Decoding never trusts the
+bytes: anything that does not rebuild a game the engine can index safely is a
+`StateDecodeError`.
 """
 
 from __future__ import annotations
@@ -33,15 +35,14 @@ from tienlen_rules import (
     SetupError,
     classify,
 )
+from tienlen_service.codec._layouts import CHAIN_LINK_STATE, CHOP_PAYMENT_STATE, GAME_STATE
 from tienlen_service.codec._wire import (
-    bool_record,
     fixed64,
     int_field,
     length_delimited,
     packed_fixed64,
     packed_varints,
     sint_field,
-    tag,
     varint,
 )
 from tienlen_service.codec.cards import CARD_COUNT
@@ -51,6 +52,8 @@ from tienlen_service.entropy import random_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from google.protobuf.message import Message
 
 FULL_MASK: Final = (1 << CARD_COUNT) - 1
 GAME_ID_BYTES: Final = 16
@@ -62,23 +65,25 @@ def new_game_id() -> bytes:
 
 
 def state_to_pb(state: GameState, game_id: bytes) -> state_pb2.GameState:
-    """The token payload of an engine state, as a message (the pieces `encode_state` joins)."""
-    message = _head_pb(game_id, state.rules)
+    """The token payload of an engine state, as a message (what `encode_state`'s bytes are):
+    the fields a game keeps (`_game_pb`) and those a move changes (`_move_pb`)."""
+    message = _game_pb(game_id, state.rules, state.match)
     message.MergeFrom(_move_pb(state))
-    message.MergeFrom(_tail_pb(state.rules, state.match))
     return message
 
 
 def encode_state(state: GameState, game_id: bytes) -> bytes:
     """The payload of a state token: the deterministic serialisation of `state_to_pb`.
 
-    Written in three pieces: the fields a game keeps from move to move (its id, the rules,
-    the match) are serialised by protobuf once per game (`_game_parts`), and the move's own
-    fields (4-23) are written per move by `_move_wire`. A deterministic serialisation writes a
-    message's fields in field-number order, each record on its own, so the pieces joined in
-    order are exactly the whole message's bytes (tests/test_codec.py: every state of random
-    matches of every preset and the edge values, against `state_to_pb` and the pinned
-    payloads). Building the message was ~90 % of an encode (bench/README.md, issue 28)."""
+    `_layouts.GAME_STATE` declares the payload's fields in field-number order, each either
+    kept by the game (`serialised`: the game id, the rules, the match) or changed by a move.
+    The game's runs of fields are serialised by protobuf once per game (`_GameParts`), and
+    `_payload_wire` writes the move's fields by hand around them, in the layout's order. A
+    deterministic serialisation writes a message's fields in field-number order, each record
+    on its own, so the runs joined in order are exactly the whole message's bytes
+    (tests/codec/: every state of random matches of every preset and the edge values, against
+    `state_to_pb` and the pinned payloads). Building the message was ~90 % of an encode
+    (bench/README.md, issue 28). docs/ARCHITECTURE.md says how to add a field."""
     rules, match = state.rules, state.match
     parts = _GAME_PARTS.get(game_id)
     if (
@@ -87,26 +92,45 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
         or not (parts.match is match or parts.match == match)
     ):
         parts = _game_parts(game_id, rules, match)
-    return parts.head + _move_wire(state) + parts.tail
+    return _payload_wire(state, parts.runs)
 
 
 class _GameParts(NamedTuple):
-    """The serialised fields of a payload that stay the same through a game, and what they
-    were made of (checked on every use: a game id alone does not pin its rules or match)."""
+    """The serialised runs of a payload's fields that stay the same through a game, and what
+    they were made of (checked on every use: a game id alone does not pin its rules or
+    match)."""
 
     rules: RuleSet
     match: Match
-    head: bytes  # fields 1-3: game_id, variant, overrides
-    tail: bytes  # fields 24-25: match, rules_revision
+    runs: tuple[bytes, ...]  # GAME_STATE's serialised runs, in order
 
 
 # Games in progress on this replica, by game id; cleared when full (a miss costs one build).
 _GAME_PARTS: Final[dict[bytes, _GameParts]] = {}
 _GAME_PARTS_SIZE: Final = 4096
+# The layout's runs of fields a game keeps: each is serialised on its own (`_game_parts`).
+_GAME_RUNS: Final = tuple(fields for serialised, fields in GAME_STATE.pieces() if serialised)
+_GAME_STATE_FIELDS: Final = frozenset(GAME_STATE.fields)
+
+
+def _game_pb(game_id: bytes, rules: RuleSet, match: Match) -> state_pb2.GameState:
+    """The fields a game keeps from move to move (GAME_STATE's `serialised` ones)."""
+    return state_pb2.GameState(
+        game_id=game_id,
+        variant=rules.variant,
+        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in rules.overrides],
+        match=state_pb2.MatchState(
+            game_number=match.game_number,
+            totals=match.totals,
+            seed=None if match.seed < 0 else match.seed,  # absent: a random deal
+            dealer=match.dealer,
+        ),
+        rules_revision=rules.revision,  # 0 (before revisions): not written, as then
+    )
 
 
 def _move_pb(state: GameState) -> state_pb2.GameState:
-    """Fields 4-23: what a move changes."""
+    """The fields a move changes."""
     table = state.table
     return state_pb2.GameState(
         hands=state.hands,
@@ -139,33 +163,48 @@ def _move_pb(state: GameState) -> state_pb2.GameState:
     )
 
 
-_GS: Final = state_pb2.GameState
-_GS_HANDS: Final = tag(_GS, "hands")
-_GS_DEALT: Final = tag(_GS, "dealt")
-_GS_TO_ACT: Final = tag(_GS, "to_act")
-_GS_MUST_INCLUDE: Final = tag(_GS, "must_include")
-_GS_TABLE: Final = tag(_GS, "table")
-_GS_TABLE_SEAT: Final = tag(_GS, "table_seat")
-_GS_PASSED: Final = tag(_GS, "passed")
-_GS_CHAIN: Final = tag(_GS, "chain")
-_GS_CHAIN_VICTIM_OUT: Final = bool_record(_GS, "chain_victim_out")
-_GS_PLACES: Final = tag(_GS, "places")
-_GS_FROZEN: Final = tag(_GS, "frozen")
-_GS_UNPLAYED: Final = tag(_GS, "unplayed")
-_GS_CHOP_PAYMENTS: Final = tag(_GS, "chop_payments")
-_GS_FIRST_GAME: Final = bool_record(_GS, "first_game")
-_GS_STEAL_OPEN: Final = bool_record(_GS, "steal_open")
-_GS_INSTANT_WINNER: Final = tag(_GS, "instant_winner")
-_GS_INSTANT_PATTERN: Final = tag(_GS, "instant_pattern")
-_GS_COMPENSATION_SEAT: Final = tag(_GS, "compensation_seat")
-_GS_WINNING_PLAY: Final = tag(_GS, "winning_play")
-_GS_MOVE_COUNT: Final = tag(_GS, "move_count")
-_CL_SEAT: Final = tag(state_pb2.ChainLinkState, "seat")
-_CL_CARDS: Final = tag(state_pb2.ChainLinkState, "cards")
-_CP_PAYER: Final = tag(state_pb2.ChopPaymentState, "payer")
-_CP_PAYEE: Final = tag(state_pb2.ChopPaymentState, "payee")
-_CP_AMOUNT: Final = tag(state_pb2.ChopPaymentState, "amount")
-_CP_CARDS: Final = tag(state_pb2.ChopPaymentState, "cards")
+def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
+    whole = _game_pb(game_id, rules, match)
+    runs: list[bytes] = []
+    for fields in _GAME_RUNS:  # each run alone: a copy of the whole without the other fields
+        run: Message = state_pb2.GameState()
+        run.CopyFrom(whole)
+        for other in _GAME_STATE_FIELDS.difference(fields):
+            run.ClearField(other)
+        runs.append(run.SerializeToString(deterministic=True))
+    parts = _GameParts(rules, match, tuple(runs))
+    if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
+        _GAME_PARTS.clear()
+    _GAME_PARTS[bytes(game_id)] = parts
+    return parts
+
+
+_GS_HANDS: Final = GAME_STATE.tag("hands")
+_GS_DEALT: Final = GAME_STATE.tag("dealt")
+_GS_TO_ACT: Final = GAME_STATE.tag("to_act")
+_GS_MUST_INCLUDE: Final = GAME_STATE.tag("must_include")
+_GS_TABLE: Final = GAME_STATE.tag("table")
+_GS_TABLE_SEAT: Final = GAME_STATE.tag("table_seat")
+_GS_PASSED: Final = GAME_STATE.tag("passed")
+_GS_CHAIN: Final = GAME_STATE.tag("chain")
+_GS_CHAIN_VICTIM_OUT: Final = GAME_STATE.bool_record("chain_victim_out")
+_GS_PLACES: Final = GAME_STATE.tag("places")
+_GS_FROZEN: Final = GAME_STATE.tag("frozen")
+_GS_UNPLAYED: Final = GAME_STATE.tag("unplayed")
+_GS_CHOP_PAYMENTS: Final = GAME_STATE.tag("chop_payments")
+_GS_FIRST_GAME: Final = GAME_STATE.bool_record("first_game")
+_GS_STEAL_OPEN: Final = GAME_STATE.bool_record("steal_open")
+_GS_INSTANT_WINNER: Final = GAME_STATE.tag("instant_winner")
+_GS_INSTANT_PATTERN: Final = GAME_STATE.tag("instant_pattern")
+_GS_COMPENSATION_SEAT: Final = GAME_STATE.tag("compensation_seat")
+_GS_WINNING_PLAY: Final = GAME_STATE.tag("winning_play")
+_GS_MOVE_COUNT: Final = GAME_STATE.tag("move_count")
+_CL_SEAT: Final = CHAIN_LINK_STATE.tag("seat")
+_CL_CARDS: Final = CHAIN_LINK_STATE.tag("cards")
+_CP_PAYER: Final = CHOP_PAYMENT_STATE.tag("payer")
+_CP_PAYEE: Final = CHOP_PAYMENT_STATE.tag("payee")
+_CP_AMOUNT: Final = CHOP_PAYMENT_STATE.tag("amount")
+_CP_CARDS: Final = CHOP_PAYMENT_STATE.tag("cards")
 
 
 def _records(key: bytes, encode: Callable[[bytes, int], bytes], values: range) -> dict[int, bytes]:
@@ -186,13 +225,17 @@ _FROZEN: Final = _records(_GS_FROZEN, int_field, _MASKS)
 _UNPLAYED: Final = _records(_GS_UNPLAYED, int_field, _MASKS)
 
 
-def _move_wire(state: GameState) -> bytes:
-    """The bytes of `_move_pb(state)` (deterministic), written in field-number order."""
+def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
+    """The bytes of `state_to_pb(state, ...)` (deterministic): every field in GAME_STATE's
+    order, the game's runs (`game`, serialised once per game) in their places. A new field a
+    move changes is written here in its place; one the game keeps goes in `_game_pb` only."""
+    head, tail = game  # game_id, variant, overrides | match, rules_revision
     table = state.table
     places = state.places
     to_act, must_include, table_seat = state.to_act, state.must_include, state.table_seat
     passed, frozen, unplayed = state.passed, state.frozen, state.unplayed
     out = [
+        head,
         packed_fixed64(_GS_HANDS, state.hands),
         packed_fixed64(_GS_DEALT, state.dealt),
         _TO_ACT[to_act] if to_act in _TO_ACT else sint_field(_GS_TO_ACT, to_act),
@@ -246,40 +289,9 @@ def _move_wire(state: GameState) -> bytes:
         else sint_field(_GS_COMPENSATION_SEAT, compensation),
         fixed64(_GS_WINNING_PLAY, state.winning_play),
         int_field(_GS_MOVE_COUNT, state.move_count),
+        tail,
     )
     return b"".join(out)
-
-
-def _head_pb(game_id: bytes, rules: RuleSet) -> state_pb2.GameState:
-    """Fields 1-3: the game id, the variant and the overrides."""
-    return state_pb2.GameState(
-        game_id=game_id,
-        variant=rules.variant,
-        overrides=[rules_pb2.OptionValue(name=n, value=v) for n, v in rules.overrides],
-    )
-
-
-def _tail_pb(rules: RuleSet, match: Match) -> state_pb2.GameState:
-    """Fields 24-25: the match and the rules revision."""
-    return state_pb2.GameState(
-        match=state_pb2.MatchState(
-            game_number=match.game_number,
-            totals=match.totals,
-            seed=None if match.seed < 0 else match.seed,  # absent: a random deal
-            dealer=match.dealer,
-        ),
-        rules_revision=rules.revision,  # 0 (before revisions): not written, as then
-    )
-
-
-def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
-    head = _head_pb(game_id, rules).SerializeToString(deterministic=True)
-    tail = _tail_pb(rules, match).SerializeToString(deterministic=True)
-    parts = _GameParts(rules, match, head, tail)
-    if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
-        _GAME_PARTS.clear()
-    _GAME_PARTS[bytes(game_id)] = parts
-    return parts
 
 
 def decode_state(payload: bytes) -> tuple[GameState, bytes]:

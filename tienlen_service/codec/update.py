@@ -11,7 +11,7 @@ tokens.
 straight from the pieces the codec already writes as wire bytes (the events and the view):
 building the message from those bytes parsed them back into messages only for protobuf to
 serialise them again, 44k of a move's ~330k instructions in process (bench/README.md,
-issue 28). tests/test_codec.py proves the two byte for byte for every step of random matches
+issue 28). tests/codec/ proves the two byte for byte for every step of random matches
 of every preset. `apply_answer_wire` and `stream_applied_wire` wrap an update into
 ApplyMove's answer and PlayStream's.
 """
@@ -20,9 +20,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from tienlen.v1 import game_pb2, service_pb2
+from tienlen.v1 import game_pb2
 from tienlen_rules import MAX_PLAYERS, SPECTATOR, settle, view
-from tienlen_service.codec._wire import bool_record, records, tag, varint
+from tienlen_service.codec._layouts import (
+    APPLY_MOVE_RESPONSE,
+    GAME_UPDATE,
+    MOVE_BATCH_RESULT,
+    PLAY_STREAM_RESPONSE,
+)
+from tienlen_service.codec._wire import varint
 from tienlen_service.codec.events import events_to_pb, events_to_wire
 from tienlen_service.codec.settlement import settlement_to_pb
 from tienlen_service.codec.view import spectator_view_to_wire, view_to_pb
@@ -65,19 +71,19 @@ def update_to_pb(
 # --------------------------------------------------------------------------------------------
 # The wire bytes (the answer of every move)
 
-_GU: Final = game_pb2.GameUpdate
-_GU_TOKEN: Final = tag(_GU, "state_token")
-_GU_VIEW: Final = tag(_GU, "view")
-_GU_TO_ACT: Final = records(_GU, "to_act", MAX_PLAYERS)  # optional: a seat 0 is written
-_GU_FINISHED: Final = bool_record(_GU, "finished")
-_GU_SETTLEMENT: Final = tag(_GU, "settlement")
-_GU_GAME_ID: Final = tag(_GU, "game_id")
-_GU_GAME_NUMBER: Final = tag(_GU, "game_number")
-_GU_MOVE_NUMBER: Final = tag(_GU, "move_number")
-_AM_GAME: Final = tag(service_pb2.ApplyMoveResponse, "game")
-_PS_TAG: Final = tag(service_pb2.PlayStreamResponse, "tag")
-_PS_APPLIED: Final = tag(service_pb2.PlayStreamResponse, "applied")
-_PS_BATCH: Final = tag(service_pb2.PlayStreamResponse, "batch")
+_GU_TOKEN: Final = GAME_UPDATE.tag("state_token")
+_GU_VIEW: Final = GAME_UPDATE.tag("view")
+_GU_TO_ACT: Final = GAME_UPDATE.records("to_act", MAX_PLAYERS)  # optional: a seat 0 is written
+_GU_FINISHED: Final = GAME_UPDATE.bool_record("finished")
+_GU_SETTLEMENT: Final = GAME_UPDATE.tag("settlement")
+_GU_GAME_ID: Final = GAME_UPDATE.tag("game_id")
+_GU_GAME_NUMBER: Final = GAME_UPDATE.tag("game_number")
+_GU_MOVE_NUMBER: Final = GAME_UPDATE.tag("move_number")
+_AM_GAME: Final = APPLY_MOVE_RESPONSE.tag("game")
+_PS_TAG: Final = PLAY_STREAM_RESPONSE.tag("tag")
+_PS_APPLIED: Final = PLAY_STREAM_RESPONSE.tag("applied")
+_PS_BATCH: Final = PLAY_STREAM_RESPONSE.tag("batch")
+_MBR_RESULTS: Final = MOVE_BATCH_RESULT.tag("results")
 
 
 def update_to_wire(
@@ -97,7 +103,7 @@ def assemble_update(
     token: bytes, game_id: bytes, state: GameState, events: bytes, table: bytes | None
 ) -> bytes:
     """`update_to_wire` around the wire bytes of its events (`events_to_wire`) and of its view
-    (`spectator_view_to_wire`, None: no view), in field-number order."""
+    (`spectator_view_to_wire`, None: no view), in `GAME_UPDATE`'s order."""
     out = [_GU_TOKEN, varint(len(token)), token, events]
     if table is not None:
         out += (_GU_VIEW, varint(len(table)), table)
@@ -130,11 +136,16 @@ def stream_applied_wire(tag_text: str, answer: bytes) -> bytes:
 
 
 def stream_batch_wire(tag_text: str, answers: Sequence[bytes]) -> bytes:
-    """The bytes of `PlayStreamResponse(tag=tag_text, batch=[PlayStreamResponse.FromString(a)
-    for a in answers])`: a batch's answer around its elements' answers."""
-    out = [_PS_TAG, varint(len(encoded)), encoded] if (encoded := tag_text.encode()) else []
+    """The bytes of `PlayStreamResponse(tag=tag_text, batch=MoveBatchResult(results=[
+    StreamMoveResult.FromString(a) for a in answers]))`: a batch's answer around the answers
+    of its moves, each a PlayStreamResponse to a move (`stream_applied_wire`, or a refusal),
+    whose fields a StreamMoveResult shares number for number."""
+    results: list[bytes] = []
     for answer in answers:
-        out += (_PS_BATCH, varint(len(answer)), answer)
+        results += (_MBR_RESULTS, varint(len(answer)), answer)
+    body = b"".join(results)
+    out = [_PS_TAG, varint(len(encoded)), encoded] if (encoded := tag_text.encode()) else []
+    out += (_PS_BATCH, varint(len(body)), body)
     return b"".join(out)
 
 

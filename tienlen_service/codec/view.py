@@ -12,26 +12,21 @@ dealer, who has played, an open steal, the move count).
 
 `view_to_pb` is that mapping, written with messages: it is the specification. The service
 sends a view with every answer, so it writes it with `view_to_wire`, as the bytes of the
-`TableView` (merged straight into the answer, it costs no message per seat and card); tests
-prove those bytes equal the mapping's deterministic serialisation for every seat of every
+`TableView` (merged straight into the answer, it costs no message per seat and card), its
+fields as `_layouts.TABLE_VIEW` and `SEAT_STATUS` declare them; tests prove those bytes equal
+the mapping's deterministic serialisation, and parse to its message, for every seat of every
 state of random matches of every preset.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Final
+from typing import Final, TypeAlias
 
 from tienlen.v1 import game_pb2
 from tienlen_rules import MAX_PLAYERS, SPECTATOR, Combination, GameState, RuleSet, SeatView
-from tienlen_service.codec._wire import (
-    bool_record,
-    int_field,
-    length_delimited,
-    records,
-    tag,
-    varint,
-)
+from tienlen_service.codec._layouts import SEAT_STATUS, TABLE_VIEW
+from tienlen_service.codec._wire import int_field, length_delimited, varint
 from tienlen_service.codec.cards import (
     CARD_COUNT,
     RepeatedCards,
@@ -97,32 +92,37 @@ def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
 # --------------------------------------------------------------------------------------------
 # The fast path: the same view as wire bytes
 
-_TV: Final = game_pb2.TableView
-_TV_SEAT: Final = tag(_TV, "seat")
-_TV_PLAYERS: Final = tag(_TV, "players")
-_TV_RULES: Final = tag(_TV, "rules")
-_TV_SEATS: Final = tag(_TV, "seats")
-_TV_TABLE: Final = tag(_TV, "table")
-_TV_TABLE_SEAT: Final = tag(_TV, "table_seat")
-_TV_TO_ACT: Final = tag(_TV, "to_act")
-_TV_MUST_INCLUDE: Final = card_records(_TV, "must_include")
-_TV_FINISHED: Final = bool_record(_TV, "finished")
-_TV_FIRST_GAME: Final = bool_record(_TV, "first_game")
-_TV_GAME_NUMBER: Final = tag(_TV, "game_number")
-_TV_DEALER: Final = tag(_TV, "dealer")
-_TV_STEAL_OPEN: Final = bool_record(_TV, "steal_open")
-_TV_MOVE_COUNT: Final = tag(_TV, "move_count")
-_TV_FOLLOW_RULES: Final = tag(_TV, "follow_rules")
-_TV_HAND: Final = RepeatedCards(_TV, "hand")
-_TV_PLAYED: Final = RepeatedCards(_TV, "played")
-_SS: Final = game_pb2.SeatStatus
-_SS_SEAT: Final = records(_SS, "seat", MAX_PLAYERS)
-_SS_CARDS_LEFT: Final = records(_SS, "cards_left", CARD_COUNT + 1)
-_SS_PLACE: Final = records(_SS, "place", MAX_PLAYERS + 1)
-_SS_PASSED: Final = bool_record(_SS, "passed")
-_SS_FROZEN: Final = bool_record(_SS, "frozen")
-_SS_HAS_PLAYED: Final = bool_record(_SS, "has_played")
-_SS_MATCH_TOTAL: Final = tag(_SS, "match_total")
+#: The fields of the engine's `SeatView`, in its order: a SeatView is one, and so is the plain
+#: tuple `spectator_view_to_wire` builds (cheaper than the named tuple, on every answer).
+ViewFields: TypeAlias = tuple[
+    int, int, tuple[int, ...], Combination | None, int, int, int, tuple[int, ...],
+    int, int, bool, bool, int, tuple[int, ...], int, str,
+]  # fmt: skip
+
+_TV_SEAT: Final = TABLE_VIEW.tag("seat")
+_TV_HAND: Final = RepeatedCards(TABLE_VIEW, "hand")
+_TV_PLAYERS: Final = TABLE_VIEW.tag("players")
+_TV_RULES: Final = TABLE_VIEW.tag("rules")
+_TV_SEATS: Final = TABLE_VIEW.tag("seats")
+_TV_TABLE: Final = TABLE_VIEW.tag("table")
+_TV_TABLE_SEAT: Final = TABLE_VIEW.tag("table_seat")
+_TV_TO_ACT: Final = TABLE_VIEW.tag("to_act")
+_TV_MUST_INCLUDE: Final = card_records(TABLE_VIEW, "must_include")
+_TV_FINISHED: Final = TABLE_VIEW.bool_record("finished")
+_TV_FIRST_GAME: Final = TABLE_VIEW.bool_record("first_game")
+_TV_GAME_NUMBER: Final = TABLE_VIEW.tag("game_number")
+_TV_DEALER: Final = TABLE_VIEW.tag("dealer")
+_TV_PLAYED: Final = RepeatedCards(TABLE_VIEW, "played")
+_TV_STEAL_OPEN: Final = TABLE_VIEW.bool_record("steal_open")
+_TV_MOVE_COUNT: Final = TABLE_VIEW.tag("move_count")
+_TV_FOLLOW_RULES: Final = TABLE_VIEW.tag("follow_rules")
+_SS_SEAT: Final = SEAT_STATUS.records("seat", MAX_PLAYERS)
+_SS_CARDS_LEFT: Final = SEAT_STATUS.records("cards_left", CARD_COUNT + 1)
+_SS_PLACE: Final = SEAT_STATUS.records("place", MAX_PLAYERS + 1)
+_SS_PASSED: Final = SEAT_STATUS.bool_record("passed")
+_SS_FROZEN: Final = SEAT_STATUS.bool_record("frozen")
+_SS_HAS_PLAYED: Final = SEAT_STATUS.bool_record("has_played")
+_SS_MATCH_TOTAL: Final = SEAT_STATUS.tag("match_total")
 
 
 @lru_cache(maxsize=512)
@@ -133,73 +133,58 @@ def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
     return length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
 
 
-def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
-    """The bytes of `view_to_pb(seat_view, state)`, written straight from the engine's view."""
-    return _view_wire(
-        seat_view.seat,
-        seat_view.hand,
-        seat_view.hand_counts,
-        seat_view.places,
-        seat_view.passed,
-        seat_view.frozen,
-        seat_view.totals,
-        seat_view.table,
-        seat_view.table_seat,
-        seat_view.to_act,
-        seat_view.over,
-        seat_view.must_include,
-        seat_view.first_game,
-        seat_view.game_number,
-        seat_view.played,
-        state,
-    )
-
-
 def spectator_view_to_wire(state: GameState) -> bytes:
     """`view_to_wire(view(state, SPECTATOR), state)` — the view every answer carries —
-    without building the engine's `SeatView` first (a third of the view's cost): a spectator
-    sees no hand, each seat's card count, and the state's public fields as `view` copies them.
-    tests/test_codec.py proves the bytes equal for every state of random matches of every
-    preset, so a change of what `view` shows a spectator fails there."""
+    without the engine's `view` and its checks (a third of the view's cost): the same fields,
+    in a plain tuple, from the state. tests/codec/ proves the bytes equal for every state of
+    random matches of every preset, so a change of what `view` shows a spectator fails there."""
     match = state.match
-    return _view_wire(
-        SPECTATOR,
-        0,
-        tuple(map(int.bit_count, state.hands)),
-        state.places,
-        state.passed,
-        state.frozen,
-        match.totals,
-        state.table,
-        state.table_seat,
-        state.to_act,
-        state.to_act < 0,
-        state.must_include,
-        state.first_game,
-        match.game_number,
-        state.played,
+    to_act = state.to_act
+    return view_to_wire(
+        (
+            SPECTATOR,
+            0,
+            tuple(map(int.bit_count, state.hands)),
+            state.table,
+            state.table_seat,
+            to_act,
+            state.passed,
+            state.places,
+            state.frozen,
+            state.must_include,
+            state.first_game,
+            to_act < 0,
+            match.game_number,
+            match.totals,
+            state.played,
+            state.rules.variant,
+        ),
         state,
     )
 
 
-def _view_wire(
-    viewer: int,
-    hand: int,
-    counts: tuple[int, ...],
-    places: tuple[int, ...],
-    passed: int,
-    frozen: int,
-    totals: tuple[int, ...],
-    table: Combination | None,
-    table_seat: int,
-    to_act: int,
-    over: bool,
-    must_include: int,
-    first_game: bool,
-    game_number: int,
-    played: int,
-    state: GameState,
-) -> bytes:
+def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
+    """The bytes of `view_to_pb(seat_view, state)`, written straight from the engine's view
+    (a `SeatView`, or its fields in a tuple) in `TABLE_VIEW`'s order; `state` gives the rules,
+    the dealer, who has played, an open steal and the move count."""
+    (
+        viewer,
+        hand,
+        counts,
+        table,
+        table_seat,
+        to_act,
+        passed,
+        places,
+        frozen,
+        must_include,
+        first_game,
+        over,
+        game_number,
+        totals,
+        played,
+        _variant,  # in the rules
+    ) = seat_view
     rules_record, follow_rules_record = _rules_wire(state.rules)
     out: list[bytes] = []
     if viewer >= 0:  # optional: a seat 0 viewer is still present on the wire
@@ -236,8 +221,9 @@ def _view_wire(
         out.append(_TV_FIRST_GAME)
     if game_number:
         out += (_TV_GAME_NUMBER, varint(game_number))
-    if state.match.dealer:
-        out += (_TV_DEALER, varint(state.match.dealer))
+    dealer = state.match.dealer
+    if dealer:
+        out += (_TV_DEALER, varint(dealer))
     out.append(_TV_PLAYED.encode(played))
     if state.steal_open:
         out.append(_TV_STEAL_OPEN)
@@ -256,7 +242,8 @@ _STATUSES_SIZE: Final = 16384
 def _status_record(
     s: int, cards_left: int, place: int, passed: int, frozen: int, unplayed: int, total: int
 ) -> bytes:
-    """One `seats` record of a TableView (tag, length, SeatStatus), remembered."""
+    """One `seats` record of a TableView (tag, length, SeatStatus in `SEAT_STATUS`'s order),
+    remembered."""
     status = b"".join(
         (
             _SS_SEAT[s],

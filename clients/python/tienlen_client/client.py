@@ -205,15 +205,21 @@ class TienLenClient:
         return self._logged(Game.from_pb(response.game, game.seat_tokens), hands, earlier, timeout)
 
     def play_stream(
-        self, *, update_view: UpdateView | None = None, batch: bool = False
+        self,
+        *,
+        update_view: UpdateView | None = None,
+        batch: bool = False,
+        max_request_bytes: int | None = None,
     ) -> MoveStream:
         """A `MoveStream`: moves of many tables over one PlayStream call, about half the server
         CPU per move of `play`/`pass_turn` (for game hosts). Close it (or use it as a context
         manager) when done; it answers every move sent before closing. `update_view`: how its
         moves are answered by default (default: the client's). `batch`: the moves submitted
         while the stream is busy go together in one message (PlayStreamRequest.batch, less
-        server CPU per move); only for services that know batches (this version on), so off
-        by default: a replica from before them would not answer a batch."""
+        server CPU per move), as many as fit the service's request limit: `max_request_bytes`
+        if given, else the limit the service tells each stream (`tienlen_client.batching`).
+        Only for services that know batches (this version on), so off by default: a replica
+        from before them would not answer a batch."""
         return MoveStream(
             self._stub,
             channel=self._channel,
@@ -221,6 +227,7 @@ class TienLenClient:
             max_attempts=self.max_attempts,
             update_view=self.update_view if update_view is None else update_view,
             batch=batch,
+            max_request_bytes=max_request_bytes,
         )
 
     # --- questions ----------------------------------------------------------------------------

@@ -21,8 +21,12 @@ deadline (the stream's `timeout` from their submission), and fail with `Unavaila
 then. Nothing sent is lost: every `submit` gets an answer or an exception.
 
 With ``batch=True`` (`TienLenClient.play_stream(batch=True)`) the moves queued by the time the
-stream takes one go with it as one message (PlayStreamRequest.batch, up to MAX_BATCH), each
-answered as if alone; off by default, since a replica older than batches would not answer one.
+stream takes one go with it as one message (PlayStreamRequest.batch), each answered as if
+alone, as many as fit the service's request limit (`tienlen_client.batching`); off by
+default, since a replica older than batches would not answer one. A message the service
+refused for its size ends the stream, but it is not a broken stream: its moves go again at
+once in smaller messages (a move refused alone fails with the refusal), and the stream does
+not count as an attempt.
 
 With ``update_view="basic"`` the answers carry no spectator view and the stream follows it from
 the events (`tienlen_client.follow`), on its reader thread; an answer that can't be followed
@@ -45,6 +49,7 @@ from typing import TYPE_CHECKING, Final, Self
 import grpc
 
 from tienlen.v1 import game_pb2, service_pb2
+from tienlen_client.batching import RequestLimit, Sent, drain, refused_for_size
 from tienlen_client.cards import CardsLike, move
 from tienlen_client.checks import check_move
 from tienlen_client.errors import (
@@ -65,8 +70,6 @@ from tienlen_client.models import Game, View
 from tienlen_client.request_ids import request_metadata
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from tienlen.v1 import service_pb2_grpc
 
 #: Status codes after which the waiting moves are sent again on a new stream (so is a stream
@@ -78,8 +81,6 @@ RETRYABLE: Final = frozenset(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
     }
 )
-#: The most moves one PlayStream message carries (the service's limit).
-MAX_BATCH: Final = 64
 BACKOFF_INITIAL: Final = 0.1
 BACKOFF_MAX: Final = 1.0
 CLOSE_TIMEOUT: Final = 10.0
@@ -113,7 +114,9 @@ class MoveStream:
     Made by `TienLenClient.play_stream()`. `timeout` is the default wait for one move's
     answer; `max_attempts` how many streams in a row may break before the waiting moves fail;
     `update_view` how moves are answered by default; `channel` the stub's channel (to wait for
-    a ready replica after a break; without it a break counts as an attempt whatever its code).
+    a ready replica after a break; without it a break counts as an attempt whatever its code);
+    `batch` whether moves go in batches, and `max_request_bytes` the service's request limit
+    if the caller knows it (else the service tells it: `tienlen_client.batching`).
     """
 
     def __init__(
@@ -125,12 +128,13 @@ class MoveStream:
         max_attempts: int,
         update_view: UpdateView = "full",
         batch: bool = False,
+        max_request_bytes: int | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.update_view = check_update_view(update_view)
         self._stub = stub
-        self._batch = batch
+        self._limit = RequestLimit(max_request_bytes) if batch else None
         self._channel = channel
         self.timeout = timeout
         self._max_attempts = max_attempts
@@ -249,31 +253,35 @@ class MoveStream:
         failures = 0
         while True:
             requests = self._requests
-            sent: set[str] = set()  # the tags grpc took from this stream's queue
+            sent = Sent()  # what grpc took from this stream's queue
             call = self._stub.PlayStream(
-                _drain(requests, sent, batch=self._batch), metadata=request_metadata()
+                drain(requests, sent, limit=self._limit), metadata=request_metadata()
             )
             self._call = call
             error: grpc.RpcError | None = None
             try:
+                if self._limit is not None:  # the service tells its limit as the stream starts
+                    self._limit.hear(call.initial_metadata())
                 for response in call:
                     failures = 0
                     self._answer(response)
             except grpc.RpcError as exc:
                 error = exc
             with self._lock:
+                refused = self._refused_for_size(error, sent)
                 if self._closing and not self._pending:
                     return
                 code = error.code() if isinstance(error, grpc.Call) else None
                 retryable = error is None or code in RETRYABLE or connection_lost(error)
                 # Idle: no move waits, or the replica ended the stream cleanly (a drain) without
-                # losing a move it took; the moves submitted after its end, never sent on it,
-                # go to the next stream at once. A stream that broke still counts as an attempt.
-                lost = any(tag in sent for tag in self._pending)
+                # losing a move it took, or refused a message for its size (not a break); the
+                # moves waiting go to the next stream at once. A stream that broke still counts
+                # as an attempt.
+                lost = any(tag in sent.tags for tag in self._pending)
                 idle = (
                     not self._closing
                     and retryable
-                    and (not self._pending or (error is None and not lost))
+                    and (not self._pending or (error is None and not lost) or refused)
                 )
                 # UNAVAILABLE: the replica went away or none answers. Not an attempt: wait for a
                 # ready one (below), within the waiting moves' deadline.
@@ -339,10 +347,25 @@ class MoveStream:
             return False
         return True
 
-    def _answer(self, response: service_pb2.PlayStreamResponse) -> None:
-        if response.batch:  # a batch's answers, each as if it had come alone
-            for element in response.batch:
-                self._answer(element)
+    def _refused_for_size(self, error: grpc.RpcError | None, sent: Sent) -> bool:
+        """Whether the service ended the stream refusing a message for its size (lock held):
+        then it is never sent again (`batching`): the limit goes below its size, so a batch's
+        moves go again in smaller messages, and a move refused alone fails with the refusal."""
+        refused = refused_for_size(error, sent, self._pending)
+        if refused is None or self._limit is None or error is None:
+            return False
+        tags, size = refused
+        self._limit.refused(size, error.details() if isinstance(error, grpc.Call) else None)
+        if len(tags) == 1 and (pending := self._pending.pop(tags[0], None)) is not None:
+            pending.future.set_exception(from_rpc_error(error))
+        return True
+
+    def _answer(
+        self, response: service_pb2.PlayStreamResponse | service_pb2.StreamMoveResult
+    ) -> None:
+        if isinstance(response, service_pb2.PlayStreamResponse) and response.HasField("batch"):
+            for result in response.batch.results:  # each as if it had come alone
+                self._answer(result)
             return
         with self._lock:
             pending = self._pending.pop(response.tag, None)
@@ -405,31 +428,3 @@ class MoveStream:
         for pending in self._pending.values():
             pending.future.set_exception(error)
         self._pending.clear()
-
-
-def _drain(
-    requests: queue.SimpleQueue[service_pb2.PlayStreamRequest | None],
-    sent: set[str],
-    *,
-    batch: bool = False,
-) -> Iterator[service_pb2.PlayStreamRequest]:
-    """The requests of one stream, until its end marker; `sent` gets the tag of each. With
-    `batch`, the moves queued by the time one is taken go with it as one message (up to
-    MAX_BATCH: PlayStreamRequest.batch); a move alone goes as a message of its own."""
-    while (request := requests.get()) is not None:
-        sent.add(request.tag)
-        moves = [request]
-        end = False
-        while batch and len(moves) < MAX_BATCH:
-            try:
-                more = requests.get_nowait()
-            except queue.Empty:
-                break
-            if more is None:
-                end = True
-                break
-            sent.add(more.tag)
-            moves.append(more)
-        yield request if len(moves) == 1 else service_pb2.PlayStreamRequest(batch=moves)
-        if end:
-            return
