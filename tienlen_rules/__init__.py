@@ -18,7 +18,7 @@ contract (`.importlinter`) keeps them off the modules behind it.
 
 from __future__ import annotations
 
-from tienlen_rules.bankroll import MAX_BANKROLL
+from tienlen_rules.bankroll import MAX_BANKROLL, checked_bankrolls
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 
 # The bots build on the engine above, so they come last.
@@ -135,7 +135,13 @@ from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.seat_view import SPECTATOR, SeatView, view
-from tienlen_rules.seating import MAX_PLAYER_ID_BYTES, Newcomer, SeatChanges, table_seats
+from tienlen_rules.seating import (
+    MAX_PLAYER_ID_BYTES,
+    Newcomer,
+    SeatChanges,
+    checked_player_ids,
+    table_seats,
+)
 from tienlen_rules.settlement import (
     RottenEntry,
     Settlement,
@@ -143,7 +149,7 @@ from tienlen_rules.settlement import (
     TransferReason,
     settle,
 )
-from tienlen_rules.starting import MAX_PLAYERS, MIN_PLAYERS, new_game
+from tienlen_rules.starting import MAX_PLAYERS, MIN_PLAYERS, deal_game, new_game
 from tienlen_rules.state import (
     EMPTY_SEAT,
     ChopPayment,
@@ -157,6 +163,7 @@ from tienlen_rules.state import (
     timeout,
 )
 from tienlen_rules.table_moves import apply, can_apply, timeout_move, validate
+from tienlen_rules.worst_loss import max_loss_stakes
 
 __all__ = [
     "BOTS",
@@ -267,6 +274,8 @@ __all__ = [
     "check_cards",
     "check_settlement",
     "check_turn",
+    "checked_bankrolls",
+    "checked_player_ids",
     "chop_class",
     "chop_open",
     "chop_seats",
@@ -275,6 +284,7 @@ __all__ = [
     "combination_list",
     "count",
     "count_combinations",
+    "deal_game",
     "first_claim",
     "format_cards",
     "format_option_value",
@@ -285,6 +295,7 @@ __all__ = [
     "legal_moves",
     "legal_plays",
     "make_bot",
+    "max_loss_stakes",
     "new_game",
     "next_game",
     "observe",

@@ -30,6 +30,10 @@ class Dealer:
         self._deal_key = deal_key
         self._require_seat_tokens = require_seat_tokens
 
+    def is_host(self, deal_key: str) -> bool:
+        """Whether a request proves it is the host's: it carries this service's deal key."""
+        return self._deal_key is not None and bool(deal_key) and self._deal_key.check(deal_key)
+
     def check(self, request: DealRequest) -> None:
         """DealNotAllowed if `request` asks for a seeded or explicit deal it may not choose."""
         if request.WhichOneof("deal") not in {"seed", "explicit"}:

@@ -37,6 +37,8 @@ MAX_BYTES: Final = 16 * 1024
 MAX_NAME_CHARS: Final = 64
 #: At most this many transfers in a stated result (a game settles a few dozen at most).
 MAX_TRANSFERS: Final = 256
+#: The most time-outs in a row a record may give a seat at its deal.
+MAX_TIMEOUTS: Final = 1_000_000
 #: The largest game number a record may give: far beyond any match, and far enough below the
 #: wire's int32 that the games played on from the replay (NextGame) can still be numbered.
 MAX_GAME_NUMBER: Final = 1_000_000
@@ -87,7 +89,13 @@ def replay(record: record_pb2.GameRecord, field: str = "record") -> tuple[GameSt
         try:
             state, step = engine.apply(state, move)
         except IllegalMove as exc:
-            at = f"{path}.pass_turn" if move.is_pass else f"{path}.cards"
+            at = (
+                f"{path}.pass_turn"
+                if move.is_pass
+                else f"{path}.{move.action}"
+                if move.action is not None
+                else f"{path}.cards"
+            )
             raise _illegal(index, move.seat, str(exc.reason), at, exc.message, move) from None
         events += step
     if record.HasField("result"):
@@ -140,19 +148,62 @@ def deal(record: record_pb2.GameRecord, field: str) -> tuple[GameState, tuple[Ev
             f"{len(totals)} totals for {players} seats: give one per seat, or none",
         )
     _check_match_position(record, totals, field)
-    match = Match(record.game_number or 1, totals, -1, record.dealer)
+    seated, timeouts, auto = _table(record, players, field)
     try:
-        return engine.new_game(
+        match = Match(
+            record.game_number or 1,
+            totals,
+            -1,
+            record.dealer,
+            engine.checked_player_ids(list(record.player_ids), players),
+            (0,) * players,
+            engine.checked_bankrolls(list(record.bankrolls), players),
+        )
+        return engine.deal_game(
             rules,
-            players,
+            match,
+            seated,
             hands=hands,
             first_game=record.first_game,
             leader=record.leader,
             dealer=record.dealer,
-            match=match,
+            timeouts=timeouts,
+            auto=auto,
         )
     except SetupError as exc:
-        raise SetupError(exc.code, exc.message, _setup_path(exc.field, field)) from None
+        raise SetupError(
+            exc.code, exc.message, _setup_path(exc.field, field), metadata=exc.metadata
+        ) from None
+
+
+def _table(
+    record: record_pb2.GameRecord, players: int, field: str
+) -> tuple[int, tuple[int, ...], int]:
+    """The table's people at the record's deal (RULES §9): the occupied seats' mask, each
+    seat's time-outs in a row and the seats on auto."""
+    seated = (1 << players) - 1
+    for name, seats in (("empty_seats", record.empty_seats), ("auto_seats", record.auto_seats)):
+        if any(not 0 <= s < players for s in seats) or len(set(seats)) != len(seats):
+            raise FieldError(
+                codec.INVALID_ARGUMENT,
+                f"{field}.{name}",
+                f"seats of this table of {players}, each once",
+            )
+    for seat in record.empty_seats:
+        seated &= ~(1 << seat)
+    timeouts = tuple(record.timeouts) or (0,) * players
+    if len(timeouts) != players or any(not 0 <= t <= MAX_TIMEOUTS for t in timeouts):
+        raise FieldError(
+            codec.INVALID_ARGUMENT,
+            f"{field}.timeouts",
+            f"one count per seat (0 to {MAX_TIMEOUTS}), or none",
+        )
+    auto = sum(1 << s for s in record.auto_seats)
+    if auto & ~seated:
+        raise FieldError(
+            codec.INVALID_ARGUMENT, f"{field}.auto_seats", "an empty seat is not on auto"
+        )
+    return seated, timeouts, auto
 
 
 def _setup_path(engine_field: str, field: str) -> str:
@@ -213,15 +264,27 @@ def _move(recorded: record_pb2.RecordedMove, index: int, path: str, players: int
             f"{path}.seat",
             f"move {index + 1}: seat {recorded.seat} is not at this table of {players}",
         )
-    if recorded.pass_turn:
+    kinds = [name for name in ("pass_turn", "timeout", "leave") if getattr(recorded, name)]
+    if len(kinds) > 1:
+        raise FieldError(
+            codec.INVALID_ARGUMENT,
+            f"{path}.{kinds[1]}",
+            f"a move is one of a play, a pass, a time-out or a leave, not {' and '.join(kinds)}",
+        )
+    if kinds:
         if recorded.cards:
             raise FieldError(
-                codec.INVALID_ARGUMENT, f"{path}.cards", "a pass plays no cards: leave them empty"
+                codec.INVALID_ARGUMENT,
+                f"{path}.cards",
+                f"a {kinds[0].replace('_turn', '')} plays no cards: leave them empty",
             )
-        return engine.pass_turn(recorded.seat)
+        make = {"pass_turn": engine.pass_turn, "timeout": engine.timeout, "leave": engine.leave}
+        return make[kinds[0]](recorded.seat)
     if not recorded.cards:
         raise FieldError(
-            codec.INVALID_ARGUMENT, f"{path}.cards", "a move plays cards or is a pass (pass_turn)"
+            codec.INVALID_ARGUMENT,
+            f"{path}.cards",
+            "a move plays cards or is a pass (pass_turn), a time-out or a leave",
         )
     return engine.play(recorded.seat, codec.cards_from_pb(recorded.cards, f"{path}.cards"))
 
@@ -229,7 +292,13 @@ def _move(recorded: record_pb2.RecordedMove, index: int, path: str, players: int
 def _illegal(
     index: int, seat: int, reason: str, field: str, why: str, move: Move
 ) -> IllegalRecordMove:
-    what = "pass" if move.is_pass else format_cards(sum(1 << c for c in set(move.cards)))
+    what = (
+        "pass"
+        if move.is_pass
+        else str(move.action)
+        if move.action is not None
+        else format_cards(sum(1 << c for c in set(move.cards)))
+    )
     return IllegalRecordMove(
         index + 1, seat, reason, field, f"move {index + 1} (seat {seat}: {what}) is illegal: {why}"
     )
@@ -274,10 +343,18 @@ def check_result(result: record_pb2.RecordResult, state: GameState, field: str) 
         )
 
 
-_TransferKey = tuple[int, int, int, int, frozenset[tuple[int, int]]]
+_TransferKey = tuple[int, int, int, int, frozenset[tuple[int, int]], int]
 
 
 def _transfer_key(transfer: settlement_pb2.Transfer) -> _TransferKey:
-    """A transfer as compared: its cards as a set (their order is not part of the result)."""
+    """A transfer as compared: its cards as a set (their order is not part of the result), and
+    what was owed when the loss cap cut it (RULES §9.2)."""
     cards = frozenset((int(c.rank), int(c.suit)) for c in transfer.cards)
-    return transfer.payer, transfer.payee, transfer.amount, int(transfer.reason), cards
+    return (
+        transfer.payer,
+        transfer.payee,
+        transfer.amount,
+        int(transfer.reason),
+        cards,
+        transfer.owed,
+    )

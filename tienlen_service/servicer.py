@@ -26,7 +26,6 @@ from tienlen.v1 import game_pb2, service_pb2, service_pb2_grpc
 from tienlen_rules import (
     SPECTATOR,
     IllegalMove,
-    Reason,
     view,
 )
 from tienlen_service import codec, records
@@ -40,6 +39,7 @@ from tienlen_service.paging import (
     page_token,
 )
 from tienlen_service.searches import DEFAULT_BOT, Search
+from tienlen_service.seats import Seats
 from tienlen_service.state_cache import StateCache
 from tienlen_service.statuses import (
     DOMAIN_ERRORS,
@@ -138,6 +138,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._metrics = metrics
         self._require_seat_tokens = require_seat_tokens
         self._dealer = Dealer(deal_key, require_seat_tokens=require_seat_tokens)
+        self._seats = Seats(tokens, self._dealer, require_seat_tokens=require_seat_tokens)
         self._max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
         self._stream_headers = (
@@ -173,11 +174,11 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             first_game=request.first_game if request.HasField("first_game") else True,
             leader=request.leader if request.HasField("leader") else None,
             dealer=request.dealer,
+            player_ids=list(request.player_ids),
+            bankrolls=list(request.bankrolls),
         )
         game_id = codec.new_game_id()
-        response = service_pb2.NewGameResponse(
-            seat_tokens=[self._tokens.seat_token(game_id, seat) for seat in range(state.players)]
-        )
+        response = service_pb2.NewGameResponse(seat_tokens=self._seats.new_match(state, game_id))
         self._update(response.game, state, game_id, events)
         return response
 
@@ -239,7 +240,14 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         state, game_id = self._seat_state(request.state_token, request.seat, request.seat_token)
         move = codec.move_from_pb(request.move, request.seat)
         new_state, events = engine.apply(state, move)
-        update = self._update_wire(new_state, game_id, events, applied=True, with_view=with_view)
+        update = self._update_wire(
+            new_state,
+            game_id,
+            events,
+            applied=True,
+            with_view=with_view,
+            chops=self._seats.chops(request.deal_key),
+        )
         return codec.apply_answer_wire(update)
 
     def _stream_step(self, tag: str, move: service_pb2.ApplyMoveRequest) -> bytes:
@@ -313,7 +321,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         del context
         if not request.HasField("seat"):
             state, _ = self._decode(request.state_token)
-            return _view_response(state, SPECTATOR)
+            return _view_response(state, SPECTATOR, chops=self._seats.chops(request.deal_key))
         state, _ = self._seat_state(request.state_token, request.seat, request.seat_token)
         return _view_response(state, request.seat)
 
@@ -328,18 +336,28 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._dealer.check(request)
         state, game_id = self._decode(request.state_token)
         seed, hands = requested_deal(request)
+        changes = codec.seating_from_pb(request.seating) if request.HasField("seating") else None
+        chips = list(request.bankrolls)
         if hands is None and seed is None and (request.HasField("random") or state.match.seed < 0):
             # A random deal, drawn from a seed only the service can derive from this game, so
             # that nobody can re-deal until the hands suit them. The match keeps its own seed
             # (or none), so later games go on as the match deals.
             number = state.match.game_number + 1
             dealt = self._tokens.deal_seed(request.state_token, game_id, number)
-            new_state, events = engine.next_game(state, seed=dealt)
+            new_state, events = engine.next_game(
+                state, seed=dealt, changes=changes, bankrolls=chips
+            )
             new_state = new_state._replace(match=new_state.match._replace(seed=state.match.seed))
         else:
-            new_state, events = engine.next_game(state, seed=seed, hands=hands)
-        response = service_pb2.NextGameResponse()
-        self._update(response.game, new_state, game_id, events)
+            new_state, events = engine.next_game(
+                state, seed=seed, hands=hands, changes=changes, bankrolls=chips
+            )
+        response = service_pb2.NextGameResponse(
+            seat_tokens=self._seats.newcomers(new_state, game_id, events)
+        )
+        self._update(
+            response.game, new_state, game_id, events, chops=self._seats.chops(request.deal_key)
+        )
         return response
 
     @_rpc
@@ -390,9 +408,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         with_view = _with_view(request.view)
         state, events = records.replay(request.record)
         game_id = codec.new_game_id()
-        response = service_pb2.ReplayGameResponse(
-            seat_tokens=[self._tokens.seat_token(game_id, seat) for seat in range(state.players)]
-        )
+        response = service_pb2.ReplayGameResponse(seat_tokens=self._seats.new_match(state, game_id))
         self._update(response.game, state, game_id, events, with_view=with_view)
         return response
 
@@ -408,18 +424,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         return decoded
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
-        """Decode the state of a call made for `seat`: the seat must be at the table and, when
-        seat tokens are required, `seat_token` must be that seat's token in this game."""
+        """Decode the state of a call made for `seat` and let it in (`Seats.check`)."""
         state, game_id = self._decode(token)
-        if not 0 <= seat < state.players:
-            raise IllegalMove(
-                Reason.INVALID_SEAT, f"seat {seat} is not at this table of {state.players}"
-            )
-        if self._require_seat_tokens:
-            if not seat_token:
-                raise SeatTokenError(f"a seat token for seat {seat} is required")
-            if not self._tokens.check_seat_token(game_id, seat, seat_token):
-                raise SeatTokenError(f"the seat token is not seat {seat}'s token in this game")
+        self._seats.check(state, game_id, seat, seat_token)
         return state, game_id
 
     def _update(
@@ -430,10 +437,13 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         events: Sequence[Event],
         *,
         with_view: bool = True,
+        chops: bool = True,
     ) -> None:
         """Fill the (empty) GameUpdate of an answer with a step (`_update_wire`). Filled in
         place: building the update apart and assigning it would copy every message in it."""
-        update.MergeFromString(self._update_wire(state, game_id, events, with_view=with_view))
+        update.MergeFromString(
+            self._update_wire(state, game_id, events, with_view=with_view, chops=chops)
+        )
 
     def _update_wire(
         self,
@@ -443,13 +453,14 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         *,
         applied: bool = False,
         with_view: bool = True,
+        chops: bool = True,
     ) -> bytes:
         """The GameUpdate of a step as wire bytes (`codec.update_to_wire`: the new state token,
         the events, the view unless UPDATE_VIEW_BASIC, the game id and numbers a host keeps to
         refuse stale tokens, docs/SECURITY.md), and the step's domain metrics counted."""
         self._count_events(state.rules, events, applied=applied)
         token = self._states.encode(state, game_id, self._tokens.encode)
-        return codec.update_to_wire(token, game_id, state, events, with_view=with_view)
+        return codec.update_to_wire(token, game_id, state, events, with_view=with_view, chops=chops)
 
     def _count_events(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
         counters = self._metrics.variant(rules.variant)
@@ -493,7 +504,9 @@ def _with_view(value: int) -> bool:
     raise FieldError(codec.INVALID_ARGUMENT, "view", f"{value} is not an UpdateView")
 
 
-def _view_response(state: GameState, seat: int) -> service_pb2.GetViewResponse:
+def _view_response(
+    state: GameState, seat: int, *, chops: bool = True
+) -> service_pb2.GetViewResponse:
     response = service_pb2.GetViewResponse()
-    response.view.MergeFromString(codec.view_to_wire(view(state, seat), state))
+    response.view.MergeFromString(codec.view_to_wire(view(state, seat), state, chops=chops))
     return response

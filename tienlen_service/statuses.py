@@ -8,7 +8,8 @@ raise domain errors and `error_status` maps them:
 error                        gRPC code               ErrorInfo.reason
 ===========================  ======================  ===========================================
 IllegalMove                  FAILED_PRECONDITION     the engine's Reason (NOT_YOUR_TURN, ...)
-GAME_NOT_OVER, MATCH_OVER    FAILED_PRECONDITION     (NextGame on a game still being played ...)
+GAME_NOT_OVER, MATCH_OVER,  FAILED_PRECONDITION     (NextGame on a game still being played ...;
+BANKROLL_TOO_LOW                                     metadata seat, shortfall)
 CardParseError / bad card    INVALID_ARGUMENT        INVALID_CARD (+ BadRequest)
 other malformed field        INVALID_ARGUMENT        INVALID_ARGUMENT (+ BadRequest)
 SetupError                   INVALID_ARGUMENT        its code: UNKNOWN_VARIANT, ... (+ BadRequest)
@@ -57,8 +58,9 @@ TOO_MANY_SEARCHES: Final = "TOO_MANY_SEARCHES"
 CALL_ABANDONED: Final = "CALL_ABANDONED"
 TOKEN_MALFORMED: Final = "TOKEN_MALFORMED"  # noqa: S105 - a reason code, not a secret
 
-#: SetupError codes that describe the game's progress, not the request's shape.
-PRECONDITION_CODES: Final = frozenset({"GAME_NOT_OVER", "MATCH_OVER"})
+#: SetupError codes that describe the game's progress (or the table's chips), not the
+#: request's shape.
+PRECONDITION_CODES: Final = frozenset({"GAME_NOT_OVER", "MATCH_OVER", "BANKROLL_TOO_LOW"})
 
 #: Engine field names (SetupError.field) -> request field paths.
 _FIELD_PATHS: Final = {"hands": "explicit.hands", "state": "state_token", "deal": "deal"}
@@ -199,6 +201,7 @@ def error_status(exc: Exception, seat: int | None) -> status_pb2.Status | None:
             metadata = {"field": path} if path else {}
             if exc.constraint:  # the broken constraint, as DescribeRules lists it
                 metadata["constraint"] = exc.constraint
+            metadata |= exc.metadata  # e.g. BANKROLL_TOO_LOW's seat and shortfall
             return rich_status(code, exc.code, exc.message, metadata, violations)
         case TokenError():
             return rich_status(

@@ -314,22 +314,27 @@ class TokenCodec:
                 )
         return token[3:kid_end].decode("ascii")
 
-    def _seat_tag(self, key: DerivedKey, game_id: bytes, seat: int) -> bytes:
+    def _seat_tag(self, key: DerivedKey, game_id: bytes, seat: int, occupant: int) -> bytes:
         message = self._seat_prefix + seat.to_bytes(2, "big") + game_id
+        if occupant:  # a newcomer (RULES §9.1): bound to who sits there, not only the seat
+            message += occupant.to_bytes(8, "big")
         return mac_of(key.seat_mac, message)[:SEAT_TAG_BYTES]
 
-    def seat_token(self, game_id: bytes, seat: int) -> str:
+    def seat_token(self, game_id: bytes, seat: int, occupant: int = 0) -> str:
         """Mint the capability token that lets its holder act for `seat` in game `game_id`.
 
-        Base64url of a 128-bit HMAC under the signing key over (deployment, seat, game id).
+        Base64url of a 128-bit HMAC under the signing key over (deployment, seat, game id) and,
+        for a player who sat down between games, its `occupant` number (the match state's): a
+        newcomer's token is not the token of the player who left that seat.
         """
         if not 0 <= seat <= MAX_SEAT:
             raise ValueError(f"seat {seat} is out of range")
-        tag = self._seat_tag(self._keyring._signing(), bytes(game_id), seat)  # noqa: SLF001
+        tag = self._seat_tag(self._keyring._signing(), bytes(game_id), seat, occupant)  # noqa: SLF001
         return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
 
-    def check_seat_token(self, game_id: bytes, seat: int, token: str) -> bool:
-        """Whether `token` is the seat token of `seat` in `game_id` under any configured key.
+    def check_seat_token(self, game_id: bytes, seat: int, token: str, occupant: int = 0) -> bool:
+        """Whether `token` is the seat token of `seat` (sat in by `occupant`) in `game_id`
+        under any configured key.
 
         Never raises; compares in constant time and tries every key (so tokens minted before
         a rotation keep working while their key is still configured).
@@ -346,7 +351,7 @@ class TokenCodec:
         ok = False
         for key in self._keyring._all():  # noqa: SLF001
             # No early exit: the time taken doesn't tell which key (if any) matched.
-            ok |= hmac.compare_digest(self._seat_tag(key, gid, seat), given)
+            ok |= hmac.compare_digest(self._seat_tag(key, gid, seat, occupant), given)
         return ok
 
     def deal_seed(self, token: bytes, game_id: bytes, game_number: int) -> int:

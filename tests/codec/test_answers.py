@@ -8,9 +8,9 @@ import random
 import pytest
 from helpers.codec_games import VARIANTS, random_game
 
+import tienlen_rules as game
 from tienlen.v1 import events_pb2, game_pb2, moves_pb2
 from tienlen_rules import events as ev
-from tienlen_rules import game
 from tienlen_rules.cards import cards_of, parse_set
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.seat_view import SeatView, view

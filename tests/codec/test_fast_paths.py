@@ -10,11 +10,13 @@ from helpers.codec_games import (
     match_states,
     match_steps,
     random_events,
+    table_steps,
 )
+from helpers.tables import cards, later
 
+import tienlen_rules as game
 from tienlen.v1 import events_pb2, game_pb2, service_pb2, state_pb2
 from tienlen_rules import events as ev
-from tienlen_rules import game
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.seat_view import SPECTATOR, view
 from tienlen_rules.settlement import settle
@@ -104,6 +106,58 @@ def test_a_wire_update_is_byte_for_byte_the_serialised_update_message(variant: s
                     )
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_wire_update_of_a_live_table_is_byte_for_byte_the_serialised_update_message(
+    variant: str,
+) -> None:
+    """The table's people (RULES §9): player ids, bankrolls and cut payments, time-outs and
+    seats on auto, leavers and forfeits, empty seats after a seat change, and the seats that
+    could chop out of turn, given to the host (`chops`) or not."""
+    token, game_id = b"t" * 90, b"\x01" * codec.GAME_ID_BYTES
+    seen = {"empty": variant == "dau", "auto": False, "left": False, "owed": False}
+    for seed in range(4):
+        for state, events in table_steps(variant, seed):
+            for with_view, chops in ((True, True), (True, False), (False, True)):
+                wanted = codec.update_to_pb(
+                    token, game_id, state, events, with_view=with_view, chops=chops
+                )
+                update = codec.update_to_wire(
+                    token, game_id, state, events, with_view=with_view, chops=chops
+                )
+                assert_wire_is_the_message(update, wanted)
+                seen["owed"] |= any(t.owed for t in wanted.settlement.transfers)
+                if with_view and chops:
+                    statuses = wanted.view.seats
+                    seen["empty"] |= any(s.empty for s in statuses)
+                    seen["auto"] |= any(s.auto for s in statuses)
+                    seen["left"] |= any(s.left for s in statuses)
+                    assert list(wanted.view.chop_seats) == list(wanted.chop_seats)
+                if not chops:
+                    assert not wanted.chop_seats
+                    assert not wanted.view.chop_seats
+    assert all(seen.values()), seen
+
+
+def test_the_seats_that_could_chop_out_of_turn_are_written_for_the_host_only() -> None:
+    # Seats 2 and 3 hold 4 consecutive pairs, which chop seat 0's 2 out of turn (RULES §9.5).
+    table = later(
+        "southern", "2S 9D", "8H 9H", "3C 3D 4C 4D 5C 5D 6C 6D", "7C 7D 8C 8D 9C 9S 10C 10D"
+    )
+    state, events = game.apply(table.state, game.play(0, [cards("2S").bit_length() - 1]))
+    for chops in (True, False):
+        wanted = codec.update_to_pb(b"t", b"g", state, events, chops=chops)
+        assert_wire_is_the_message(
+            codec.update_to_wire(b"t", b"g", state, events, chops=chops), wanted
+        )
+        assert wanted.chop_open
+        assert wanted.view.chop_open
+        assert list(wanted.chop_seats) == ([2, 3] if chops else [])
+        assert list(wanted.view.chop_seats) == ([2, 3] if chops else [])
+    seat_view = codec.view_to_pb(game.view(state, 2), state)
+    assert not seat_view.chop_seats  # never in a seat's view
+    assert seat_view.chop_open  # the public pause signal
+
+
 def test_a_wire_update_of_a_finished_game_carries_its_settlement_and_no_seat_to_act() -> None:
     state, events = match_steps("southern", 4)[-2]
     assert state.over
@@ -174,6 +228,17 @@ def test_wire_events_cover_every_kind_and_edge_values() -> None:
         ev.RoundWon(0, 0),
         ev.PlayerFinished(0, 0, ranked_last=True),
         ev.GameOver(()),
+        ev.GameOver((1, -1, 2)),  # an empty seat (RULES §9.1): place 0 on the wire
+        ev.TimedOut(3, 7),
+        ev.TimedOut(0, 0),
+        ev.AutoPlay(2, on=True),
+        ev.AutoPlay(0, on=False),
+        ev.PlayerLeft(1, forfeit=True, place=4),
+        ev.PlayerLeft(0, forfeit=False, place=0),
+        ev.SeatVacated(3, "Lan Anh ✓", -(2**62)),
+        ev.SeatVacated(0, "", 0),
+        ev.SeatTaken(2, "p-42"),
+        ev.SeatTaken(0, ""),
     ]
     kinds = {type(e) for e in events}
     assert len(kinds) == len(events_pb2.Event.DESCRIPTOR.oneofs_by_name["kind"].fields)

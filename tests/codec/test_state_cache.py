@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tienlen_rules import game
+import tienlen_rules as game
 from tienlen_rules.ruleset import build_rules
 from tienlen_service import codec
 from tienlen_service.codec import StateDecodeError

@@ -17,12 +17,13 @@ from helpers.codec_games import (
     match_states,
     players,
     random_game,
+    table_steps,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tienlen_rules as game
 from tienlen.v1 import rules_pb2, state_pb2
-from tienlen_rules import game
 from tienlen_rules.revisions import RULES_REVISION
 from tienlen_rules.ruleset import build_rules
 from tienlen_service import codec
@@ -179,6 +180,21 @@ def test_a_payload_is_byte_for_byte_the_serialised_state_message(variant: str) -
         game_id = PINNED_GAME_IDS[i % 2]
         wanted = codec.state_to_pb(state, game_id)
         assert_wire_is_the_message(codec.encode_state(state, game_id), wanted)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_payload_of_a_live_table_is_byte_for_byte_the_serialised_state_message(
+    variant: str,
+) -> None:
+    """The table's people (RULES §9) in the payload: player ids, occupants and bankrolls in the
+    match, time-outs, seats on auto, leavers and forfeits, empty seats; and it decodes back."""
+    for seed in range(4):
+        for i, (state, _) in enumerate(table_steps(variant, seed)):
+            game_id = PINNED_GAME_IDS[i % 2]
+            payload = codec.encode_state(state, game_id)
+            assert_wire_is_the_message(payload, codec.state_to_pb(state, game_id))
+            decoded, _ = codec.decode_state(payload)
+            assert decoded == state
 
 
 def test_state_token_payloads_are_byte_for_byte_the_pinned_ones() -> None:

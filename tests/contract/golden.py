@@ -94,7 +94,7 @@ def ordered(node: Any, descriptor: Any) -> Any:
 
 _VIEW_KEYS: Final = (
     "seat", "hand", "players", "seats", "table", "tableSeat", "toAct", "mustInclude", "finished",
-    "firstGame", "gameNumber", "dealer", "stealOpen", "moveCount",
+    "firstGame", "gameNumber", "dealer", "stealOpen", "moveCount", "chopSeats", "chopOpen",
 )  # fmt: skip
 
 
@@ -119,6 +119,8 @@ _STEP_VIEW_KEYS: Final = (
     "finished",
     "stealOpen",
     "moveCount",
+    "chopSeats",
+    "chopOpen",
 )
 
 
@@ -141,6 +143,8 @@ def project_update(game: dict[str, Any], *, full_view: bool) -> dict[str, Any]:
         "gameId": {"$present": True} if game.get("gameId") else None,
         "gameNumber": game.get("gameNumber"),
         "moveNumber": game.get("moveNumber"),
+        "chopSeats": game.get("chopSeats"),
+        "chopOpen": game.get("chopOpen"),
     }
 
 
@@ -151,8 +155,11 @@ def project(rpc: str, answer: dict[str, Any]) -> dict[str, Any]:
             "game": project_update(answer["game"], full_view=True),
             "seatTokens": {"$len": len(answer["seatTokens"])},
         }
-    if rpc == "NextGame":
-        return {"game": project_update(answer["game"], full_view=True)}
+    if rpc == "NextGame":  # a newcomer's seat token is random: recorded as present
+        return {
+            "game": project_update(answer["game"], full_view=True),
+            "seatTokens": [{"$present": True} if t else "" for t in answer["seatTokens"]],
+        }
     if rpc == "ReplayGame":  # a game dealt again and played to the record's end: a new match
         return {
             "game": project_update(answer["game"], full_view=True),

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+import tienlen_rules as game
 from tienlen_rules import events as ev
-from tienlen_rules import game
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import build_rules
 from tienlen_rules.state import ChopPayment, GameState, Match
@@ -94,6 +94,19 @@ def edge_states() -> list[GameState]:
         ),
         base._replace(match=Match(2**31 - 1, (-(2**62), 0, 5, -1), 2**64 - 1, 3)),
         base._replace(match=Match(0, (0, 0, 0, 0), 0, 0), places=(0, -1, 4, 0)),
+        base._replace(  # a live table's people (RULES §9)
+            match=base.match._replace(
+                player_ids=("", "Lan Anh ✓", "x" * 64, "p"),
+                occupants=(0, 2**64 - 1, 1, 0),
+                bankrolls=(0, 10**15, 7, 0),
+            ),
+            places=(0, -1, 0, 1),
+            timeouts=(0, 2**32 - 1, 1, 0),
+            auto=0b1111,
+            departed=0b1001,
+            forfeited=0b1000,
+        ),
+        base._replace(timeouts=(0, 0, 0, 3), auto=0, departed=0b0100, forfeited=0),
     ]
     return [*seen, *edges]
 
@@ -111,6 +124,66 @@ def match_steps(variant: str, seed: int) -> list[tuple[GameState, tuple[ev.Event
             state, events = game.apply(state, rng.choice(moves))
             steps.append((state, events))
         state, events = game.next_game(state, seed=seed + 1)
+        steps.append((state, events))
+    return steps
+
+
+def table_steps(variant: str, seed: int) -> list[tuple[GameState, tuple[ev.Event, ...]]]:
+    """Every step of a random match at a live table (RULES §9): player ids and bankrolls from
+    the deal (small ones, so the loss cap cuts), time-outs, a player leaving during the game
+    (played out, or forfeited on odd seeds), then a seat change (a player leaves, a newcomer
+    sits down) and the next game played the same way."""
+    rng = random.Random(seed)
+    # No table minimum: bankrolls small enough that the loss cap cuts, under đếm lá too.
+    options = {"min_bankroll_stakes": 0, **({"leave_mid_game": "forfeit"} if seed % 2 else {})}
+    rules = build_rules(variant, options)
+    n = players(variant)
+    minimum = rules.min_bankroll_stakes * rules.stake
+
+    def chips() -> int:
+        return minimum + rng.randrange(4) * rules.stake
+
+    state, events = game.new_game(
+        rules,
+        n,
+        seed=seed,
+        player_ids=[f"p{seed}-{s}" for s in range(n)],
+        bankrolls=[chips() for _ in range(n)],
+    )
+    steps = [(state, events)]
+    for number in range(2):
+        left = False
+        while not state.over:
+            roll = rng.random()
+            if roll < 0.2:
+                move = game.timeout(state.to_act)
+            elif roll < 0.23 and not left:
+                move, left = (
+                    game.leave(rng.choice([s for s in range(n) if not state.places[s]])),
+                    True,
+                )
+            else:
+                seat = rng.randrange(state.players)
+                moves = game.legal_moves(state, seat) or game.legal_moves(state, state.to_act)
+                move = rng.choice(moves) if moves else game.timeout(state.to_act)
+            state, events = game.apply(state, move)
+            steps.append((state, events))
+        if number:
+            break
+        staying = [s for s in range(state.players) if state.places[s] >= 0]
+        staying = [s for s in staying if not state.departed >> s & 1]
+        if len(staying) > 1:
+            staying.remove(rng.choice(staying))
+        empty = [s for s in range(n) if s not in staying]
+        if n == 4 and len(staying) >= 2:  # one seat stays empty: turns skip it
+            empty = empty[1:]
+        newcomers = tuple(game.Newcomer(s, f"n{seed}-{s}") for s in empty)
+        state, events = game.next_game(
+            state,
+            seed=seed + 1,
+            changes=game.SeatChanges(tuple(staying), newcomers),
+            bankrolls=[chips() if s in staying or s in empty else 0 for s in range(n)],
+        )
         steps.append((state, events))
     return steps
 

@@ -46,6 +46,7 @@ from tienlen.v1 import (
 from tienlen_rules import game as engine
 from tienlen_rules.beating import Beat, beat
 from tienlen_rules.cards import cards_of
+from tienlen_rules.settlement import settle as engine_settle
 from tienlen_service import codec
 from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import TienLenServicer
@@ -68,6 +69,13 @@ class Seat:
     frozen: bool = False
     has_played: bool = False
     match_total: int = 0
+    empty: bool = False
+    auto: bool = False
+    left: bool = False
+    forfeited: bool = False
+    player_id: str = ""
+    timeouts: int = 0
+    bankroll: int | None = None
 
 
 CardKey = tuple[int, int]
@@ -96,6 +104,11 @@ class Table:
     move_count: int = 0
     net: tuple[int, ...] = ()
     """The last finished game's settlement nets: added to the match totals at the next deal."""
+    chop_open: bool = False
+    chop_seats: tuple[int, ...] = ()
+    timed_out: int = -1
+    """The seat whose time-out the answer being folded plays (-1: none): its moves are not its
+    own, so its time-outs in a row are not reset (RULES §9.3)."""
 
 
 def key(card: cards_pb2.Card) -> CardKey:
@@ -116,7 +129,17 @@ def start(view: game_pb2.TableView) -> Table:
         players=view.players,
         rules=view.rules,
         follow_rules=view.follow_rules,
-        seats=tuple(Seat(cards_left=s.cards_left) for s in view.seats),
+        seats=tuple(
+            Seat(
+                cards_left=s.cards_left,
+                empty=s.empty,
+                auto=s.auto,
+                player_id=s.player_id,
+                timeouts=s.timeouts,
+                bankroll=s.bankroll if s.HasField("bankroll") else None,
+            )
+            for s in view.seats
+        ),
         dealer=view.dealer,
     )
 
@@ -129,8 +152,17 @@ def fold(t: Table, event: events_pb2.Event) -> Table:
         seats = t.seats
         if e.game_number > 1:  # NextGame: a new deal of the match; totals carry over
             sizes = tuple(e.hand_sizes)  # GameStarted: every seat's cards after the deal
+            net = t.net or (0,) * len(sizes)
             seats = tuple(
-                Seat(cards_left=sizes[i], match_total=s.match_total + (t.net[i] if t.net else 0))
+                Seat(
+                    cards_left=sizes[i],
+                    match_total=s.match_total + net[i],
+                    empty=sizes[i] == 0,  # an occupied seat is dealt cards
+                    auto=s.auto,
+                    player_id=s.player_id,
+                    timeouts=s.timeouts,
+                    bankroll=None if s.bankroll is None else s.bankroll + net[i],
+                )
                 for i, s in enumerate(seats)
             )
         return dataclasses.replace(
@@ -150,6 +182,28 @@ def fold(t: Table, event: events_pb2.Event) -> Table:
             move_count=0,
             net=(),
         )
+    if kind == "seat_vacated":  # between games: the seat's player left; totals are final
+        v = event.seat_vacated
+        return _reseat(t, v.seat, Seat(cards_left=0, empty=True, bankroll=_no_chips(t)))
+    if kind == "seat_taken":  # a newcomer: total 0, its player id (its bankroll: the host's)
+        n = event.seat_taken
+        return _reseat(t, n.seat, Seat(cards_left=0, player_id=n.player_id, bankroll=_no_chips(t)))
+    if kind == "timed_out":
+        t = with_seat(t, event.timed_out.seat, timeouts=event.timed_out.timeouts)
+        return dataclasses.replace(t, timed_out=event.timed_out.seat)
+    if kind == "auto_play":
+        return with_seat(t, event.auto_play.seat, auto=event.auto_play.on)
+    if kind == "player_left":
+        left = event.player_left
+        changes: dict[str, Any] = {"left": True, "forfeited": left.forfeit}
+        if left.forfeit:
+            changes["place"] = left.place
+        t = with_seat(t, left.seat, **changes)
+        return dataclasses.replace(t, move_count=t.move_count + 1)
+    if kind in {"played", "passed"}:
+        seat = event.played.seat if kind == "played" else event.passed.seat
+        if seat != t.timed_out:  # the seat moved itself: its count starts again
+            t = with_seat(t, seat, timeouts=0)
     if kind == "played":
         p = event.played
         if not t.follow_rules.pass_lockout:  # a pass does not lock out: any play reopens
@@ -205,6 +259,22 @@ def fold(t: Table, event: events_pb2.Event) -> Table:
     return t
 
 
+def _no_chips(t: Table) -> int | None:
+    """An empty seat's bankroll: 0 where the match plays with bankrolls, else none."""
+    return 0 if any(s.bankroll is not None for s in t.seats) else None
+
+
+def _reseat(t: Table, seat: int, occupant: Seat) -> Table:
+    """The table with `occupant` in `seat` (grown if a newcomer sits beyond it), its last net
+    dropped: a leaver's total is final, a newcomer's starts at 0."""
+    room = Seat(cards_left=0, empty=True, bankroll=_no_chips(t))
+    seats = list(t.seats) + [room] * (seat + 1 - len(t.seats))
+    seats[seat] = occupant
+    net = list(t.net or (0,) * len(t.seats)) + [0] * (len(seats) - len(t.seats))
+    net[seat] = 0
+    return dataclasses.replace(t, seats=tuple(seats), players=len(seats), net=tuple(net))
+
+
 def follow(t: Table, update: game_pb2.GameUpdate) -> Table:
     """The table after one answer: its events, then the settlement's nets (for the totals).
 
@@ -212,6 +282,9 @@ def follow(t: Table, update: game_pb2.GameUpdate) -> Table:
     GameStarted.leader, RoundWon.leader, GameOver)."""
     for event in update.events:
         t = fold(t, event)
+    t = dataclasses.replace(
+        t, chop_open=update.chop_open, chop_seats=tuple(update.chop_seats), timed_out=-1
+    )
     to_act = update.to_act if update.HasField("to_act") else None
     assert (t.to_act, t.finished) == (to_act, update.finished), (
         f"the events say to_act={t.to_act} finished={t.finished}, GameUpdate says "
@@ -236,6 +309,13 @@ def as_view(t: Table) -> game_pb2.TableView:
                 frozen=s.frozen,
                 has_played=s.has_played,
                 match_total=s.match_total,
+                empty=s.empty,
+                auto=s.auto,
+                left=s.left,
+                forfeited=s.forfeited,
+                player_id=s.player_id,
+                timeouts=s.timeouts,
+                bankroll=s.bankroll,
             )
             for i, s in enumerate(t.seats)
         ],
@@ -247,6 +327,8 @@ def as_view(t: Table) -> game_pb2.TableView:
         steal_open=t.steal_open,
         move_count=t.move_count,
         follow_rules=t.follow_rules,
+        chop_seats=t.chop_seats,
+        chop_open=t.chop_open,
     )
     if t.table is not None:
         view.table.CopyFrom(t.table)
@@ -372,10 +454,14 @@ class Host:
         self.move(seat, move)
 
     def next_game(
-        self, hands: Sequence[Sequence[cards_pb2.Card]] | None = None, seed: int | None = None
+        self,
+        hands: Sequence[Sequence[cards_pb2.Card]] | None = None,
+        seed: int | None = None,
+        seating: service_pb2.TableSeating | None = None,
     ) -> None:
-        """The next game: the match's seeded deal, a seeded deal, or the hands given."""
-        request = service_pb2.NextGameRequest(state_token=self.token)
+        """The next game: the match's seeded deal, a seeded deal, or the hands given; with the
+        seat changes of `seating` (the host knows the bankrolls it gave its newcomers)."""
+        request = service_pb2.NextGameRequest(state_token=self.token, seating=seating)
         if seed is not None:
             request.seed = seed
         if hands is not None:
@@ -383,6 +469,9 @@ class Host:
         game = self.svc.NextGame(request, CTX).game
         self.token = game.state_token
         self.table = follow(self.table, game)
+        for newcomer in seating.newcomers if seating is not None else ():
+            if newcomer.HasField("bankroll"):
+                self.table = with_seat(self.table, newcomer.seat, bankroll=newcomer.bankroll)
         self.check("NextGame", game)
 
 
@@ -466,8 +555,14 @@ def to_pb(hands: list[list[int]]) -> list[list[cards_pb2.Card]]:
 def random_move(host: Host, rng: random.Random) -> tuple[int, moves_pb2.Move]:
     """A random legal move, eager to chop and steal: an out-of-turn play by another seat when
     one is legal (mostly), else the seat to act's, preferring chops, then 2s; it passes now and
-    then when it may."""
+    then when it may. At a live table (RULES §9) the host also sends a time-out now and then,
+    and every move of a seat on auto, and once in a while a player leaves."""
     state = host.state()
+    if state.auto >> state.to_act & 1 or rng.random() < 0.08:
+        return state.to_act, moves_pb2.Move(timeout=moves_pb2.Timeout())
+    if rng.random() < 0.01 and not state.departed and state.rules.leave_mid_game != "refuse":
+        seat = rng.choice([s for s in range(state.players) if state.places[s] >= 0])
+        return seat, moves_pb2.Move(leave=moves_pb2.Leave())
     table = state.table
     mine, can_pass = engine.legal_plays(state, state.to_act)
     others = [
@@ -509,6 +604,10 @@ def random_match(
     request = service_pb2.NewGameRequest(
         rules=rules_pb2.RuleSetSpec(variant=variant, options=overrides), players=players
     )
+    if rng.random() < 0.5:  # a live table's people: player ids and bankrolls (RULES §9)
+        request.player_ids.extend(f"p{seed}-{s}" for s in range(players))
+        if variant != "northern" or "match_bankroll" not in overrides:
+            request.bankrolls.extend(rng.randrange(20, 60) * 100 for _ in range(players))
     seeded = rng.random() < 0.5
     if seeded:
         request.seed = seed
@@ -520,13 +619,48 @@ def random_match(
     host = Host(svc, request, ignore)
     play_out(host, rng)
     for _ in range(3):
-        if rng.random() < 0.5:  # the match's next seeded deal, or a seeded deal
-            host.next_game(seed=None if seeded else rng.randrange(2**32))
+        seating = seat_changes(host, rng, variant)
+        if rng.random() < 0.5 or seating is not None:  # the match's next deal, or a seeded one
+            host.next_game(seed=None if seeded else rng.randrange(2**32), seating=seating)
         else:
             winner = next(i for i, seat in enumerate(host.table.seats) if seat.place == 1)
-            host.next_game(to_pb(rigged_deal(rng, variant, players, winner)))
+            occupied = [i for i, seat in enumerate(host.table.seats) if not seat.empty]
+            dealt = iter(rigged_deal(rng, variant, len(occupied), occupied.index(winner)))
+            hands = [next(dealt) if i in occupied else [] for i in range(len(host.table.seats))]
+            host.next_game(to_pb(hands))
         play_out(host, rng)
     return host
+
+
+def seat_changes(host: Host, rng: random.Random, variant: str) -> service_pb2.TableSeating | None:
+    """Now and then (or when a player left during the game) a seat change between games: a
+    player leaves, and a newcomer sits down in a seat that is empty (RULES §9.1)."""
+    state = host.state()
+    seated = [s for s in range(state.players) if state.places[s] >= 0]
+    staying = [s for s in seated if not state.departed >> s & 1]
+    chips = state.match.bankrolls
+    if chips:  # a seat whose chips fell below the table's minimum leaves (RULES §9.2)
+        minimum = state.rules.min_bankroll_stakes * state.rules.stake
+        net = engine_settle(state).net
+        staying = [s for s in staying if chips[s] + net[s] >= minimum]
+    if rng.random() < 0.7 and len(staying) == len(seated):
+        return None
+    if len(staying) > 2 or (variant != "dau" and len(staying) > 1 and rng.random() < 0.5):
+        staying.remove(rng.choice(staying))
+    table = 3 if variant == "dau" else 4
+    free = [s for s in range(table) if s not in staying]
+    wanted = (
+        3 - len(staying) if variant == "dau" else rng.randint(max(0, 2 - len(staying)), len(free))
+    )
+    newcomers = [
+        service_pb2.Newcomer(
+            seat=s,
+            player_id=f"new-{state.match.game_number}-{s}",
+            bankroll=rng.randrange(20, 60) * 100 if chips else None,
+        )
+        for s in rng.sample(free, wanted)
+    ]
+    return service_pb2.TableSeating(staying=staying, newcomers=newcomers)
 
 
 GAPS: Final[frozenset[str]] = frozenset()

@@ -64,6 +64,7 @@ from tienlen_service.codec.rules import (
     rules_to_pb,
     variants_to_pb,
 )
+from tienlen_service.codec.seating import seating_from_pb
 from tienlen_service.codec.settlement import settlement_to_pb
 from tienlen_service.codec.state import (
     GAME_ID_BYTES,
@@ -123,6 +124,7 @@ __all__ = [
     "option_to_pb",
     "rules_from_pb",
     "rules_to_pb",
+    "seating_from_pb",
     "settlement_to_pb",
     "spectator_view_to_wire",
     "state_to_pb",

@@ -39,6 +39,11 @@ EVENT: Final = Layout(
         "instant_win",
         "turn_passed",
         "game_over",
+        "timed_out",
+        "auto_play",
+        "player_left",
+        "seat_vacated",
+        "seat_taken",
     ),
 )
 GAME_STARTED: Final = Layout(
@@ -61,12 +66,32 @@ PLAYERS_FROZEN: Final = Layout(events_pb2.PlayersFrozen, ("seats", "places"))
 INSTANT_WIN: Final = Layout(events_pb2.InstantWin, ("seat", "pattern"))
 TURN_PASSED: Final = Layout(events_pb2.TurnPassed, ("seat",))
 GAME_OVER: Final = Layout(events_pb2.GameOver, ("places",))
+TIMED_OUT: Final = Layout(events_pb2.TimedOut, ("seat", "timeouts"))
+AUTO_PLAY: Final = Layout(events_pb2.AutoPlay, ("seat", "on"))
+PLAYER_LEFT: Final = Layout(events_pb2.PlayerLeft, ("seat", "forfeit", "place"))
+SEAT_VACATED: Final = Layout(events_pb2.SeatVacated, ("seat", "player_id", "total"))
+SEAT_TAKEN: Final = Layout(events_pb2.SeatTaken, ("seat", "player_id"))
 
 # --- game.proto -------------------------------------------------------------------------------
 
 SEAT_STATUS: Final = Layout(
     game_pb2.SeatStatus,
-    ("seat", "cards_left", "place", "passed", "frozen", "has_played", "match_total"),
+    (
+        "seat",
+        "cards_left",
+        "place",
+        "passed",
+        "frozen",
+        "has_played",
+        "match_total",
+        "empty",
+        "auto",
+        "left",
+        "forfeited",
+        "player_id",
+        "timeouts",
+        "bankroll",
+    ),
 )
 TABLE_VIEW: Final = Layout(
     game_pb2.TableView,
@@ -88,6 +113,8 @@ TABLE_VIEW: Final = Layout(
         "steal_open",
         "move_count",
         "follow_rules",
+        "chop_seats",
+        "chop_open",
     ),
     serialised=("hand", "rules", "must_include", "played", "follow_rules"),
 )
@@ -103,6 +130,8 @@ GAME_UPDATE: Final = Layout(
         "game_id",
         "game_number",
         "move_number",
+        "chop_seats",
+        "chop_open",
     ),
     serialised=("settlement",),
 )
@@ -161,6 +190,10 @@ GAME_STATE: Final = Layout(
         "move_count",
         "match",
         "rules_revision",
+        "timeouts",
+        "auto",
+        "departed",
+        "forfeited",
     ),
     serialised=("game_id", "variant", "overrides", "match", "rules_revision"),
 )

@@ -27,11 +27,14 @@ from tienlen_rules import (
     Kind,
     Move,
     SetupError,
+    TableAction,
     card_name,
     cards_of,
+    leave,
     parse_card,
     pass_turn,
     play,
+    timeout,
 )
 from tienlen_service.codec._layouts import COMBINATION
 from tienlen_service.codec._wire import int_field, length_delimited
@@ -124,19 +127,31 @@ def card_to_text(card: cards_pb2.Card) -> str:
 
 
 def move_from_pb(move: moves_pb2.Move, seat: int, field: str = "move") -> Move:
-    """The engine move of a wire move for `seat`; FieldError if neither play nor pass is set."""
+    """The engine move of a wire move for `seat`; FieldError if no action is set."""
     action = move.WhichOneof("action")
     if action == "play":
         return play(seat, cards_from_pb(move.play.cards, f"{field}.play.cards"))
     if action == "pass_turn":
         return pass_turn(seat)
-    raise FieldError(INVALID_ARGUMENT, field, "set the move: play (with cards) or pass_turn")
+    if action == "timeout":
+        return timeout(seat)
+    if action == "leave":
+        return leave(seat)
+    raise FieldError(
+        INVALID_ARGUMENT,
+        field,
+        "set the move: play (with cards), pass_turn, or the host's timeout or leave",
+    )
 
 
 def move_to_pb(move: Move) -> moves_pb2.Move:
     """The wire move of an engine move."""
     if move.is_pass:
         return moves_pb2.Move(pass_turn=moves_pb2.Pass())
+    if move.action is TableAction.TIMEOUT:
+        return moves_pb2.Move(timeout=moves_pb2.Timeout())
+    if move.action is TableAction.LEAVE:
+        return moves_pb2.Move(leave=moves_pb2.Leave())
     return moves_pb2.Move(play=moves_pb2.Play(cards=[CARDS[c] for c in move.cards]))
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Final
 import tienlen_rules as engine
 from tienlen.v1 import events_pb2
 from tienlen_service.codec._layouts import (
+    AUTO_PLAY,
     CHOP_SETTLED,
     EVENT,
     GAME_OVER,
@@ -30,8 +31,12 @@ from tienlen_service.codec._layouts import (
     PASSED,
     PLAYED,
     PLAYER_FINISHED,
+    PLAYER_LEFT,
     PLAYERS_FROZEN,
     ROUND_WON,
+    SEAT_TAKEN,
+    SEAT_VACATED,
+    TIMED_OUT,
     TURN_PASSED,
 )
 from tienlen_service.codec._wire import int_field, packed_varints, varint
@@ -116,8 +121,35 @@ def event_to_pb(event: engine.Event) -> events_pb2.Event:
         case engine.TurnPassed():
             return events_pb2.Event(turn_passed=events_pb2.TurnPassed(seat=event.seat))
         case engine.GameOver():
-            return events_pb2.Event(game_over=events_pb2.GameOver(places=event.places))
+            return events_pb2.Event(game_over=events_pb2.GameOver(places=_places(event.places)))
+        case engine.TimedOut():
+            return events_pb2.Event(
+                timed_out=events_pb2.TimedOut(seat=event.seat, timeouts=event.timeouts)
+            )
+        case engine.AutoPlay():
+            return events_pb2.Event(auto_play=events_pb2.AutoPlay(seat=event.seat, on=event.on))
+        case engine.PlayerLeft():
+            return events_pb2.Event(
+                player_left=events_pb2.PlayerLeft(
+                    seat=event.seat, forfeit=event.forfeit, place=event.place
+                )
+            )
+        case engine.SeatVacated():
+            return events_pb2.Event(
+                seat_vacated=events_pb2.SeatVacated(
+                    seat=event.seat, player_id=event.player_id, total=event.total
+                )
+            )
+        case engine.SeatTaken():
+            return events_pb2.Event(
+                seat_taken=events_pb2.SeatTaken(seat=event.seat, player_id=event.player_id)
+            )
     raise TypeError(f"unknown engine event {event!r}")  # pragma: no cover - exhaustive above
+
+
+def _places(places: tuple[int, ...]) -> tuple[int, ...]:
+    """Places on the wire: an empty seat's (-1 in the engine, RULES §9.1) is 0, "no place"."""
+    return tuple(max(p, 0) for p in places) if -1 in places else places
 
 
 def events_to_pb(events: Iterable[engine.Event]) -> list[events_pb2.Event]:
@@ -159,6 +191,18 @@ _IW_SEAT: Final = INSTANT_WIN.tag("seat")
 _IW_PATTERN: Final = INSTANT_WIN.tag("pattern")
 _TP_SEAT: Final = TURN_PASSED.tag("seat")
 _GO_PLACES: Final = GAME_OVER.tag("places")
+_TO_SEAT: Final = TIMED_OUT.tag("seat")
+_TO_TIMEOUTS: Final = TIMED_OUT.tag("timeouts")
+_AP_SEAT: Final = AUTO_PLAY.tag("seat")
+_AP_ON: Final = AUTO_PLAY.bool_record("on")
+_PLE_SEAT: Final = PLAYER_LEFT.tag("seat")
+_PLE_FORFEIT: Final = PLAYER_LEFT.bool_record("forfeit")
+_PLE_PLACE: Final = PLAYER_LEFT.tag("place")
+_SV_SEAT: Final = SEAT_VACATED.tag("seat")
+_SV_PLAYER_ID: Final = SEAT_VACATED.tag("player_id")
+_SV_TOTAL: Final = SEAT_VACATED.tag("total")
+_ST_SEAT: Final = SEAT_TAKEN.tag("seat")
+_ST_PLAYER_ID: Final = SEAT_TAKEN.tag("player_id")
 
 
 def events_to_wire(events: Iterable[engine.Event]) -> bytes:
@@ -259,8 +303,40 @@ def _event_body(event: engine.Event) -> tuple[bytes, bytes]:
         case engine.TurnPassed():
             return _EV_TURN_PASSED, int_field(_TP_SEAT, event.seat)
         case engine.GameOver():
-            return _EV_GAME_OVER, packed_varints(_GO_PLACES, event.places)
+            return _EV_GAME_OVER, packed_varints(_GO_PLACES, _places(event.places))
+        case engine.TimedOut():
+            return _EV_TIMED_OUT, int_field(_TO_SEAT, event.seat) + int_field(
+                _TO_TIMEOUTS, event.timeouts
+            )
+        case engine.AutoPlay():
+            return _EV_AUTO_PLAY, int_field(_AP_SEAT, event.seat) + (_AP_ON if event.on else b"")
+        case engine.PlayerLeft():
+            return _EV_PLAYER_LEFT, b"".join(
+                (
+                    int_field(_PLE_SEAT, event.seat),
+                    _PLE_FORFEIT if event.forfeit else b"",
+                    int_field(_PLE_PLACE, event.place),
+                )
+            )
+        case engine.SeatVacated():
+            return _EV_SEAT_VACATED, b"".join(
+                (
+                    int_field(_SV_SEAT, event.seat),
+                    _text(_SV_PLAYER_ID, event.player_id),
+                    int_field(_SV_TOTAL, event.total),
+                )
+            )
+        case engine.SeatTaken():
+            return _EV_SEAT_TAKEN, int_field(_ST_SEAT, event.seat) + _text(
+                _ST_PLAYER_ID, event.player_id
+            )
     raise TypeError(f"no wire body for {event!r}")  # pragma: no cover - Played has its own
+
+
+def _text(key: bytes, text: str) -> bytes:
+    """The record of a string field (none for "")."""
+    encoded = text.encode()
+    return key + varint(len(encoded)) + encoded if encoded else b""
 
 
 _EV_GAME_STARTED: Final = EVENT.tag("game_started")
@@ -273,6 +349,11 @@ _EV_PLAYERS_FROZEN: Final = EVENT.tag("players_frozen")
 _EV_INSTANT_WIN: Final = EVENT.tag("instant_win")
 _EV_TURN_PASSED: Final = EVENT.tag("turn_passed")
 _EV_GAME_OVER: Final = EVENT.tag("game_over")
+_EV_TIMED_OUT: Final = EVENT.tag("timed_out")
+_EV_AUTO_PLAY: Final = EVENT.tag("auto_play")
+_EV_PLAYER_LEFT: Final = EVENT.tag("player_left")
+_EV_SEAT_VACATED: Final = EVENT.tag("seat_vacated")
+_EV_SEAT_TAKEN: Final = EVENT.tag("seat_taken")
 _PLAYED: Final = engine.Played
 _PASSED: Final = engine.Passed
 _TURN_PASSED: Final = engine.TurnPassed

@@ -36,6 +36,7 @@ from tienlen_rules import (
     SetupError,
     build_rules,
     format_option_value,
+    max_loss_stakes,
     pinned_defaults,
 )
 
@@ -175,6 +176,7 @@ def variants_to_pb() -> list[rules_pb2.Variant]:
                     for k, v in values.items()
                     if v != _SOUTHERN_VALUES[k]
                 ],
+                max_loss_stakes=format_option_value(max_loss_stakes(rules)),
             )
         )
     return variants

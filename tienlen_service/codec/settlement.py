@@ -37,11 +37,12 @@ def settlement_to_pb(settlement: Settlement) -> settlement_pb2.Settlement:
                 amount=t.amount,
                 reason=_TRANSFER_REASONS[t.reason],
                 cards=cards_to_pb(t.cards),
+                owed=t.owed,
             )
             for t in settlement.transfers
         ],
         net=settlement.net,
-        places=settlement.places,
+        places=[max(p, 0) for p in settlement.places],  # an empty seat (RULES §9.1): 0
         rotten=[
             settlement_pb2.RottenPart(
                 seat=r.seat, label=r.label, cards=cards_to_pb(r.cards), amount=r.amount

@@ -25,6 +25,7 @@ from google.protobuf.message import DecodeError
 
 from tienlen.v1 import rules_pb2, state_pb2
 from tienlen_rules import (
+    EMPTY_SEAT,
     MAX_PLAYERS,
     MIN_PLAYERS,
     ChopPayment,
@@ -124,6 +125,11 @@ def _game_pb(game_id: bytes, rules: RuleSet, match: Match) -> state_pb2.GameStat
             totals=match.totals,
             seed=None if match.seed < 0 else match.seed,  # absent: a random deal
             dealer=match.dealer,
+            # Absent when nobody gave them (every player of the match's first deal, no ids,
+            # no bankrolls): a token of a match without seat changes keeps its bytes.
+            player_ids=match.player_ids if any(match.player_ids) else None,
+            occupants=match.occupants if any(match.occupants) else None,
+            bankrolls=match.bankrolls or None,
         ),
         rules_revision=rules.revision,  # 0 (before revisions): not written, as then
     )
@@ -160,6 +166,10 @@ def _move_pb(state: GameState) -> state_pb2.GameState:
         compensation_seat=state.compensation_seat,
         winning_play=state.winning_play,
         move_count=state.move_count,
+        timeouts=state.timeouts if any(state.timeouts) else None,
+        auto=state.auto,
+        departed=state.departed,
+        forfeited=state.forfeited,
     )
 
 
@@ -199,6 +209,10 @@ _GS_INSTANT_PATTERN: Final = GAME_STATE.tag("instant_pattern")
 _GS_COMPENSATION_SEAT: Final = GAME_STATE.tag("compensation_seat")
 _GS_WINNING_PLAY: Final = GAME_STATE.tag("winning_play")
 _GS_MOVE_COUNT: Final = GAME_STATE.tag("move_count")
+_GS_TIMEOUTS: Final = GAME_STATE.tag("timeouts")
+_GS_AUTO: Final = GAME_STATE.tag("auto")
+_GS_DEPARTED: Final = GAME_STATE.tag("departed")
+_GS_FORFEITED: Final = GAME_STATE.tag("forfeited")
 _CL_SEAT: Final = CHAIN_LINK_STATE.tag("seat")
 _CL_CARDS: Final = CHAIN_LINK_STATE.tag("cards")
 _CP_PAYER: Final = CHOP_PAYMENT_STATE.tag("payer")
@@ -291,6 +305,18 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         int_field(_GS_MOVE_COUNT, state.move_count),
         tail,
     )
+    # A live table's people (RULES §9.3, §9.4): written only when set, so a game without
+    # time-outs or leavers keeps the bytes earlier releases wrote.
+    if state.auto or state.departed or any(state.timeouts):
+        if any(state.timeouts):
+            out.append(packed_varints(_GS_TIMEOUTS, state.timeouts))
+        for key, mask in (
+            (_GS_AUTO, state.auto),
+            (_GS_DEPARTED, state.departed),
+            (_GS_FORFEITED, state.forfeited),
+        ):
+            if mask:
+                out.append(int_field(key, mask))
     return b"".join(out)
 
 
@@ -316,11 +342,17 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
     chain = tuple((link.seat, link.cards) for link in msg.chain)
     to_act, table_seat, dealer = msg.to_act, msg.table_seat, match.dealer
     instant_winner, compensation_seat = msg.instant_winner, msg.compensation_seat
+    timeouts = tuple(msg.timeouts[:])
+    player_ids = tuple(match.player_ids[:])
+    occupants = tuple(match.occupants[:])
+    bankrolls = tuple(match.bankrolls[:])
     # Cheap consistency checks, so the engine never indexes out of range on a state.
     players = len(hands)
     if (
         not MIN_PLAYERS <= players <= MAX_PLAYERS
         or not len(dealt) == len(places) == len(totals) == players
+        or any(len(v) not in (0, players) for v in (timeouts, player_ids, occupants, bankrolls))
+        or max(msg.auto, msg.departed, msg.forfeited) >> players
     ):
         raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
     if max(hands) > FULL_MASK or max(dealt) > FULL_MASK or msg.table > FULL_MASK:
@@ -331,7 +363,8 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         or (chain and not all(0 <= seat < players for seat, _ in chain))
         or len(chain) == 1  # a chain is the chopped play and at least one chop
         or not -1 <= msg.must_include < CARD_COUNT
-        or not all(0 <= place <= players for place in places)  # 0: still playing
+        or not all(EMPTY_SEAT <= place <= players for place in places)  # 0: still playing
+        or places.count(EMPTY_SEAT) > players - MIN_PLAYERS
     ):
         raise StateDecodeError("the state names a seat or card that is not at the table")
     table: Combination | None = None
@@ -364,7 +397,17 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         winning_play=msg.winning_play,
         move_count=msg.move_count,
         match=Match(
-            match.game_number, totals, match.seed if match.HasField("seed") else -1, dealer
+            match.game_number,
+            totals,
+            match.seed if match.HasField("seed") else -1,
+            dealer,
+            player_ids or ("",) * players,
+            occupants or (0,) * players,
+            bankrolls,
         ),
+        timeouts=timeouts or (0,) * players,
+        auto=msg.auto,
+        departed=msg.departed,
+        forfeited=msg.forfeited,
     )
     return state, msg.game_id

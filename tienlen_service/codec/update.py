@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from tienlen.v1 import game_pb2
-from tienlen_rules import MAX_PLAYERS, SPECTATOR, settle, view
+from tienlen_rules import MAX_PLAYERS, SPECTATOR, chop_open, chop_seats, settle, view
 from tienlen_service.codec._layouts import (
     APPLY_MOVE_RESPONSE,
     GAME_UPDATE,
@@ -49,17 +49,21 @@ def update_to_pb(
     events: Sequence[Event],
     *,
     with_view: bool = True,
+    chops: bool = True,
 ) -> game_pb2.GameUpdate:
-    """The GameUpdate of a step that led to `state`, signed as `token`."""
+    """The GameUpdate of a step that led to `state`, signed as `token`; with `chops`, the
+    seats that could chop out of turn (RULES §9.5: the host's, see `view_to_pb`)."""
     update = game_pb2.GameUpdate(
         state_token=token,
         events=events_to_pb(events),
         game_id=game_id,
         game_number=state.match.game_number,
         move_number=state.move_count,
+        chop_seats=chop_seats(state) if chops else (),
+        chop_open=chop_open(state),
     )
     if with_view:
-        update.view.CopyFrom(view_to_pb(view(state, SPECTATOR), state))
+        update.view.CopyFrom(view_to_pb(view(state, SPECTATOR), state, chops=chops))
     if state.to_act >= 0:
         update.to_act = state.to_act
     if state.over:
@@ -79,6 +83,8 @@ _GU_SETTLEMENT: Final = GAME_UPDATE.tag("settlement")
 _GU_GAME_ID: Final = GAME_UPDATE.tag("game_id")
 _GU_GAME_NUMBER: Final = GAME_UPDATE.tag("game_number")
 _GU_MOVE_NUMBER: Final = GAME_UPDATE.tag("move_number")
+_GU_CHOP_SEATS: Final = GAME_UPDATE.tag("chop_seats")
+_GU_CHOP_OPEN: Final = GAME_UPDATE.bool_record("chop_open")
 _AM_GAME: Final = APPLY_MOVE_RESPONSE.tag("game")
 _PS_TAG: Final = PLAY_STREAM_RESPONSE.tag("tag")
 _PS_APPLIED: Final = PLAY_STREAM_RESPONSE.tag("applied")
@@ -93,14 +99,21 @@ def update_to_wire(
     events: Sequence[Event],
     *,
     with_view: bool = True,
+    chops: bool = True,
 ) -> bytes:
     """The bytes of `update_to_pb(...)` (deterministic)."""
-    table = spectator_view_to_wire(state) if with_view else None
-    return assemble_update(token, game_id, state, events_to_wire(events), table)
+    table = spectator_view_to_wire(state, chops=chops) if with_view else None
+    return assemble_update(token, game_id, state, events_to_wire(events), table, chops=chops)
 
 
 def assemble_update(
-    token: bytes, game_id: bytes, state: GameState, events: bytes, table: bytes | None
+    token: bytes,
+    game_id: bytes,
+    state: GameState,
+    events: bytes,
+    table: bytes | None,
+    *,
+    chops: bool = True,
 ) -> bytes:
     """`update_to_wire` around the wire bytes of its events (`events_to_wire`) and of its view
     (`spectator_view_to_wire`, None: no view), in `GAME_UPDATE`'s order."""
@@ -119,6 +132,12 @@ def assemble_update(
         out += (_GU_GAME_NUMBER, varint(game_number))
     if state.move_count:
         out += (_GU_MOVE_NUMBER, varint(state.move_count))
+    if state.table is not None and chop_open(state):
+        if chops:
+            seats = chop_seats(state)
+            if seats:
+                out += (_GU_CHOP_SEATS, varint(len(seats)), bytes(seats))
+        out.append(_GU_CHOP_OPEN)
     return b"".join(out)
 
 

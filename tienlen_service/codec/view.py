@@ -24,7 +24,17 @@ from functools import lru_cache
 from typing import Final, TypeAlias
 
 from tienlen.v1 import game_pb2
-from tienlen_rules import MAX_PLAYERS, SPECTATOR, Combination, GameState, RuleSet, SeatView
+from tienlen_rules import (
+    EMPTY_SEAT,
+    MAX_PLAYERS,
+    SPECTATOR,
+    Combination,
+    GameState,
+    RuleSet,
+    SeatView,
+    chop_open,
+    chop_seats,
+)
 from tienlen_service.codec._layouts import SEAT_STATUS, TABLE_VIEW
 from tienlen_service.codec._wire import int_field, length_delimited, varint
 from tienlen_service.codec.cards import (
@@ -51,10 +61,13 @@ def follow_rules_to_pb(rules: RuleSet) -> game_pb2.FollowRules:
     )
 
 
-def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
-    """The wire view of an engine view (what `view_to_wire`'s bytes are)."""
+def view_to_pb(seat_view: SeatView, state: GameState, *, chops: bool = True) -> game_pb2.TableView:
+    """The wire view of an engine view (what `view_to_wire`'s bytes are). The seats that could
+    chop out of turn are in the spectator's (the host's) view only, and only with `chops`
+    (RULES §9.5: where the service checks seat tokens, for a request that proves the host)."""
     table = seat_view.table
     seated = seat_view.seat >= 0
+    match = state.match
     return game_pb2.TableView(
         seat=seat_view.seat if seated else None,
         hand=cards_to_pb(seat_view.hand if seated else 0),
@@ -64,11 +77,18 @@ def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
             game_pb2.SeatStatus(
                 seat=s,
                 cards_left=cards_left,
-                place=seat_view.places[s],
+                place=max(seat_view.places[s], 0),
                 passed=bool(seat_view.passed >> s & 1),
                 frozen=bool(seat_view.frozen >> s & 1),
-                has_played=not state.unplayed >> s & 1,
+                has_played=not state.unplayed >> s & 1 and seat_view.places[s] != EMPTY_SEAT,
                 match_total=seat_view.totals[s],
+                empty=seat_view.places[s] == EMPTY_SEAT,
+                auto=bool(state.auto >> s & 1),
+                left=bool(state.departed >> s & 1),
+                forfeited=bool(state.forfeited >> s & 1),
+                player_id=match.player_ids[s] if match.player_ids else "",
+                timeouts=state.timeouts[s] if state.timeouts else 0,
+                bankroll=match.bankrolls[s] if match.bankrolls else None,
             )
             for s, cards_left in enumerate(seat_view.hand_counts)
         ],
@@ -86,6 +106,8 @@ def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
         steal_open=state.steal_open,
         move_count=state.move_count,
         follow_rules=follow_rules_to_pb(state.rules),
+        chop_seats=chop_seats(state) if chops and not seated else (),
+        chop_open=chop_open(state),
     )
 
 
@@ -116,6 +138,8 @@ _TV_PLAYED: Final = RepeatedCards(TABLE_VIEW, "played")
 _TV_STEAL_OPEN: Final = TABLE_VIEW.bool_record("steal_open")
 _TV_MOVE_COUNT: Final = TABLE_VIEW.tag("move_count")
 _TV_FOLLOW_RULES: Final = TABLE_VIEW.tag("follow_rules")
+_TV_CHOP_SEATS: Final = TABLE_VIEW.tag("chop_seats")
+_TV_CHOP_OPEN: Final = TABLE_VIEW.bool_record("chop_open")
 _SS_SEAT: Final = SEAT_STATUS.records("seat", MAX_PLAYERS)
 _SS_CARDS_LEFT: Final = SEAT_STATUS.records("cards_left", CARD_COUNT + 1)
 _SS_PLACE: Final = SEAT_STATUS.records("place", MAX_PLAYERS + 1)
@@ -123,6 +147,13 @@ _SS_PASSED: Final = SEAT_STATUS.bool_record("passed")
 _SS_FROZEN: Final = SEAT_STATUS.bool_record("frozen")
 _SS_HAS_PLAYED: Final = SEAT_STATUS.bool_record("has_played")
 _SS_MATCH_TOTAL: Final = SEAT_STATUS.tag("match_total")
+_SS_EMPTY: Final = SEAT_STATUS.bool_record("empty")
+_SS_AUTO: Final = SEAT_STATUS.bool_record("auto")
+_SS_LEFT: Final = SEAT_STATUS.bool_record("left")
+_SS_FORFEITED: Final = SEAT_STATUS.bool_record("forfeited")
+_SS_PLAYER_ID: Final = SEAT_STATUS.tag("player_id")
+_SS_TIMEOUTS: Final = SEAT_STATUS.tag("timeouts")
+_SS_BANKROLL: Final = SEAT_STATUS.tag("bankroll")
 
 
 @lru_cache(maxsize=512)
@@ -133,7 +164,7 @@ def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
     return length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
 
 
-def spectator_view_to_wire(state: GameState) -> bytes:
+def spectator_view_to_wire(state: GameState, *, chops: bool = True) -> bytes:
     """`view_to_wire(view(state, SPECTATOR), state)` — the view every answer carries —
     without the engine's `view` and its checks (a third of the view's cost): the same fields,
     in a plain tuple, from the state. tests/codec/ proves the bytes equal for every state of
@@ -160,13 +191,15 @@ def spectator_view_to_wire(state: GameState) -> bytes:
             state.rules.variant,
         ),
         state,
+        chops=chops,
     )
 
 
-def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
-    """The bytes of `view_to_pb(seat_view, state)`, written straight from the engine's view
-    (a `SeatView`, or its fields in a tuple) in `TABLE_VIEW`'s order; `state` gives the rules,
-    the dealer, who has played, an open steal and the move count."""
+def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True) -> bytes:
+    """The bytes of `view_to_pb(seat_view, state, chops=chops)`, written straight from the
+    engine's view (a `SeatView`, or its fields in a tuple) in `TABLE_VIEW`'s order; `state`
+    gives the rules, the dealer, who has played, an open steal, the move count and the
+    table's people (RULES §9)."""
     (
         viewer,
         hand,
@@ -192,6 +225,7 @@ def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
     out += (_TV_PLAYERS, varint(len(counts)), rules_record)
     unplayed = state.unplayed
     statuses = _STATUSES
+    people = _people(state)
     for s, cards_left in enumerate(counts):
         key = (
             s,
@@ -201,6 +235,7 @@ def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
             frozen >> s & 1,
             unplayed >> s & 1,
             totals[s],
+            *(people[s] if people else _NOBODY),
         )
         record = statuses.get(key)
         if record is None:
@@ -230,33 +265,100 @@ def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
     if state.move_count:
         out += (_TV_MOVE_COUNT, varint(state.move_count))
     out.append(follow_rules_record)
+    if table is not None and chop_open(state):
+        if chops and viewer < 0:
+            seats = chop_seats(state)
+            if seats:
+                out += (_TV_CHOP_SEATS, varint(len(seats)), bytes(seats))
+        out.append(_TV_CHOP_OPEN)
     return b"".join(out)
+
+
+#: A seat's table facts (RULES §9) in a status key: on auto, left, forfeited, its player id, its
+#: time-outs in a row, its bankroll (None: none given).
+_People: TypeAlias = tuple[int, int, int, str, int, int | None]
+_NOBODY: Final[_People] = (0, 0, 0, "", 0, None)
+
+
+def _people(state: GameState) -> tuple[_People, ...]:
+    """Each seat's table facts, or () when no seat has any (a game without player ids,
+    bankrolls, time-outs or leavers: the statuses of earlier releases)."""
+    match = state.match
+    ids, bankrolls, timeouts = match.player_ids, match.bankrolls, state.timeouts
+    auto, departed, forfeited = state.auto, state.departed, state.forfeited
+    if not (auto or departed or bankrolls or any(ids) or any(timeouts)):
+        return ()
+    return tuple(
+        (
+            auto >> s & 1,
+            departed >> s & 1,
+            forfeited >> s & 1,
+            ids[s] if ids else "",
+            timeouts[s] if timeouts else 0,
+            bankrolls[s] if bankrolls else None,
+        )
+        for s in range(state.players)
+    )
 
 
 # The `seats` records already written, by what they say: from one move to the next most seats
 # do not change (a move changes one seat's count, pass or place), so a view is mostly lookups.
-_STATUSES: Final[dict[tuple[int, ...], bytes]] = {}
+_STATUSES: Final[dict[tuple[int | str | None, ...], bytes]] = {}
 _STATUSES_SIZE: Final = 16384
 
 
 def _status_record(
-    s: int, cards_left: int, place: int, passed: int, frozen: int, unplayed: int, total: int
+    s: int,
+    cards_left: int,
+    place: int,
+    passed: int,
+    frozen: int,
+    unplayed: int,
+    total: int,
+    auto: int,
+    left: int,
+    forfeited: int,
+    player_id: str,
+    timeouts: int,
+    bankroll: int | None,
 ) -> bytes:
     """One `seats` record of a TableView (tag, length, SeatStatus in `SEAT_STATUS`'s order),
-    remembered."""
+    remembered. An empty seat (place -1 in the engine) has place 0 and `empty` on the wire."""
+    name = player_id.encode()
     status = b"".join(
         (
             _SS_SEAT[s],
             _SS_CARDS_LEFT[cards_left],
-            _SS_PLACE[place],
+            _SS_PLACE[max(place, 0)],
             _SS_PASSED if passed else b"",
             _SS_FROZEN if frozen else b"",
-            b"" if unplayed else _SS_HAS_PLAYED,
+            b"" if unplayed or place == EMPTY_SEAT else _SS_HAS_PLAYED,
             int_field(_SS_MATCH_TOTAL, total),
+            _SS_EMPTY if place == EMPTY_SEAT else b"",
+            _SS_AUTO if auto else b"",
+            _SS_LEFT if left else b"",
+            _SS_FORFEITED if forfeited else b"",
+            _SS_PLAYER_ID + varint(len(name)) + name if name else b"",
+            int_field(_SS_TIMEOUTS, timeouts),
+            b"" if bankroll is None else _SS_BANKROLL + varint(bankroll),
         )
     )
     record = _TV_SEATS + varint(len(status)) + status
     if len(_STATUSES) >= _STATUSES_SIZE:
         _STATUSES.clear()
-    _STATUSES[s, cards_left, place, passed, frozen, unplayed, total] = record
+    _STATUSES[
+        s,
+        cards_left,
+        place,
+        passed,
+        frozen,
+        unplayed,
+        total,
+        auto,
+        left,
+        forfeited,
+        player_id,
+        timeouts,
+        bankroll,
+    ] = record
     return record

@@ -52,9 +52,7 @@ TESTED: set[str] = set()
 TESTED.update(options_set(Path(__file__).with_name("relations.txt")))
 # The table's options (RULES §9) are proven by the tests of tests/engine/tables/, each named
 # after its reading; an option counts when a test there sets it by name.
-_TABLES = "".join(
-    f.read_text() for f in (Path(__file__).parents[1] / "tables").glob("test_*.py")
-)
+_TABLES = "".join(f.read_text() for f in (Path(__file__).parents[1] / "tables").glob("test_*.py"))
 TESTED.update(o.name for o in OPTIONS if f"{o.name}=" in _TABLES or f'"{o.name}":' in _TABLES)
 
 THREE_PAIRS = "3S 3C 4S 4C 5S 5C"

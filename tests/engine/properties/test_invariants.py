@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen_rules import game
+import tienlen_rules as game
 from tienlen_rules.cards import parse_cards, parse_set
 from tienlen_rules.invariants import InvariantError, check_cards, check_settlement, check_turn
 from tienlen_rules.ruleset import build_rules
