@@ -197,17 +197,8 @@ class RepeatedCards:
     def encode(self, mask: int) -> bytes:
         """The records of the cards of `mask`, weakest first."""
         c0, c1, c2, c3, c4, c5, c6 = self._chunks
-        return b"".join(
-            (
-                c0[mask & 255],
-                c1[mask >> 8 & 255],
-                c2[mask >> 16 & 255],
-                c3[mask >> 24 & 255],
-                c4[mask >> 32 & 255],
-                c5[mask >> 40 & 255],
-                c6[mask >> 48 & 255],
-            )
-        )
+        b = mask.to_bytes(7, "little")  # its bytes at once: no shifted int made per byte
+        return b"".join((c0[b[0]], c1[b[1]], c2[b[2]], c3[b[3]], c4[b[4]], c5[b[5]], c6[b[6]]))
 
 
 _CO_TYPE: Final = COMBINATION.tag("type")
@@ -218,12 +209,25 @@ _CO_CARDS: Final = RepeatedCards(COMBINATION, "cards")
 
 def combination_wire(kind: int, length: int, top: int, cards: int) -> bytes:
     """The bytes of a `Combination` message (of a table's play, or of a Played event): those of
-    `combination_to_pb(Combination(kind, length, top, cards))`."""
-    return b"".join(
-        (
-            int_field(_CO_TYPE, kind),
-            int_field(_CO_LENGTH, length),
-            _CO_TOP[top],
-            _CO_CARDS.encode(cards),
+    `combination_to_pb(Combination(kind, length, top, cards))`. Remembered: a move's Played
+    event and its view's table are the same combination, which stays the table while the
+    other seats pass."""
+    key = (kind, length, top, cards)
+    wire = _COMBINATIONS.get(key)
+    if wire is None:
+        wire = b"".join(
+            (
+                int_field(_CO_TYPE, kind),
+                int_field(_CO_LENGTH, length),
+                _CO_TOP[top],
+                _CO_CARDS.encode(cards),
+            )
         )
-    )
+        if len(_COMBINATIONS) >= _COMBINATIONS_SIZE:
+            _COMBINATIONS.clear()
+        _COMBINATIONS[key] = wire
+    return wire
+
+
+_COMBINATIONS: Final[dict[tuple[int, int, int, int], bytes]] = {}
+_COMBINATIONS_SIZE: Final = 4096
