@@ -25,11 +25,10 @@ import grpc
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.server import Endpoint
 from google.protobuf import descriptor_pool, message_factory
-from prometheus_client import Counter, Histogram
 
 from tienlen_service import codec
 from tienlen_service.logs import REQUEST_ID_HEADER, AccessLog, CallFields, get_logger, request_id_of
-from tienlen_service.metrics import HANDLING_BUCKETS
+from tienlen_service.metrics import WebMetrics
 from tienlen_service.observability import QUIET_SERVICES
 from tienlen_service.web.context import WebAbort, WebContext, connect_error
 
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
 
     from connectrpc.request import RequestContext
     from google.protobuf.message import Message
-    from prometheus_client import CollectorRegistry
 
     from tienlen_service.metrics import Metrics
 
@@ -55,49 +53,6 @@ TRANSPORTS: Final = (CONNECT, GRPC_WEB)
 def transport_of(content_type: str) -> str:
     """``grpc_web`` for a gRPC-Web content type, ``connect`` for anything else."""
     return GRPC_WEB if content_type.startswith("application/grpc-web") else CONNECT
-
-
-# --------------------------------------------------------------------------------------------
-# Metrics
-
-
-class WebMetrics:
-    """The web port's call metrics, in the server's registry.
-
-    The gRPC families (``grpc_server_*``) stay what gRPC dashboards expect; web calls are
-    counted in these, with the same method labels plus ``transport`` (``connect`` or
-    ``grpc_web``). Requests refused before they reach an RPC (wrong content type, unknown
-    method, foreign origin, oversize body) are counted by ``reason``, a short fixed list.
-    The in-flight gauge (``tienlen_rpcs_in_flight``) and the domain counters are shared.
-    """
-
-    def __init__(self, registry: CollectorRegistry) -> None:
-        labels = ("transport", "grpc_service", "grpc_method")
-        self.started = Counter(
-            "tienlen_web_started",
-            "Web (Connect, gRPC-Web) calls started, by transport and method.",
-            labels,
-            registry=registry,
-        )
-        self.handled = Counter(
-            "tienlen_web_handled",
-            "Web calls completed, by transport, method and status code.",
-            (*labels, "grpc_code"),
-            registry=registry,
-        )
-        self.handling_seconds = Histogram(
-            "tienlen_web_handling_seconds",
-            "Time from the start of a web call to its status, in seconds.",
-            labels,
-            buckets=HANDLING_BUCKETS,
-            registry=registry,
-        )
-        self.refused = Counter(
-            "tienlen_web_refused",
-            "Web requests refused before reaching an RPC, by reason.",
-            ("reason",),
-            registry=registry,
-        )
 
 
 # --------------------------------------------------------------------------------------------

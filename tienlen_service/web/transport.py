@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from tienlen_service.metrics import WebConnectionMetrics
+from tienlen_service.metrics import WebConnectionMetrics, WebMetrics
 from tienlen_service.web.app import build_app
-from tienlen_service.web.calls import WebCalls, WebMetrics
+from tienlen_service.web.calls import WebCalls
 from tienlen_service.web.codecs import web_codecs
 from tienlen_service.web.guard import REASONS, Limits
 from tienlen_service.web.serve import WebServer
