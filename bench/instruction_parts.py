@@ -41,7 +41,7 @@ def components(
     from tienlen_service import codec
     from tienlen_service.logs import AccessLog, configure_logging
     from tienlen_service.metrics import Metrics
-    from tienlen_service.observability import ObservabilityInterceptor
+    from tienlen_service.observability import CallObserver
 
     svc = traffic.servicer(keys)
     tokens = svc._tokens  # noqa: SLF001 - the bench takes the servicer apart
@@ -65,13 +65,11 @@ def components(
         # What the gRPC port runs: the request parsed, the answer's wire bytes sent as they are.
         return svc.apply_move_wire(service_pb2.ApplyMoveRequest.FromString(data), ctx)
 
-    # The interceptor around an empty handler, as the service builds it (default sampling).
+    # The call observer around an empty handler, as the service wraps it (default sampling).
     configure_logging("info", "json", stream=io.StringIO())
-    interceptor = ObservabilityInterceptor(Metrics(), access_log=AccessLog())
+    observer = CallObserver(Metrics(), access_log=AccessLog())
     bare = grpc.unary_unary_rpc_method_handler(lambda req, _ctx: req)
-    details: Any = type("D", (), {"method": traffic.PREFIX + "ApplyMove"})()
-    wrapped = interceptor.intercept_service(lambda _d: bare, details)
-    assert wrapped is not None
+    wrapped = observer.wrap(traffic.PREFIX + "ApplyMove", bare)
     assert wrapped.unary_unary is not None
     intercepted = wrapped.unary_unary
 
@@ -101,7 +99,7 @@ def components(
             servicer_call,
             [(c.request,) for c in applies],
         ),
-        ("interceptor (empty handler)", intercepted, [(c.request, ctx) for c in applies]),
+        ("call observer (empty handler)", intercepted, [(c.request, ctx) for c in applies]),
         ("request parse + move", request_part, [(c.request,) for c in applies]),
         (
             "state lookup (cache hit) + seat",
