@@ -280,6 +280,19 @@ class Server:
         config = self.config
         open_files = raise_open_file_limit()
         web_connections = web_connection_cap(config.web_max_connections, open_files)
+        recorder, names = self._register_services()
+        self._bound = self._bind_ports(recorder, web_connections)
+        self._grpc.start()
+        for name in ("", *names):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._warn_about_keys()
+        self._log_serving(open_files, web_connections)
+
+    def _register_services(self) -> tuple[HandlerRecorder, tuple[str, ...]]:
+        """Register the services (wrapped for the gRPC port, remembered for the web port),
+        health and reflection, each NOT_SERVING until the ports are bound; the recorder, and
+        the registered services' names."""
+        config = self.config
         # The web port serves again what is registered here (recorded, not registered twice).
         recorder = HandlerRecorder(self._grpc, self._wrap)
         names = tuple(self._register(recorder, self.tokens, self.metrics, config))
@@ -293,7 +306,12 @@ class Server:
             self.metrics.initialize_methods(name, _method_types(name))
             self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+        return recorder, names
 
+    def _bind_ports(self, recorder: HandlerRecorder, web_connections: int) -> _Bound:
+        """Bind the gRPC port, then start the /metrics port and the web port (serving what
+        `recorder` remembers); OSError when a port can't be bound (nothing left running)."""
+        config = self.config
         address = _address(config.host, config.port)
         try:
             if config.tls:
@@ -329,11 +347,10 @@ class Server:
                 if metrics_server is not None:
                     metrics_server.stop()
                 raise
-        self._bound = _Bound(port, metrics_server, web_server)
-        self._grpc.start()
-        for name in ("", *names):
-            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        return _Bound(port, metrics_server, web_server)
 
+    def _warn_about_keys(self) -> None:
+        """Log, loudly, a key made at start-up or the published example key (--dev)."""
         if self.keyring.generated:
             self.log.warning(
                 "generated_key",
@@ -348,10 +365,14 @@ class Server:
                 "can forge tokens with it. Never in production.",
                 kids=list(self.keyring.published_kids),
             )
+
+    def _log_serving(self, open_files: int, web_connections: int) -> None:
+        """The `serving` line: the ports and every setting an operator checks at start-up."""
+        config = self.config
         self.log.info(
             "serving",
-            address=address,
-            port=port,
+            address=_address(config.host, config.port),
+            port=self.port,
             metrics_port=self.metrics_port,
             web_port=self.web_port,
             cors_origins=list(config.cors_origins),
