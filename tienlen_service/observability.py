@@ -108,7 +108,7 @@ class _Call:
         self._done = True
         elapsed = time.perf_counter() - self._start
         info = self._info
-        info.series.finish(code.name, elapsed)
+        info.series.finish(code, elapsed)
         access_log = self._observer.access_log
         if access_log is not None:
             access_log.finish(
@@ -244,7 +244,7 @@ class CallObserver:
                 raise
             finally:
                 elapsed = clock() - start
-                finish_series(code.name, elapsed, sent=sent)
+                finish_series(code, elapsed, sent)
                 if access_log is not None:
                     access_log.finish(fields, sampler, code, elapsed, quiet=quiet)
             return response

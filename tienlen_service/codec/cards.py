@@ -124,13 +124,38 @@ def card_to_text(card: cards_pb2.Card) -> str:
 
 
 def move_from_pb(move: moves_pb2.Move, seat: int, field: str = "move") -> Move:
-    """The engine move of a wire move for `seat`; FieldError if neither play nor pass is set."""
+    """The engine move of a wire move for `seat`; FieldError if neither play nor pass is set.
+
+    Every ApplyMove reads one, and reading a play's cards field by field is most of it (a
+    message and two fields per card): a move read before is found by its bytes instead, so
+    a single, a pair or a pass costs one serialisation and a lookup. Only moves that read
+    well are remembered (one that does not raises its FieldError each time)."""
+    data = move.SerializeToString()
+    known = _MOVES.get(data)
+    if known is None:
+        known = _move_of(move, field)
+        if len(_MOVES) >= _MOVES_SIZE:
+            _MOVES.clear()
+        _MOVES[data] = known
+    cards, is_pass = known
+    result: Move = _new_tuple(Move, (seat, cards, is_pass))
+    return result
+
+
+def _move_of(move: moves_pb2.Move, field: str) -> tuple[tuple[int, ...], bool]:
+    """A wire move's cards and whether it passes (`move_from_pb`, read field by field)."""
     action = move.WhichOneof("action")
     if action == "play":
-        return play(seat, cards_from_pb(move.play.cards, f"{field}.play.cards"))
+        return play(0, cards_from_pb(move.play.cards, f"{field}.play.cards")).cards, False
     if action == "pass_turn":
-        return pass_turn(seat)
+        return pass_turn(0).cards, True
     raise FieldError(INVALID_ARGUMENT, field, "set the move: play (with cards) or pass_turn")
+
+
+# Moves read lately, by their bytes: (cards, passes?). Cleared when full (a miss reads one).
+_MOVES: Final[dict[bytes, tuple[tuple[int, ...], bool]]] = {}
+_MOVES_SIZE: Final = 4096
+_new_tuple: Final = tuple.__new__
 
 
 def move_to_pb(move: Move) -> moves_pb2.Move:

@@ -27,6 +27,7 @@ from tienlen_rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     ChopPayment,
+    Combination,
     GameState,
     Match,
     RuleSet,
@@ -127,7 +128,7 @@ def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
         raise StateDecodeError("the state names a seat or card that is not at the table")
     table = None
     if table_cards:
-        table = classify(table_cards, rules)
+        table = _table(table_cards, rules)
         if table is None:
             raise StateDecodeError("the state's table is not a combination")
     # Positionally, in GameState's field order (a named tuple built by keywords costs ~3x;
@@ -162,3 +163,22 @@ def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
         ),
     )
     return state
+
+
+def _table(cards: int, rules: RuleSet) -> Combination | None:
+    """The combination a table's cards form under `rules` (`classify`), remembered: the same
+    plays come back to the table game after game, and a miss's decode classified each anew."""
+    key = (cards, id(rules))
+    known = _TABLES.get(key)
+    if known is not None and known[0] is rules:  # the id of this very rule set
+        return known[1]
+    table = classify(cards, rules)
+    if len(_TABLES) >= _TABLES_SIZE:
+        _TABLES.clear()
+    _TABLES[key] = (rules, table)
+    return table
+
+
+# Tables classified lately, by (cards, id of the rule set), with the rule set they were for.
+_TABLES: Final[dict[tuple[int, int], tuple[RuleSet, Combination | None]]] = {}
+_TABLES_SIZE: Final = 4096

@@ -200,7 +200,7 @@ class Metrics:
         So that ``rate()`` over a method that has not been called yet is 0, not "no data".
         """
         for method, grpc_type in methods.items():
-            self.method_series(grpc_type, service, method).initialize(grpc.StatusCode.OK.name)
+            self.method_series(grpc_type, service, method).initialize(grpc.StatusCode.OK)
 
     def method_series(self, grpc_type: str, service: str, method: str) -> MethodSeries:
         """The standard gRPC series of one method (made at zero on first use)."""

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from typing import TYPE_CHECKING, Final
 
+import grpc
 from prometheus_client import Counter, Gauge, Histogram
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -67,11 +68,11 @@ class MethodSeries:
         self.started = 0
         self.received = 0
         self.sent = 0
-        self.handled: dict[str, int] = {}
+        self.handled: dict[grpc.StatusCode, int] = {}  # named at a scrape, not per call
         self.buckets = [0] * (len(_BOUNDS) + 1)  # the last: above every bound (+Inf)
         self.total = 0.0
 
-    def initialize(self, code: str) -> None:
+    def initialize(self, code: grpc.StatusCode) -> None:
         """Make the `handled` series of `code` exist at zero."""
         with self._lock:
             self.handled.setdefault(code, 0)
@@ -93,7 +94,7 @@ class MethodSeries:
         with self._lock:
             self.sent += 1
 
-    def finish(self, code: str, elapsed: float, *, sent: int = 0) -> None:
+    def finish(self, code: grpc.StatusCode, elapsed: float, sent: int = 0) -> None:
         """A call ended with `code` after `elapsed` seconds (`sent` more response messages)."""
         index = bisect_left(_BOUNDS, elapsed)  # a bound holds the values up to and at it
         with self._lock:
@@ -107,7 +108,7 @@ class MethodSeries:
         with self._lock:
             return self.started - sum(self.handled.values())
 
-    def snapshot(self) -> tuple[int, int, int, dict[str, int], list[int], float]:
+    def snapshot(self) -> tuple[int, int, int, dict[grpc.StatusCode, int], list[int], float]:
         """The numbers, read together."""
         with self._lock:
             return (
@@ -162,7 +163,7 @@ class GrpcCollector(Collector):
             labels = list(one.labels)
             started.add_metric(labels, n_started)
             for code, count in by_code.items():
-                handled.add_metric([*labels, code], count)
+                handled.add_metric([*labels, code.name], count)
             cumulative = list(accumulate(buckets))
             seconds.add_metric(
                 labels, list(zip(_BUCKET_NAMES, cumulative, strict=True)), sum_value=total
