@@ -373,8 +373,7 @@ def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     and dashboards are checked against."""
     from prometheus_client.metrics import MetricWrapperBase
 
-    from tienlen_service.metrics import Metrics, WebConnectionMetrics
-    from tienlen_service.web.calls import WebMetrics
+    from tienlen_service.metrics import Metrics, WebConnectionMetrics, WebMetrics
     from tienlen_service.web.guard import REASONS
 
     metrics = Metrics()
@@ -392,7 +391,7 @@ def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     # The families the service exports from collectors of its own (the standard gRPC series,
     # the in-flight gauge), as they describe themselves to the registry.
     for collector in list(metrics.registry._collector_to_names):
-        if type(collector).__module__ != "tienlen_service.metrics":
+        if not type(collector).__module__.startswith("tienlen_service.metrics"):
             continue  # prometheus_client's own (the wrappers above, process and platform)
         for family in collector.describe():
             found[family.name] = (family.type, tuple(getattr(family, "_labelnames", ())))
