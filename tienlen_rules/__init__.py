@@ -131,7 +131,13 @@ from tienlen_rules.options import (
     format_option_value,
 )
 from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
-from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
+from tienlen_rules.revisions import (
+    DEFAULT_CHANGES,
+    READING_CHANGES,
+    DefaultChange,
+    ReadingChange,
+    pinned_defaults,
+)
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.settlement import (
@@ -161,6 +167,7 @@ __all__ = [
     "RANK_ACE",
     "RANK_TWO",
     "READINGS",
+    "READING_CHANGES",
     "RESOLUTION_ORDER",
     "SPECTATOR",
     "SUITS",
@@ -215,6 +222,7 @@ __all__ = [
     "Played",
     "PlayerFinished",
     "PlayersFrozen",
+    "ReadingChange",
     "Reason",
     "RottenEntry",
     "RottenPayee",

@@ -252,12 +252,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _b(
         "freezing",
         True,
-        "Cóng: players who have not played a card when the first player finishes are frozen.",
+        "Cóng: players who have not played a card when a player takes 1st (and at the finishes freeze_at adds) are frozen; under the card count, a loser who never played pays its whole payment times freeze_multiplier.",
     ),
     _c(
         "freeze_at",
         FreezeAt.FIRST_FINISH,
-        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played, who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
+        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed at the win is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played (freeze_exempt_unplayed, the rule of the win, spares nobody there), who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
     ),
     _s(
         "freeze_multiplier",
@@ -274,7 +274,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         0,
         0,
         3,
-        "Đà Nẵng: when exactly this many players have not played at the first finish, nobody is frozen (0: off).",
+        "Đà Nẵng: when exactly this many players have not played at the win (the finish that takes 1st: 'về nhất'), nobody is frozen and they play on — under the card count, which ends there, they pay as the other losers; only the win spares, so a later finish that judges cóng (freeze_at) freezes whoever has still not played (0: off).",
     ),
     _b(
         "alone_with_frozen_pays_place",

@@ -55,7 +55,7 @@ from tienlen_rules.options import (
 )
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import RuleSet, build_rules
-from tienlen_rules.settlement import settle
+from tienlen_rules.settlement import TransferReason, settle
 from tienlen_rules.state import GameState, Move, pass_turn, play
 
 F = Fraction
@@ -466,7 +466,10 @@ def expected(b: Book, record: Record) -> Outcome:
             unplayed = [s for s in after if not places[s] and s not in played]
             others_left = [s for s in after if not places[s] and s not in unplayed]
             goes_on = 1 in places or (len(others_left) >= 2 and b.frozen_pays == "winner")
-            if b.freezing and unplayed and len(unplayed) != b.freeze_exempt and goes_on:
+            # freeze_exempt_unplayed is the Đà Nẵng rule of the win ("về nhất"): it spares only
+            # at the finish that takes 1st (issue #38).
+            exempt = place == 1 and len(unplayed) == b.freeze_exempt
+            if b.freezing and unplayed and not exempt and goes_on:
                 if place != 1:
                     notes.append("cóng at a later finish" if 1 in places else "cóng ranked last")
                 for s, p in zip(unplayed, free[-len(unplayed) :], strict=True):
@@ -530,15 +533,20 @@ def expected(b: Book, record: Record) -> Outcome:
     assert game_over, "the game did not end"
     winner = places.index(1)
     if b.counts_cards:
+        # §8 đếm lá: a loser holding every dealt card is frozen, unless exactly
+        # freeze_exempt_unplayed losers never played (the exemption of the win, issue #38).
+        unplayed = {s for s in range(n) if s != winner and hands[s] == record.dealt[s]}
+        if b.freezing and len(unplayed) != b.freeze_exempt:
+            frozen |= unplayed
         for other in range(n):
             if other == winner:
                 continue
             # §10: conversions in addition to the cards, or instead (the largest payment).
             credit = b.per_card if b.count_rotten_instead else NONE
             stakes = hands[other].bit_count() * b.per_card + rotten_value(b, hands[other], credit)
-            if b.freezing and hands[other] == record.dealt[other]:
+            if other in frozen:
                 stakes *= b.freeze_multiplier
-            pay(other, winner, stakes, "cards left")
+            pay(other, winner, stakes, "frozen cards left" if other in frozen else "cards left")
         pay_chops()
         return _outcome(b, places, frozenset(frozen), net, notes)
 
@@ -819,10 +827,11 @@ def compare(b: Book, rules: RuleSet, game: Game, kind: str) -> Mismatch | None:
     mine = expected(b, game.record)
     engine = settle(state)
     same_places = b.counts_cards or list(state.places) == mine.places
-    if list(engine.net) == mine.net and same_places:
+    frozen = shown_frozen(state, game)
+    if list(engine.net) == mine.net and same_places and frozen == mine.frozen:
         return None
     return Mismatch(
-        kind,
+        f"{kind}; frozen {sorted(frozen)} expected {sorted(mine.frozen)}",
         rules.variant,
         engine.net,
         mine.net,
@@ -832,6 +841,21 @@ def compare(b: Book, rules: RuleSet, game: Game, kind: str) -> Mismatch | None:
         game.record,
         mine.notes,
     )
+
+
+def shown_frozen(state: GameState, game: Game) -> frozenset[int]:
+    """The seats the engine calls frozen, which must be one set wherever it says so (issue #38):
+    in its state (the view's flag), in its PlayersFrozen events, and among the seats the
+    settlement charges FROZEN (a frozen seat pays FROZEN unless đền bài or a multiplier of 0
+    leaves it nothing to pay)."""
+    in_state = frozenset(s for s in range(state.players) if state.frozen >> s & 1)
+    in_events = frozenset(
+        s for e in game.record.events if isinstance(e, PlayersFrozen) for s in e.seats
+    )
+    charged = {t.payer for t in settle(state).transfers if t.reason == TransferReason.FROZEN}
+    assert in_state == in_events, f"frozen in the state {in_state}, in the events {in_events}"
+    assert charged <= in_state, f"charged FROZEN {charged}, frozen {in_state}"
+    return in_state
 
 
 #: The engine's option name for each `Book` field a test may change.
