@@ -189,7 +189,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _b(
         "steal_winner_pairs_lead",
         True,
-        "Cướp cái: when the previous winner leads 3 consecutive pairs themselves, a higher 3 consecutive pairs may take the lead from them out of turn, as a steal (the winner's lead is open to stealing like a steal); off: only a player who did not win steals ('người không về nhất', sources 000/002), so the winner's 3 consecutive pairs are an ordinary lead, beaten in turn, and only a steal keeps the lead open.",
+        "Cướp cái: when the previous winner leads 3 consecutive pairs themselves, a higher 3 consecutive pairs may take the lead from them out of turn, as a steal (the winner's lead is open to stealing like a steal); off: the winner's own opening 3 consecutive pairs are an ordinary lead, beaten in turn and never stolen ('người không về nhất', sources 000/002: a steal is made by a player who did not win), so only a steal keeps the lead open — stealing itself is unchanged: any player, the previous winner included, may still steal back a steal with a higher 3 consecutive pairs.",
     ),
     # --- finishing ---
     _c(
