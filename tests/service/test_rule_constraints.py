@@ -3,6 +3,7 @@ effective values a game's view carries, and the constraint a refusal names."""
 
 from __future__ import annotations
 
+import pytest
 from google.rpc import error_details_pb2
 
 from tienlen.v1 import rules_pb2
@@ -62,3 +63,16 @@ def test_a_refusal_names_the_broken_constraint_in_its_error_info() -> None:
     assert any(d.Unpack(info) for d in status.details if d.Is(info.DESCRIPTOR))
     assert info.reason == "FRACTIONAL_AMOUNT"
     assert info.metadata["constraint"] == "whole_chips"
+
+
+def test_a_refusal_read_from_the_wire_still_names_its_constraint() -> None:
+    # NewGame reads the rules through the codec, which re-roots the field path: the constraint
+    # must survive it (it was dropped there, so NewGame's ErrorInfo named no constraint).
+    with pytest.raises(SetupError) as refused:
+        codec.rules_from_pb(rules_pb2.RuleSetSpec(variant="southern", options={"stake": "1"}))
+    exc = refused.value
+    assert (exc.code, exc.field, exc.constraint) == (
+        "FRACTIONAL_AMOUNT",
+        "rules.options.stake",
+        "whole_chips",
+    )
