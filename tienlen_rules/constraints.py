@@ -67,8 +67,8 @@ _PAIR_PENALTIES = (
     "penalty_six_pairs",
 )
 
-#: Every constraint between options. No combination of option values is refused as such: every
-#: one can be played (the only refusal is of stakes that make a fraction of a chip).
+#: Every constraint between options. Two things are refused: stakes that make a fraction of a
+#: chip, and following suit with pairs or straights of mixed colours or suits (issue #38).
 CONSTRAINTS: tuple[Constraint, ...] = (
     Constraint(
         "points_penalty_values",
@@ -98,6 +98,18 @@ CONSTRAINTS: tuple[Constraint, ...] = (
         " where cóng multiplies it (L; with card count, each penalty value and the stake per"
         " card).",
         refusal="FRACTIONAL_AMOUNT",
+    ),
+    Constraint(
+        "follow_suit_needs_one_colour_and_suit",
+        ConstraintKind.REFUSED_UNLESS,
+        ("follow_suit", "same_colour_pairs", "single_suit_straights"),
+        "Following suit and colour (RULES §6: 'đồng chất, đồng màu') follows a pair's colour and a"
+        " straight's suit, so it needs pairs of one colour (same_colour_pairs) and straights of"
+        " one suit (single_suit_straights), as the Northern game has them: with follow_suit on,"
+        " either off is refused — no source says what follows a pair or straight of mixed"
+        " colours or suits.",
+        when=(_on("follow_suit", "true"),),
+        refusal="INCOMPATIBLE_OPTIONS",
     ),
     Constraint(
         "needs_consecutive_pairs",
@@ -244,8 +256,11 @@ RESOLUTION_ORDER: tuple[str, ...] = (
     ),
     (
         "The refusals (constraints of kind `refused_unless`): a stake that makes any amount a"
-        " fraction of a chip is refused (FRACTIONAL_AMOUNT, metadata constraint = whole_chips). No"
-        " combination of option values is refused as such."
+        " fraction of a chip is refused (FRACTIONAL_AMOUNT, metadata constraint = whole_chips), and"
+        " so is following suit with pairs or straights that need not be of one colour or suit"
+        " (INCOMPATIBLE_OPTIONS, metadata constraint = follow_suit_needs_one_colour_and_suit; a"
+        " game dealt before rules revision 2 is played as it was dealt). No other combination of"
+        " option values is refused."
     ),
 )
 
@@ -381,6 +396,9 @@ READINGS: tuple[str, ...] = (
         "None of these combinations is refused: each has the reading above, closest to the"
         " sources, and none makes another meaningless; where an option then changes nothing, a"
         " constraint of kind applies_when says so (freeze_at under the card count,"
-        " alone_with_frozen_pays_place where the frozen pay the whole table)."
+        " alone_with_frozen_pays_place where the frozen pay the whole table). The one combination"
+        " that makes no sense is refused (follow_suit_needs_one_colour_and_suit): following the"
+        " colour of a pair, or the suit of a straight, whose cards have none (the engine had"
+        " followed a mixed pair as a black one, and a mixed straight by its top card's suit)."
     ),
 )

@@ -67,6 +67,8 @@ class ReadingChange(NamedTuple):
 
 #: Cóng decided once, at each finish, under every scheme (issue #38, `finishing.frozen_at_finish`).
 CONG_DECIDED_ONCE: Final = "cong_decided_once"
+#: follow_suit refused with mixed pairs or straights (issue #38, `ruleset._check`).
+FOLLOW_SUIT_OF_ONE_COLOUR_AND_SUIT: Final = "follow_suit_of_one_colour_and_suit"
 
 READING_CHANGES: Final[tuple[ReadingChange, ...]] = (
     ReadingChange(
@@ -81,6 +83,15 @@ READING_CHANGES: Final[tuple[ReadingChange, ...]] = (
         " (freeze_at) freezes whoever has still not played, as freeze_at says; it spares under"
         " the card count too; and a frozen card-count loser is frozen in the state, the view"
         " and the events (PlayersFrozen) as in the other schemes",
+    ),
+    ReadingChange(
+        2,
+        FOLLOW_SUIT_OF_ONE_COLOUR_AND_SUIT,
+        "follow_suit was played with pairs and straights of mixed colours or suits, a mixed pair"
+        " followed as a black one and a mixed straight by its top card's suit",
+        "following suit and colour is defined for pairs of one colour and straights of one suit"
+        " only (RULES §6; no source follows a mixed one): follow_suit without same_colour_pairs"
+        " and single_suit_straights is refused (INCOMPATIBLE_OPTIONS)",
     ),
 )
 

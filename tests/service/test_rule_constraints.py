@@ -65,6 +65,27 @@ def test_a_refusal_names_the_broken_constraint_in_its_error_info() -> None:
     assert info.metadata["constraint"] == "whole_chips"
 
 
+def test_following_suit_with_mixed_pairs_is_refused_naming_its_constraint() -> None:
+    # Issue #38: follow_suit needs same_colour_pairs and single_suit_straights.
+    try:
+        codec.rules_from_pb(
+            rules_pb2.RuleSetSpec(variant="southern", options={"follow_suit": "true"})
+        )
+    except SetupError as exc:
+        status = error_status(exc, None)
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert any(d.Unpack(info) for d in status.details if d.Is(info.DESCRIPTOR))
+    assert info.reason == "INCOMPATIBLE_OPTIONS"
+    assert info.metadata["constraint"] == "follow_suit_needs_one_colour_and_suit"
+    described = {c.name: c for c in codec.constraints_to_pb()}
+    refused = described["follow_suit_needs_one_colour_and_suit"]
+    assert (refused.kind, refused.refusal) == (
+        rules_pb2.CONSTRAINT_KIND_REFUSED_UNLESS,
+        "INCOMPATIBLE_OPTIONS",
+    )
+
+
 def test_a_refusal_read_from_the_wire_still_names_its_constraint() -> None:
     # NewGame reads the rules through the codec, which re-roots the field path: the constraint
     # must survive it (it was dropped there, so NewGame's ErrorInfo named no constraint).

@@ -17,10 +17,11 @@ from helpers.tables import Table, TransferReason, cards, deal, later, relation, 
 
 from tienlen_rules.beating import Beat
 from tienlen_rules.cards import TWOS
-from tienlen_rules.constraints import CONSTRAINTS_BY_NAME, READINGS
+from tienlen_rules.constraints import CONSTRAINTS_BY_NAME, READINGS, ConstraintKind
 from tienlen_rules.errors import Reason, SetupError
 from tienlen_rules.events import InstantWin, PlayersFrozen
 from tienlen_rules.game import new_game, next_game
+from tienlen_rules.ruleset import build_rules
 
 GOP_3 = {"starting_card_every_game": True}
 
@@ -390,3 +391,58 @@ def test_under_the_card_count_freeze_at_and_whole_table_change_nothing() -> None
         t.play(0, "9S").play(1, "JD").passes(2).play(0, "KS")
         nets.add(tuple(t.settle().net))
     assert nets == {(700, -100, -600)}
+
+
+# --------------------------------------------------------------------------------------------
+# The one combination refused: following suit with mixed pairs or straights.
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "options", "field"),
+    [
+        ("southern", {"follow_suit": True}, "options.same_colour_pairs"),
+        (
+            "southern",
+            {"follow_suit": True, "same_colour_pairs": True},
+            "options.single_suit_straights",
+        ),
+        ("northern", {"same_colour_pairs": False}, "options.same_colour_pairs"),
+        ("northern", {"single_suit_straights": False}, "options.single_suit_straights"),
+    ],
+)
+def test_following_suit_with_mixed_pairs_or_straights_is_refused_naming_its_constraint(
+    variant: str, options: dict[str, object], field: str
+) -> None:
+    # RULES §6: the North follows a pair's colour and a straight's suit ("đồng chất, đồng màu");
+    # a pair or straight of mixed colours or suits has none to follow, and no source says what
+    # follows it: refused rather than guessed (the engine followed a mixed pair as black).
+    with pytest.raises(SetupError) as refused:
+        build_rules(variant, options)
+    error = refused.value
+    assert (error.code, error.constraint, error.field) == (
+        "INCOMPATIBLE_OPTIONS",
+        "follow_suit_needs_one_colour_and_suit",
+        field,
+    )
+    constraint = CONSTRAINTS_BY_NAME[error.constraint]
+    assert (constraint.kind, constraint.refusal) == (
+        ConstraintKind.REFUSED_UNLESS,
+        "INCOMPATIBLE_OPTIONS",
+    )
+    assert set(constraint.options) == {"follow_suit", "same_colour_pairs", "single_suit_straights"}
+
+
+def test_following_suit_is_played_with_pairs_of_one_colour_and_straights_of_one_suit() -> None:
+    build_rules("northern")
+    build_rules(
+        "southern", {"follow_suit": True, "same_colour_pairs": True, "single_suit_straights": True}
+    )
+    build_rules("northern", {"follow_suit": False, "same_colour_pairs": False})
+
+
+def test_a_game_dealt_before_the_refusal_is_played_as_it_was_dealt() -> None:
+    # Rules revision 2 refuses the combination; a token of revision 1 keeps its game going.
+    old = build_rules("southern", {"follow_suit": True}, revision=1)
+    assert old.follow_suit
+    assert not old.same_colour_pairs

@@ -35,6 +35,7 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
+from helpers.option_tables import mend_following
 
 from tienlen_rules.cards import TWOS, cards_of, format_cards, parse_cards, parse_set
 from tienlen_rules.errors import SetupError
@@ -1519,7 +1520,7 @@ def random_table(
     options[name] = value
     if forced:
         options |= forced[round_robin % len(forced)]
-    return variant, options
+    return variant, mend_following(variant, options, keep=name)
 
 
 #: How each option the settlement reads maps onto the rule book's numbers (`Book`): option ->
