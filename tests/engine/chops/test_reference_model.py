@@ -27,12 +27,11 @@ from itertools import combinations
 from typing import NamedTuple
 
 import pytest
-from helpers.option_tables import mend_following
+from helpers.option_tables import documented_values, mend_following
 
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_rules.cards import format_cards, parse_set
 from tienlen_rules.combinations import Combination, classify
-from tienlen_rules.options import OPTIONS_BY_NAME, OptionType
 from tienlen_rules.rounds import link_value
 from tienlen_rules.ruleset import RuleSet, build_rules
 
@@ -905,20 +904,6 @@ def test_hue_four_consecutive_pairs_do_not_chop_a_four_of_a_kind() -> None:
 
 
 # =========================================================================== option combinations
-
-#: The values drawn for a stakes (penalty) option.
-STAKES = ("0", "1/2", "1", "3/2", "2", "3")
-
-
-def documented_values(option: str) -> tuple[str, ...]:
-    """Every documented value of a beating option (stakes: a spread)."""
-    spec = OPTIONS_BY_NAME[option]
-    if spec.type is OptionType.BOOL:
-        return ("true", "false")
-    if spec.type is OptionType.CHOICE:
-        return tuple(str(c) for c in spec.choices)
-    return STAKES
-
 
 BEATING_OPTIONS = (*HOUSE_OPTIONS, *VALUE_OPTIONS, "scoring")
 COMBINATION_TABLES = 120

@@ -35,7 +35,7 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
-from helpers.option_tables import mend_following
+from helpers.option_tables import documented_values, mend_following
 
 from tienlen_rules.cards import TWOS, cards_of, format_cards, parse_cards, parse_set
 from tienlen_rules.errors import SetupError
@@ -53,11 +53,8 @@ from tienlen_rules.events import (
 from tienlen_rules.game import apply, legal_moves, new_game, next_game
 from tienlen_rules.options import (
     BOMB_PENALTY_OPTIONS,
-    FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
-    OPTIONS_BY_NAME,
-    OptionType,
 )
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import RuleSet, build_rules
@@ -1475,32 +1472,6 @@ def test_card_count_scoring_on_another_preset_keeps_its_penalty_values() -> None
 # Random option combinations (issue #25): whole tables drawn from every documented value of
 # every option, each read as the rule book reads it, played as matches through `next_game`.
 # --------------------------------------------------------------------------------------------
-
-#: The values drawn for a stakes option (L where the option takes it).
-STAKES_VALUES = ("0", "1/2", "1", "3/2", "2", "3")
-#: Values drawn for the int options: their bounds and a value between.
-INT_VALUES = {
-    "cards_per_hand": ("9", "11", "13"),
-    "freeze_exempt_unplayed": ("0", "1", "2", "3"),
-    "stake": ("100", "200"),
-    "match_bankroll": ("0", "300", "1000"),
-}
-#: freeze_multiplier × L × stake stays whole chips with these (the only refusal, whole_chips).
-MULTIPLIERS = ("0", "1", "3/2", "2", "4")
-
-
-def documented_values(name: str) -> tuple[str, ...]:
-    """Every documented value of an option, as text (stakes: a spread, and L where allowed)."""
-    spec = OPTIONS_BY_NAME[name]
-    if spec.type is OptionType.BOOL:
-        return ("true", "false")
-    if spec.type is OptionType.CHOICE:
-        return tuple(str(c) for c in spec.choices)
-    if spec.type is OptionType.INT:
-        return INT_VALUES[name]
-    if name == "freeze_multiplier":
-        return MULTIPLIERS
-    return STAKES_VALUES + ((LAST_PLACE,) if name in FOLLOWS_LAST_PLACE else ())
 
 
 def random_table(
