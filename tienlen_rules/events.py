@@ -87,8 +87,8 @@ class PlayerFinished:
 @dataclass(frozen=True, slots=True)
 class PlayersFrozen:
     """Cóng / cháy bài: these seats had not played when a player went out (the winner, or as
-    `freeze_at` says); they take the last places and take no more turns. Under the card count
-    (*đếm lá*) the game ends there: `places` are the ones the count gives them."""
+    `freeze_at` says); they take the last places and take no more turns (under the card count,
+    *đếm lá*, the game ends there)."""
 
     seats: tuple[int, ...]
     places: tuple[int, ...]

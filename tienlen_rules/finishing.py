@@ -52,20 +52,14 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
     if place == 1:
         state = replaced(state, winning_play=combo.cards)
     frozen = frozen_at_finish(state, seat)
-    if place == 1 and rules.ends_at_first_finish:
-        # The card count ends at the win: the others are placed by cards left, the frozen
-        # among them keeping the places the count gives them.
-        state = _mark_frozen(_rank_by_cards_left(state, seat), frozen, events)
-        return end_game(state, events)
     if frozen:
-        free = _free_places(state.places)[-len(frozen) :]
-        places = list(state.places)
-        for frozen_seat, frozen_place in zip(frozen, free, strict=True):
-            places[frozen_seat] = frozen_place
-        state = _mark_frozen(replaced(state, places=tuple(places)), frozen, events)
-        if rules.frozen_pays == FrozenPays.WHOLE_TABLE:
-            # The frozen pay every other player (settlement): nothing is left to play for.
-            return end_game(_place_the_rest(state), events)
+        state = _freeze(state, frozen, events)
+    if place == 1 and rules.ends_at_first_finish:
+        # The card count ends at the win: the others are placed by cards left.
+        return end_game(_rank_by_cards_left(state, seat), events)
+    if frozen and rules.frozen_pays == FrozenPays.WHOLE_TABLE:
+        # The frozen pay every other player (settlement): nothing is left to play for.
+        return end_game(_place_the_rest(state), events)
     remaining = [s for s, p in enumerate(state.places) if not p]
     if len(remaining) <= 1:
         if remaining:
@@ -144,16 +138,18 @@ def _after(winner: int, players: int) -> list[int]:
     return [(winner + step) % players for step in range(1, players)]
 
 
-def _mark_frozen(state: GameState, frozen: tuple[int, ...], events: list[Event]) -> GameState:
-    """The frozen seats (each already in its place) are marked and announced (PlayersFrozen);
-    the settlement charges exactly the seats marked."""
-    if not frozen:
-        return state
+def _freeze(state: GameState, frozen: tuple[int, ...], events: list[Event]) -> GameState:
+    """The frozen seats take the last places, in the order given (seat order after the winner,
+    RULES §7 [ours]), are marked and announced (PlayersFrozen); the settlement charges exactly
+    the seats marked."""
+    free = _free_places(state.places)[-len(frozen) :]
+    places = list(state.places)
     mask = 0
-    for seat in frozen:
+    for seat, place in zip(frozen, free, strict=True):
+        places[seat] = place
         mask |= 1 << seat
-    events.append(PlayersFrozen(frozen, tuple(state.places[s] for s in frozen)))
-    return replaced(state, frozen=state.frozen | mask)
+    events.append(PlayersFrozen(frozen, tuple(free)))
+    return replaced(state, places=tuple(places), frozen=state.frozen | mask)
 
 
 def _place_the_rest(state: GameState) -> GameState:
@@ -167,7 +163,8 @@ def _place_the_rest(state: GameState) -> GameState:
 
 
 def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
-    """Đếm lá ends at the first finish: the others are placed by cards left, then seat order."""
+    """Đếm lá ends at the first finish: the others (the frozen placed already) are placed by
+    cards left, then seat order."""
     others = [s for s in _after(winner, state.players) if not state.places[s]]
     others.sort(key=lambda s: state.hands[s].bit_count())
     places = list(state.places)

@@ -155,6 +155,17 @@ def test_card_count_shows_a_frozen_loser_frozen_where_it_charges_it() -> None:
     assert t.of(GameOver)[0].places == (1, 2, 3, 4)
 
 
+def test_card_count_frozen_losers_take_the_last_places_as_in_every_scheme() -> None:
+    # RULES §7 [ours]: the frozen take the last places. Seat 2 never played and holds 1 card;
+    # seat 1 played and holds 4: seat 2 is 3rd all the same (by cards left it would be 2nd).
+    t = later("dem_la", "9S KS", "4S JD 5H 6H 7H", "QD")
+    t.play(0, "9S").play(1, "JD").passes(2).play(0, "KS")
+    assert t.of(PlayersFrozen) == [PlayersFrozen((2,), (3,))]
+    assert t.places == (1, 2, 3)
+    assert list(t.settle().net) == [600, -400, -200]
+    assert frozen_seats(t) == {2}
+
+
 def test_card_count_on_another_preset_shows_frozen_as_it_charges_it() -> None:
     # Southern played by the card count: seat 0 goes out at once; seats 1 and 2 never played,
     # their 2 and 1 cards are doubled.
