@@ -74,6 +74,17 @@ def test_gop_3_a_later_game_is_led_by_the_starting_card_holder_with_anything() -
     assert t.can_play(2, "8H")
 
 
+def test_gop_3_with_a_random_first_leader_draws_the_first_game_only() -> None:
+    # first_game_leader = random decides a first game (đếm lá's fair draw); góp 3 the others.
+    table = rules(**GOP_3, first_game_leader="random")
+    hands = [cards("9S"), cards("4D KD"), cards("3S 8H")]
+    firsts = {new_game(table, 3, hands=hands, seed=s)[0] for s in range(12)}
+    assert {f.to_act for f in firsts} == {0, 1, 2}
+    assert {f.must_include for f in firsts} == {-1}
+    state, _ = new_game(table, 3, hands=hands, first_game=False, seed=1)
+    assert (state.to_act, state.must_include) == (2, -1)
+
+
 def test_gop_3_without_the_starting_card_dealt_the_lowest_card_leads_with_anything() -> None:
     # 2-3 players: ♠3 may be out of play. RULES §4 [ours]: the lowest dealt card's holder leads;
     # only a first game's lead must contain it, and the random draw of missing_starting_card
@@ -307,6 +318,9 @@ def test_rotten_two_flat_prices_the_twos_wherever_a_hand_is_charged_as_for_thoi(
     )
     assert pigs.of(InstantWin) == [InstantWin(0, "five_consecutive_pairs")]
     assert transfers(pigs.settle(), TransferReason.ROTTEN) == [(1, 0, 1300)]
+    count = later("dem_la", "9S", "4C 2S 2H 5D", leader=1, options=flat)
+    count.play(1, "4C").play(0, "9S")
+    assert list(count.settle().net) == [1600, -1600]  # 3 cards + 13, not 3 + 2 + 4
     chop = later("southern", "2H 4H", "3S 3C 4S 4C 5S 5C 9D", options=flat)
     chop.play(0, "2H").play(1, "3S 3C 4S 4C 5S 5C").passes(0).play(1, "9D")
     assert transfers(chop.settle(), TransferReason.CHOP) == [(0, 1, 100)]
@@ -326,7 +340,9 @@ def test_a_steal_back_is_a_paid_chop_where_three_pairs_are_a_bomb() -> None:
     # chopped nothing. In Huế 3 consecutive pairs are no bomb: the same steal-back is unpaid.
     for variant, chops in (("southern", [(1, 0, 150)]), ("hue", [])):
         t = later(variant, "6S 6C 7S 7C 8S 8C", "3S 3C 4S 4C 5S 5C JD", options=STEALING)
-        t.play(1, "3S 3C 4S 4C 5S 5C").play(0, "6S 6C 7S 7C 8S 8C")
+        t.play(1, "3S 3C 4S 4C 5S 5C")
+        assert not t.state.unplayed >> 1 & 1  # a steal is a play
+        t.play(0, "6S 6C 7S 7C 8S 8C")
         assert t.over
         assert transfers(t.settle(), TransferReason.CHOP) == chops, variant
 
