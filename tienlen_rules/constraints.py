@@ -162,6 +162,8 @@ CONSTRAINTS: tuple[Constraint, ...] = (
         (
             "place_third_to_second",
             "place_second_to_first",
+            "finish_on_two",
+            "finish_on_four_of_a_kind",
             "freeze_at",
             "frozen_pays",
             "alone_with_frozen_pays_place",
@@ -173,8 +175,9 @@ CONSTRAINTS: tuple[Constraint, ...] = (
             "rotten_payee",
         ),
         "The card count ends at the first finish and pays the winner per card: no places, ba mù,"
-        " thối ♠3 or đền bài, its chops and frozen hands are paid as the card count says, and the"
-        " win is the one finish that judges cóng (freeze_at changes nothing).",
+        " thối ♠3 or đền bài, its chops and frozen hands are paid as the card count says, its"
+        " first player out wins whatever it goes out on (source 004), and the win is the one"
+        " finish that judges cóng (freeze_at changes nothing).",
         when=(_off("scoring", Scoring.CARD_COUNT),),
     ),
     Constraint(
@@ -391,6 +394,13 @@ READINGS: tuple[str, ...] = (
         "An explicit hand holds 1 to 13 cards whatever cards_per_hand says, and up to 18 only"
         " where the table deals every card (deal_all_cards, on any preset): a hand of 14 or more"
         " is refused (INVALID_DEAL) elsewhere, Đấu with deal_all_cards off included."
+    ),
+    (
+        "The card count's first player out wins and ends the game, whatever it goes out on"
+        " (source 004: 'ván chơi sẽ kết thúc ngay khi có người đánh hết ... người đó cũng là"
+        " người chiến thắng'): finish_on_two and finish_on_four_of_a_kind = ranks_last change"
+        " nothing there (Northern or Huế played by the card count), since the card count prices"
+        " no place — a player ranked last there went on to pay nothing, holding no card."
     ),
     (
         "None of these combinations is refused: each has the reading above, closest to the"

@@ -23,14 +23,24 @@ from tienlen_rules.cards import TWOS
 from tienlen_rules.choices import FinishOnFourOfAKind, FinishOnTwo, FreezeAt, FrozenPays
 from tienlen_rules.combinations import FOUR_OF_A_KIND, Combination
 from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
-from tienlen_rules.revisions import CONG_DECIDED_ONCE, keeps_old_reading
+from tienlen_rules.revisions import (
+    CARD_COUNT_FIRST_OUT_WINS,
+    CONG_DECIDED_ONCE,
+    keeps_old_reading,
+)
 from tienlen_rules.rounds import close_open_chain
 from tienlen_rules.state import GameState, replaced
 
 
 def ranks_last(state: GameState, combo: Combination) -> bool:
-    """Whether going out with this play ranks the player last (*thua chót*)."""
+    """Whether going out with this play ranks the player last (*thua chót*). Never under the
+    card count, which prices no place: its first player out wins and ends the game (source 004:
+    "người đó cũng là người chiến thắng"), unless the game was dealt before rules revision 2."""
     rules = state.rules
+    if rules.ends_at_first_finish and not keeps_old_reading(
+        rules.revision, CARD_COUNT_FIRST_OUT_WINS
+    ):
+        return False
     if rules.finish_on_two == FinishOnTwo.RANKS_LAST and combo.cards & TWOS:
         return True
     return (

@@ -195,12 +195,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _c(
         "finish_on_two",
         FinishOnTwo.ALLOWED,
-        "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế).",
+        "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế); the card count prices no place: there the first player out wins whatever it goes out on (source 004).",
     ),
     _c(
         "finish_on_four_of_a_kind",
         FinishOnFourOfAKind.ALLOWED,
-        "Going out with a four of a kind: allowed, or it ranks you last (North).",
+        "Going out with a four of a kind: allowed, or it ranks you last (North); not under the card count, whose first player out wins.",
     ),
     # --- instant wins ---
     _c(

@@ -67,6 +67,9 @@ class ReadingChange(NamedTuple):
 
 #: Cóng decided once, at each finish, under every scheme (issue #38, `finishing.frozen_at_finish`).
 CONG_DECIDED_ONCE: Final = "cong_decided_once"
+#: The card count's first player out wins, whatever it goes out on (issue #38,
+#: `finishing.ranks_last`).
+CARD_COUNT_FIRST_OUT_WINS: Final = "card_count_first_out_wins"
 #: follow_suit refused with mixed pairs or straights (issue #38, `ruleset._check`).
 FOLLOW_SUIT_OF_ONE_COLOUR_AND_SUIT: Final = "follow_suit_of_one_colour_and_suit"
 
@@ -92,6 +95,16 @@ READING_CHANGES: Final[tuple[ReadingChange, ...]] = (
         "following suit and colour is defined for pairs of one colour and straights of one suit"
         " only (RULES §6; no source follows a mixed one): follow_suit without same_colour_pairs"
         " and single_suit_straights is refused (INCOMPATIBLE_OPTIONS)",
+    ),
+    ReadingChange(
+        2,
+        CARD_COUNT_FIRST_OUT_WINS,
+        "under the card count, going out on a 2 or a four of a kind ranked the player last where"
+        " finish_on_two / finish_on_four_of_a_kind said so: the game went on and that player,"
+        " holding no card, paid nothing",
+        "the card count prices no place, and its game ends when the first player goes out, who"
+        " wins (source 004: 'ván chơi sẽ kết thúc ngay khi có người đánh hết ... người đó cũng là"
+        " người chiến thắng'): finish_on_two and finish_on_four_of_a_kind change nothing there",
     ),
 )
 

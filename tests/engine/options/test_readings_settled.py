@@ -393,11 +393,35 @@ def test_hands_of_more_than_13_cards_only_where_the_table_deals_every_card() -> 
     assert t.state.hands[0].bit_count() == 14
 
 
+@pytest.mark.parametrize("variant", ["northern", "hue"])
+def test_under_the_card_count_the_first_player_out_wins_whatever_it_goes_out_on(
+    variant: str,
+) -> None:
+    # Source 004: "ván chơi sẽ kết thúc ngay khi có người đánh hết ... người đó cũng là người
+    # chiến thắng" — going out on a 2 ranks nobody last where the card count prices no place
+    # (it went on, the player holding no card and paying nothing).
+    t = later(variant, "5S 2S", "6S 9S JS", "7S 10S QS", options={"scoring": "card_count"})
+    t.play(0, "5S").play(1, "6S").play(2, "7S").play(0, "2S")
+    assert t.over
+    assert t.places[0] == 1
+    assert list(t.settle().net) == [400, -200, -200]  # two cards left each
+    old = new_game(
+        build_rules(variant, {"scoring": "card_count"}, revision=1),
+        3,
+        hands=[cards("5S 2S"), cards("6S 9S JS"), cards("7S 10S QS")],
+        first_game=False,
+        leader=0,
+    )[0]
+    old_table = Table(old).play(0, "5S").play(1, "6S").play(2, "7S").play(0, "2S")
+    assert not old_table.over  # a game dealt before revision 2 ranks it last, as dealt
+
+
 def test_under_the_card_count_freeze_at_and_whole_table_change_nothing() -> None:
     # The card count ends at the win, the one finish that judges cóng: freeze_at is among the
     # options it leaves aside (`needs_places`), as frozen_pays; alone_with_frozen_pays_place
     # matters only where the frozen pay the winner and the others play on.
     assert "freeze_at" in CONSTRAINTS_BY_NAME["needs_places"].options
+    assert "finish_on_two" in CONSTRAINTS_BY_NAME["needs_places"].options
     assert "frozen_pays" in CONSTRAINTS_BY_NAME["needs_places"].options
     alone = CONSTRAINTS_BY_NAME["needs_frozen_paying_the_winner"]
     assert alone.options == ("alone_with_frozen_pays_place",)
