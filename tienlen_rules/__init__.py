@@ -132,7 +132,13 @@ from tienlen_rules.options import (
     format_option_value,
 )
 from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
-from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
+from tienlen_rules.revisions import (
+    DEFAULT_CHANGES,
+    READING_CHANGES,
+    DefaultChange,
+    ReadingChange,
+    pinned_defaults,
+)
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.seating import (
@@ -186,6 +192,7 @@ __all__ = [
     "RANK_ACE",
     "RANK_TWO",
     "READINGS",
+    "READING_CHANGES",
     "RESOLUTION_ORDER",
     "SPECTATOR",
     "SUITS",
@@ -245,6 +252,7 @@ __all__ = [
     "PlayerFinished",
     "PlayerLeft",
     "PlayersFrozen",
+    "ReadingChange",
     "Reason",
     "RottenEntry",
     "RottenPayee",

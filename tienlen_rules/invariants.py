@@ -11,7 +11,8 @@ and the property tests (tests/engine/properties/test_properties.py) at every mov
   the winner is 1st and every other seat last: RULES §7).
 * **settlement** (`check_settlement`): each net is the sum of its seat's transfers, and the
   game is zero-sum unless an option says otherwise (Huế's chop of a last card, paid by no one:
-  `chop_on_last_card = chopper_only`).
+  `chop_on_last_card = chopper_only`); a seat charged FROZEN is frozen in the state (its view
+  and the PlayersFrozen events say so, under every scheme: `finishing.frozen_at_finish`).
 
 A broken invariant raises `InvariantError`: an engine bug, never a player's mistake.
 """
@@ -24,6 +25,8 @@ from tienlen_rules.cards import format_cards
 from tienlen_rules.choices import ChopOnLastCard
 from tienlen_rules.events import Played
 from tienlen_rules.game import legal_plays
+from tienlen_rules.revisions import CONG_DECIDED_ONCE, keeps_old_reading
+from tienlen_rules.settlement import TransferReason
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -98,7 +101,13 @@ def check_turn(state: GameState) -> tuple[list[Combination], bool]:
 
 
 def check_settlement(state: GameState, settlement: Settlement) -> None:
-    """Nets are the transfers' sums; zero-sum unless an option says otherwise."""
+    """Nets are the transfers' sums; zero-sum unless an option says otherwise; FROZEN is
+    charged only to a seat frozen in the state (a game dealt before rules revision 2 under the
+    card count charged it by the hand alone)."""
+    charged = {t.payer for t in settlement.transfers if t.reason == TransferReason.FROZEN}
+    unshown = {s for s in charged if not state.frozen >> s & 1}
+    if unshown and not keeps_old_reading(state.rules.revision, CONG_DECIDED_ONCE):
+        raise InvariantError(f"seats {sorted(unshown)} are charged FROZEN but not frozen")
     net = [0] * state.players
     for t in settlement.transfers:
         if t.payer >= 0:

@@ -16,6 +16,7 @@ from tienlen_rules.bankroll import Payment, cap_losses
 from tienlen_rules.cards import THREE_OF_SPADES, CardSet
 from tienlen_rules.choices import CardCountRotten, FrozenPays, RottenPayee, Scoring
 from tienlen_rules.errors import SetupError
+from tienlen_rules.revisions import CONG_DECIDED_ONCE, keeps_old_reading
 from tienlen_rules.rotten import rotten_split
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
@@ -317,9 +318,12 @@ def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
 def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
     """Đếm lá (source 004): each loser pays the winner a stake per card left (option
     `card_count_per_card`) plus the rotten conversions of its 2s and bombs (RULES §10: in
-    addition to the cards; option `card_count_rotten`: instead of them); a frozen hand (every
-    dealt card) pays it all doubled."""
+    addition to the cards; option `card_count_rotten`: instead of them); a frozen loser (one the
+    win froze, `finishing.frozen_at_finish`: it holds every dealt card) pays it all times
+    `freeze_multiplier`. A game dealt before rules revision 2 froze nobody in its state: a loser
+    holding every dealt card pays so, whatever `freeze_exempt_unplayed` says."""
     rules = state.rules
+    old_reading = keeps_old_reading(rules.revision, CONG_DECIDED_ONCE)
     winner = state.winner
     if state.instant_winner >= 0:
         for seat in _others(state, winner):
@@ -330,7 +334,10 @@ def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
     ledger.add_chops(state)
     for seat in _others(state, winner):
         hand = state.hands[seat]
-        frozen = rules.freezing and hand == state.dealt[seat]
+        if old_reading:
+            frozen = rules.freezing and hand == state.dealt[seat]
+        else:
+            frozen = bool(state.frozen >> seat & 1)
         multiplier = rules.freeze_multiplier if frozen else Fraction(1)
         reason = TransferReason.FROZEN if frozen else TransferReason.CARD_COUNT
         counted = hand
