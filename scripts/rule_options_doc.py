@@ -24,6 +24,7 @@ from tienlen_rules import (
     READING_CHANGES,
     READINGS,
     RESOLUTION_ORDER,
+    TABLE_READINGS,
     OptionCondition,
     OptionSpec,
     OptionType,
@@ -118,6 +119,8 @@ def options_doc() -> str:
         )
     lines += ["", "## Readings settled for combined options", ""]
     lines += [f"- {reading}" for reading in READINGS]
+    lines += ["", "## Readings settled for a live table (RULES §9)", ""]
+    lines += [f"- {reading}" for reading in TABLE_READINGS]
     lines += ["", "## Instant-win patterns", ""]
     lines.append(
         "The names an `InstantWin` event's `pattern` takes, by the list `instant_wins` selects,"

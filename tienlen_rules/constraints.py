@@ -112,6 +112,24 @@ CONSTRAINTS: tuple[Constraint, ...] = (
         refusal="INCOMPATIBLE_OPTIONS",
     ),
     Constraint(
+        "bankrolls_without_match_bankroll",
+        ConstraintKind.REFUSED_UNLESS,
+        ("match_bankroll",),
+        "Northern match_bankroll gives every player its chips for the whole match: a table with"
+        " it takes no per-game bankrolls (RULES §9.1, §9.2), and NewGame or NextGame given"
+        " bankrolls is refused (field bankrolls).",
+        when=(_off("match_bankroll", "0"),),
+        refusal="BANKROLLS_WITH_MATCH_BANKROLL",
+    ),
+    Constraint(
+        "needs_bankrolls",
+        ConstraintKind.APPLIES_WHEN,
+        ("min_bankroll_stakes", "loss_cap"),
+        "The table's minimum and the loss cap read the bankrolls the host gives NewGame or"
+        " NextGame (RULES §9.2): a table without bankrolls has neither.",
+        when=(_on("match_bankroll", "0"),),
+    ),
+    Constraint(
         "needs_consecutive_pairs",
         ConstraintKind.APPLIES_WHEN,
         ("lead_stealing", "steal_winner_pairs_lead", "long_pairs_chop", *_PAIR_PENALTIES),
@@ -410,5 +428,55 @@ READINGS: tuple[str, ...] = (
         " that makes no sense is refused (follow_suit_needs_one_colour_and_suit): following the"
         " colour of a pair, or the suit of a straight, whose cards have none (the engine had"
         " followed a mixed pair as a black one, and a mixed straight by its top card's suit)."
+    ),
+)
+
+#: Readings of RULES §9 ("Matches and tables") the rule book leaves to the engine: rules, in the
+#: project's words (docs/RULE-OPTIONS.md, docs/HOSTS.md; tested in tests/engine/tables/).
+TABLE_READINGS: tuple[str, ...] = (
+    (
+        "An explicit deal at a table with an empty seat lists one hand per seat of the table"
+        " (index = seat), the empty seat's hand empty; a seeded deal deals the occupied seats in"
+        " seat order, as a deal of that many players would."
+    ),
+    (
+        "The table grows when a newcomer sits in a seat beyond the match's first players (a match"
+        " dealt for 2 players seats a third in seat 3: seat 2 is then empty); it never shrinks:"
+        " a seat left empty stays listed, empty."
+    ),
+    (
+        "The dealer with dealer_rotation = next_seat rotates on from the previous dealer's seat"
+        " to the next occupied seat, in a first game a seat change made too; the lowest occupied"
+        " seat deals such a first game only with dealer_rotation = winner."
+    ),
+    (
+        "A newcomer's seat token is new: NextGame with newcomers answers tokens no other answer"
+        " gives (like NewGame's, they are the one part of its answer not fixed by its request), so"
+        " that a token a player got from a forked NextGame opens no seat of the host's match."
+    ),
+    (
+        "A time-out under timeout_action = bot plays the greedy bot's move, except a steal of the"
+        " lead (a time-out never steals): then the seat passes."
+    ),
+    (
+        "A seat whose player left under play_out is not listed among the seats that could chop out"
+        " of turn (its token may no longer act, so it can't claim); a seat on auto whose player is"
+        " still there is listed. The seat to act is not listed either: its chop is a play in turn."
+    ),
+    (
+        "The loss cap cuts the settlement, not the game's events: a ChopSettled event says what the"
+        " chain is worth; the settlement's CHOP transfer says what was paid (owed beside it). A"
+        " payment cut to nothing stays listed, with amount 0 and what was owed."
+    ),
+    (
+        "When a forfeiter held the starting card of a first game's first lead, the lead goes by"
+        " missing_starting_card over the cards still in play: lowest_card, the holder of the"
+        " lowest of them leads and must play it; lowest_card_free, with anything; random, a seat"
+        " still holding cards, drawn from the game's deal (no player knows it whole) so that a"
+        " record replays it."
+    ),
+    (
+        "A forfeiter holding cards is a payee where the frozen pay the whole table"
+        " (frozen_pays = whole_table), as a player still holding cards is."
     ),
 )
