@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -38,6 +39,7 @@ pytestmark = pytest.mark.image
 REPO = Path(__file__).resolve().parents[2]
 RUNNER = REPO / "scripts" / "image.py"
 SBOM = REPO / "build" / "sbom.cdx.json"
+README = REPO / "deploy" / "README.md"
 DEAL_KEY_COMPONENT = REPO / "deploy" / "k8s" / "components" / "deal-key" / "kustomization.yaml"
 IMAGE_USER = (10001, 10001)  # the Dockerfile's USER, which deploy/k8s/base runs as
 MAX_TURNS = 400
@@ -66,13 +68,26 @@ def run_args(image: str, *args: str, env: dict[str, str], volumes: dict[str, Pat
     return [str(RUNNER), "run", *options, image, *args]
 
 
-def probe(command_factory: Any, image: str, code: str) -> Any:
-    """What `code`, run by the image's own Python as the image runs, prints as JSON."""
-    process = command_factory(
-        str(RUNNER), "run", "--entrypoint=/opt/venv/bin/python", image, "-c", code
-    )
+def run_python(command_factory: Any, image: str, code: str) -> str:
+    """The last line `code` prints, run by the image's own Python (`python` on its PATH) as
+    the image runs."""
+    process = command_factory(str(RUNNER), "run", "--entrypoint=python", image, "-c", code)
     assert process.wait() == 0, "".join(process.lines)
-    return json.loads(process.lines[-1])
+    return str(process.lines[-1]).strip()
+
+
+def probe(command_factory: Any, image: str, code: str) -> Any:
+    """What `code`, run by the image's own Python, prints as JSON."""
+    return json.loads(run_python(command_factory, image, code))
+
+
+def documented_health_check(address: str) -> str:
+    """The gRPC health check deploy/README.md gives for the image (its own Python, no
+    grpcurl), pointed at `address`."""
+    text = README.read_text(encoding="utf-8")
+    (code,) = re.findall(r"docker exec tienlen python -c '([^']*)'", text)
+    assert "localhost:50051" in code
+    return code.replace("localhost:50051", address)
 
 
 def deal_key_mount() -> str:
@@ -214,12 +229,13 @@ def test_the_image_serves_a_sealed_game_says_why_it_refuses_and_drains_on_sigter
     )
     address = f"127.0.0.1:{serving['port']}"
     status = health(address)
+    documented = run_python(command_factory, image, documented_health_check(address))
     healthz = http_get(f"http://127.0.0.1:{web_port}/healthz")
     with capsys.disabled():
         sys.stdout.write(
             f"\n{image}: gRPC health {status}; web /healthz {healthz[0]} {healthz[1].strip()}\n"
         )
-    assert status == "SERVING"
+    assert status == documented == "SERVING"
     assert healthz[0] == 200
 
     # A sealed game with seat tokens, dealt from a seed with the new deal key.
