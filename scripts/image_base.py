@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -42,6 +43,8 @@ SLIM_PATHS = (
     "usr/share/doc",
     "var/log",
 )
+# Files of the machine that made the base, which debootstrap copies in; a runtime sets its own.
+HOST_FILES = ("etc/hostname", "etc/resolv.conf")
 BASE_CONFIG = (
     ("--env", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
     ("--env", "LANG=C.UTF-8"),
@@ -113,16 +116,17 @@ def make_rootfs(root: Path, log: Callable[[str], None]) -> None:
     mirror = mirror_for(SUITE, sources)
     if mirror is None:
         raise RuntimeError(f"no Debian mirror for {SUITE}: set DEBIAN_MIRROR")
-    log(f"debootstrap {SUITE} ({', '.join(PACKAGES)}) from this machine's mirror")
+    started = time.monotonic()
     include = f"--include={','.join(PACKAGES)}"
     quietly(["debootstrap", "--variant=minbase", include, SUITE, str(root), mirror])
+    log(f"debootstrap {SUITE} ({', '.join(PACKAGES)}): {time.monotonic() - started:.0f} s")
     extra = [
         f"deb {uri} {suite} main"
         for suite in (f"{SUITE}-updates", f"{SUITE}-security")
         if (uri := mirror_for(suite, sources)) is not None
     ]
     if extra:
-        log(f"upgrade from {', '.join(line.split()[2] for line in extra)}")
+        started = time.monotonic()
         # Only the updates' lists are read for the upgrade (a few hundred kB, not the
         # release's tens of MB); the image's sources.list names all three archives after.
         sources_list = root / "etc/apt/sources.list"
@@ -132,8 +136,11 @@ def make_rootfs(root: Path, log: Callable[[str], None]) -> None:
         apt = ["chroot", str(root), "apt-get", "-q", *apt_options()]
         quietly([*apt, "update"])
         quietly([*apt, "-y", "upgrade"])
-        (root / "etc/resolv.conf").unlink()
         sources_list.write_text(release + "\n".join(extra) + "\n", encoding="utf-8")
+        suites = ", ".join(line.split()[2] for line in extra)
+        log(f"upgraded from {suites}: {time.monotonic() - started:.0f} s")
+    for relative in HOST_FILES:
+        (root / relative).unlink(missing_ok=True)
     for relative in SLIM_PATHS:
         target = root / relative
         if target.is_dir():
