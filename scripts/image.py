@@ -10,8 +10,8 @@ daemon, no user namespaces: it needs root). ``--builder`` (``$IMAGE_BUILDER``) c
 
 **Base.** ``auto``: the official Python image the Dockerfile names, where it is in the local
 storage or a registry answers for it; else a Debian base made here with debootstrap
-(scripts/image_base.py), kept in the local storage and reused while its recipe holds. A
-reference is used as it is.
+(scripts/image_base.py), kept in the local storage and reused while its recipe holds (without
+asking the registry again: ``official`` does). A reference is used as it is.
 
 **Package index and CA.** The build uses the package index and the CA bundle this machine's pip
 uses (``$PIP_INDEX_URL``, ``$PIP_CERT``): passed as the Dockerfile's ``PIP_INDEX_URL`` build
@@ -323,28 +323,35 @@ def choose_builder(name: str) -> Builder:
 
 
 def choose_base(builder: Builder, base: str) -> tuple[str, str]:
-    """(the base to build on, why that one)."""
+    """(the base to build on, why that one). `auto`: the official image where it is here;
+    else the Debian base made here before (it was made because no registry answered: asking
+    again on every build would only wait; IMAGE_BASE=official asks); else the official image
+    pulled where a registry answers; else a Debian base made now."""
     if base not in ("auto", "official", "debian"):
         return base, "given"
     official = official_image()
+    cached = builder.label(image_base.BASE_NAME, image_base.RECIPE_LABEL)
+    made_here = cached == image_base.recipe_digest()
     why = "asked for"
     if base != "debian":
         if builder.exists(official):
             return official, "the official image, already here"
+        if base == "auto" and made_here:
+            return image_base.BASE_NAME, "made here before; IMAGE_BASE=official asks a registry"
         error = builder.pull(official)
         if error is None:
             return official, "the official image, pulled"
         if base == "official":
             raise RuntimeError(f"cannot pull {official}: {error}")
         why = f"{official} not reachable: ...{error[-70:]}"
-    if builder.label(image_base.BASE_NAME, image_base.RECIPE_LABEL) == image_base.recipe_digest():
-        return image_base.BASE_NAME, f"Debian base made here, cached; {why}"
+    if made_here:
+        return image_base.BASE_NAME, f"made here before; {why}"
     if os.geteuid() != 0 or not shutil.which("debootstrap"):
         raise CannotHereError(f"{why}; making a Debian base needs root and debootstrap")
     started = time.monotonic()
     image_base.make_base(builder.commit_rootfs, say)
     took = time.monotonic() - started
-    return image_base.BASE_NAME, f"Debian base made here in {took:.0f} s; {why}"
+    return image_base.BASE_NAME, f"made here now, in {took:.0f} s; {why}"
 
 
 def build(options: argparse.Namespace) -> int:
