@@ -371,7 +371,8 @@ def build(options: argparse.Namespace) -> int:
     LOG.parent.mkdir(exist_ok=True)
     with LOG.open("w", encoding="utf-8") as log:
         argv = builder.build_argv(options.tag, args, secret)
-        done = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
+        env = {**os.environ, "DOCKER_BUILDKIT": "1"}  # Docker: the build secret needs BuildKit
+        done = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False, env=env)
     if done.returncode != 0:
         lines = LOG.read_text(encoding="utf-8").splitlines()
         sys.stdout.write("\n".join(lines[-LOG_TAIL:]) + "\n")
