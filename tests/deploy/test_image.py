@@ -61,11 +61,11 @@ def free_port() -> int:
         return port
 
 
-def run_args(image: str, *args: str, env: dict[str, str], volumes: dict[str, Path]) -> list[str]:
+def run_args(image: str, env: dict[str, str], volumes: dict[str, Path]) -> list[str]:
     """`scripts/image.py run`'s command line for `image` with this environment and files."""
     options = [f"--env={name}={value}" for name, value in env.items()]
     options += [f"--volume={source}:{target}" for target, source in volumes.items()]
-    return [str(RUNNER), "run", *options, image, *args]
+    return [str(RUNNER), "run", *options, image]
 
 
 def run_python(command_factory: Any, image: str, code: str) -> str:
@@ -220,7 +220,7 @@ def test_the_image_serves_a_sealed_game_says_why_it_refuses_and_drains_on_sigter
         "TIENLEN_DEAL_KEY_FILE": deal_key_mount(),
         "TIENLEN_LOG_FORMAT": "json",
     }
-    server = command_factory(*run_args(image, env=env, volumes={deal_key_mount(): keys_file}))
+    server = command_factory(*run_args(image, env, {deal_key_mount(): keys_file}))
     serving = server.wait_for_event("serving")
     assert (serving["seal"], serving["require_sealed"], serving["require_seat_tokens"]) == (
         True,
