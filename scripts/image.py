@@ -13,9 +13,10 @@ storage or a registry answers for it; else a Debian base made here with debootst
 (scripts/image_base.py), kept in the local storage and reused while its recipe holds (without
 asking the registry again: ``official`` does). A reference is used as it is.
 
-**Package index and CA.** The build uses the package index and the CA bundle this machine's pip
-uses (``$PIP_INDEX_URL``, ``$PIP_CERT``): passed as the Dockerfile's ``PIP_INDEX_URL`` build
-argument and its ``pip-ca`` build secret (``--pip-index-url``, ``--pip-ca`` choose others).
+**Package index and CA.** The build uses the package index this machine's pip uses
+(``$PIP_INDEX_URL``) and the CA bundle this machine trusts (`machine_ca_bundle`): passed as the
+Dockerfile's ``PIP_INDEX_URL`` build argument and its ``pip-ca`` build secret
+(``--pip-index-url``, ``--pip-ca`` choose others).
 
 **Run.** ``run`` starts the image as an orchestrator would: its entrypoint, environment, user
 and working directory, the root filesystem read-only, a small writable ``/tmp``, the given
@@ -57,6 +58,7 @@ LOG = ROOT / "build" / "image-build.log"
 CANNOT = 3
 """The exit status where this machine cannot build or run an image at all (reason printed)."""
 PULL_TIMEOUT = 60
+SYSTEM_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"  # Debian's and Ubuntu's
 LOG_TAIL = 40
 
 
@@ -399,6 +401,16 @@ def run(options: argparse.Namespace) -> int:
         return CANNOT
 
 
+def machine_ca_bundle() -> str:
+    """The CA bundle this machine trusts: pip's (``$PIP_CERT``), else OpenSSL's
+    (``$SSL_CERT_FILE``, ``$REQUESTS_CA_BUNDLE``), else the system's, which holds every CA
+    added with update-ca-certificates (a proxy's that re-signs the package index, say: the
+    build's pip fails on such a proxy without it). Empty where there is none."""
+    candidates = [os.environ.get(name, "") for name in ("PIP_CERT", "SSL_CERT_FILE")]
+    candidates += [os.environ.get("REQUESTS_CA_BUNDLE", ""), SYSTEM_CA_BUNDLE]
+    return next((path for path in candidates if path and Path(path).is_file()), "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (the module's docstring)."""
     parser = argparse.ArgumentParser(description=first_line(__doc__ or ""))
@@ -413,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     make.add_argument("--version", default="0.1.0")
     make.add_argument("--base", default="auto", help="auto, official, debian or a reference")
     make.add_argument("--pip-index-url", default=os.environ.get("PIP_INDEX_URL", ""))
-    make.add_argument("--pip-ca", default=os.environ.get("PIP_CERT", ""))
+    make.add_argument("--pip-ca", default=machine_ca_bundle())
     start = commands.add_parser("run", help="run the image read-only as its user")
     start.add_argument("--env", action="append", default=[], metavar="K=V")
     start.add_argument("--volume", action="append", default=[], metavar="SRC:DST")
