@@ -248,31 +248,45 @@ class KeyRing:
 class DealKey:
     """The host's credential for seeded and explicit deals (``--deal-key-file``): a secret
     of at least `MIN_DEAL_KEY_CHARS` characters that only the host holds and sends in
-    `deal_key`. Compared in constant time (as SHA-256 digests, so the length doesn't show)."""
+    `deal_key`. Compared in constant time (as SHA-256 digests, so the length doesn't show).
 
-    __slots__ = ("_digest",)
+    Several keys may be given (the file: one a line): any of them is accepted, so that a
+    rotation overlaps. Add the new key beside the old on every replica, move the host to it,
+    then drop the old (docs/SECURITY.md, *Who deals*)."""
 
-    def __init__(self, secret: str) -> None:
-        secret = secret.strip()
-        if len(secret) < MIN_DEAL_KEY_CHARS:
-            raise KeyConfigError(
-                f"the deal key has {len(secret)} characters; at least {MIN_DEAL_KEY_CHARS} are"
-                " required (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
-            )
-        self._digest = hashlib.sha256(secret.encode()).digest()
+    __slots__ = ("_digests",)
+
+    def __init__(self, *secrets: str) -> None:
+        if not secrets:
+            raise KeyConfigError("no deal key: the deal key file holds no key")
+        digests = []
+        for secret in (s.strip() for s in secrets):
+            if len(secret) < MIN_DEAL_KEY_CHARS:
+                raise KeyConfigError(
+                    f"a deal key has {len(secret)} characters; at least {MIN_DEAL_KEY_CHARS} are"
+                    " required (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+                )
+            digests.append(hashlib.sha256(secret.encode()).digest())
+        self._digests = tuple(digests)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str] | Path) -> DealKey:
-        """Read the deal key from a file (its one line; surrounding white space ignored)."""
+        """Read the deal keys from a file: one a line, blank lines and ``#`` comments skipped
+        (surrounding white space ignored)."""
         try:
             with open(path, encoding="utf-8") as handle:  # noqa: PTH123
-                return cls(handle.read())
+                lines = [line.strip() for line in handle]
         except OSError as exc:
             raise KeyConfigError(f"cannot read the deal key file: {exc.strerror}") from None
+        return cls(*(line for line in lines if line and not line.startswith("#")))
 
     def check(self, given: str) -> bool:
-        """Whether `given` is the deal key (constant time)."""
-        return hmac.compare_digest(hashlib.sha256(given.strip().encode()).digest(), self._digest)
+        """Whether `given` is one of the deal keys (constant time: every key is compared)."""
+        digest = hashlib.sha256(given.strip().encode()).digest()
+        found = False
+        for known in self._digests:
+            found |= hmac.compare_digest(digest, known)
+        return found
 
     def __repr__(self) -> str:
         return "DealKey(<secret>)"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 
-from tienlen_service.logs import AccessLog, CallFields
+from tienlen_service.logs import AccessLog, CallFields, note_reason
 from tienlen_service.metrics import MethodSeries, Metrics
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ def _malformed_status() -> grpc.Status:
     from google.rpc import code_pb2, error_details_pb2, status_pb2
     from grpc_status import rpc_status
 
+    note_reason(MALFORMED_REQUEST)
     info = error_details_pb2.ErrorInfo(reason=MALFORMED_REQUEST, domain=ERROR_DOMAIN)
     status = status_pb2.Status(
         code=code_pb2.INVALID_ARGUMENT,
