@@ -309,7 +309,8 @@ READINGS: tuple[str, ...] = (
         " freezes whoever has still not played, however many. The card count ends at the win:"
         " exactly freeze_exempt_unplayed losers who never played pay as the other losers there"
         " too, and a frozen loser is shown frozen (PlayersFrozen, the view's flag) wherever it is"
-        " charged FROZEN; freeze_at changes nothing there."
+        " charged FROZEN and takes the last places as in every scheme (the other losers are"
+        " placed by cards left); freeze_at changes nothing there."
     ),
     (
         "Góp 3 (starting_card_every_game) names the leader of every game: in a game that is not a"
