@@ -30,7 +30,7 @@ import grpc
 import pytest
 
 from tienlen.v1 import service_pb2, service_pb2_grpc
-from tienlen_rules.bots import montecarlo
+from tienlen_rules.bots import greedy, montecarlo
 from tienlen_service import searches, servicer
 
 from .rich_status import rich
@@ -321,6 +321,31 @@ def test_an_expired_search_stops_at_its_next_playout_and_is_counted_abandoned_an
         "refused": 0,
         "timed": 1,
     }
+
+
+def test_a_cheap_hint_whose_caller_hangs_up_is_abandoned_too(
+    server_factory: Callable[..., Any], playouts: Playouts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not only searches: greedy's hint once computed on for seconds after its caller's 504.
+    # Its choice here waits for the call's end, as a long one would run past it.
+    real = greedy.GreedyBot.choose
+
+    def choose(self: greedy.GreedyBot, *args: Any) -> Any:
+        playouts.rollout()
+        return real(self, *args)
+
+    monkeypatch.setattr(greedy.GreedyBot, "choose", choose)
+    stub, token, channel, running = start(server_factory, workers=1)
+    with channel:
+        hint = service_pb2.SuggestMoveRequest(state_token=token, bot="greedy")
+        hint.seat = to_act(stub, token)
+        call = GrpcSearch(running, hint, None)
+        assert playouts.started.wait(WAIT)
+        call.hang_up()
+        stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
+    assert playouts.waits == [True]
+    assert outcomes(running, "greedy")["abandoned"] == 1
+    assert outcomes(running, "greedy")["suggested"] == 0
 
 
 # --- the gRPC port's limits -------------------------------------------------------------------
