@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import resource
 import threading
-from concurrent import futures
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -20,6 +19,7 @@ import grpc
 from google.protobuf import descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tienlen_service.budget import HEALTH_SERVICE, WorkerPools
 from tienlen_service.draining import DrainingHealthServicer, StreamCloser
 from tienlen_service.keys import DealKey
 from tienlen_service.logs import AccessLog, get_logger
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     Registrar: TypeAlias = Callable[[grpc.Server, TokenCodec, Metrics, Config], Sequence[str]]
     """Registers services on a grpc server; returns their full names (health, reflection)."""
 
-HEALTH_SERVICE: Final = "grpc.health.v1.Health"
 #: The long-lived streams a drain ends when the port closes (tienlen_service.draining).
 CLOSED_ON_DRAIN: Final = ("/tienlen.v1.TienLenEngine/PlayStream",)
 
@@ -218,22 +217,18 @@ class Server:
         self._register = register if register is not None else register_engine
         # One access log for both ports: the same sampling and slow-call rule (observability).
         self.access_log = AccessLog(sample=config.log_sample, slow_ms=config.log_slow_ms)
-        self._executor = futures.ThreadPoolExecutor(
-            max_workers=config.workers, thread_name_prefix="tienlen-rpc"
-        )
-        # Health Watch streams run on their own small pool, never on the call workers.
-        self._health_executor = futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="tienlen-health"
-        )
+        # Each kind of call on its own threads: streams, hints and health never take the
+        # --workers threads of the other calls, nor one another's (budget.py).
+        self._pools = WorkerPools(config.workers)
         self.health = DrainingHealthServicer(
-            experimental_non_blocking=True, experimental_thread_pool=self._health_executor
+            experimental_non_blocking=True, experimental_thread_pool=self._pools.health
         )
         self._streams = StreamCloser(CLOSED_ON_DRAIN)
         # Applied to every handler as it is registered (`_wrap`), not as grpc interceptors:
         # the interceptor pipeline cost every call ~7k instructions (bench/README.md, issue 28).
         self._observe = ObservabilityInterceptor(self.metrics, access_log=self.access_log)
         self._grpc = grpc.server(
-            self._executor,
+            self._pools.calls,
             options=grpc_options(config),
             maximum_concurrent_rpcs=config.max_concurrent_rpcs,
         )
@@ -244,9 +239,11 @@ class Server:
         self._drain_delay_over = threading.Event()
 
     def _wrap(self, method: str, handler: _Handler) -> _Handler:
-        """A handler as the gRPC port serves it: counted, timed and logged (outermost), and
-        a PlayStream's calls remembered so a drain can close them."""
-        return self._observe.wrap(method, self._streams.wrap(method, handler))
+        """A handler as the gRPC port serves it: counted, timed and logged (outermost), a
+        PlayStream's calls remembered so a drain can close them, run on its kind's pool."""
+        wrapped = self._observe.wrap(method, self._streams.wrap(method, handler))
+        self._pools.assign(method, wrapped)
+        return wrapped
 
     @property
     def port(self) -> int:
@@ -321,7 +318,7 @@ class Server:
                 web_server = start_web_server(
                     config,
                     handlers=recorder.handlers,
-                    executor=self._executor,
+                    pool_for=self._pools.pool_for,
                     metrics=self.metrics,
                     serving=self._serving,
                     access_log=self.access_log,
@@ -417,8 +414,7 @@ class Server:
         stopped.wait()
         if self._bound is not None and self._bound.metrics is not None:
             self._bound.metrics.stop()
-        self._health_executor.shutdown(wait=False, cancel_futures=True)
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._pools.shutdown()
         self.log.info("stopped")
 
     def end_drain_delay(self) -> None:
