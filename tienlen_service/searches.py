@@ -38,7 +38,8 @@ _SEARCH_NAMES: Final = SEARCH_BOTS | {
 
 def search_slots(workers: int) -> int:
     """How many bot searches (`SEARCH_BOTS`) a server with `workers` call threads runs at once:
-    half of them, at least one, so that cheap calls always find a worker."""
+    half of them, at least one, on the hint pool (`budget.WorkerPools`), never on the
+    `workers` that cheap calls need."""
     return max(1, workers // 2)
 
 

@@ -80,8 +80,8 @@ Self_ = TypeVar("Self_", bound="TienLenServicer")
 
 def stream_slots(workers: int) -> int:
     """How many PlayStream calls a server with `workers` call threads serves at once: half of
-    them. On the sync server each open stream holds a worker thread for its whole life; the
-    other workers must stay free for unary calls and health checks. One worker: none."""
+    them (one worker: none). Each open stream holds a thread for its whole life, on the
+    stream pool (`budget.WorkerPools`), never one of the `workers`."""
     return workers // 2
 
 
