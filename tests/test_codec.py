@@ -37,6 +37,7 @@ from tienlen_rules.state import ChopPayment, GameState, Match, Move
 from tienlen_service import codec
 from tienlen_service.codec import FieldError, StateDecodeError
 from tienlen_service.codec import _wire as wire
+from tienlen_service.game_ids import GameId
 from tienlen_service.state_cache import StateCache
 
 VARIANTS = tuple(PRESETS)
@@ -251,6 +252,30 @@ def test_a_payload_is_the_whole_messages_bytes_when_one_game_id_changes_rules_an
     for state in [*states, *reversed(states)]:
         wanted = codec.state_to_pb(state, b"same-id").SerializeToString(deterministic=True)
         assert codec.encode_state(state, b"same-id") == wanted
+
+
+def test_a_matchs_secret_and_its_replayed_mark_are_in_the_payload_byte_for_byte() -> None:
+    """A match's secret rides with its id (`game_ids.GameId`) and a replayed match says so
+    (`Match.replayed`): both written after the fields a move changes, as protobuf writes
+    them, and read back; a payload without them (a match older than both) is read as one
+    with no secret, not replayed."""
+    secret_id = GameId(b"i" * 16, b"s" * 16)
+    rng = random.Random("secrets")
+    for variant in VARIANTS:
+        for state in random_game(variant, 1, rng)[::10]:
+            for marked in (state, state._replace(match=state.match._replace(replayed=True))):
+                for game_id in (secret_id, GameId(b"i" * 16), b"plain-id"):
+                    wanted = codec.state_to_pb(marked, game_id).SerializeToString(
+                        deterministic=True
+                    )
+                    payload = codec.encode_state(marked, game_id)
+                    assert payload == wanted
+                    decoded, decoded_id = codec.decode_state(payload)
+                    assert decoded == marked
+                    assert decoded_id == game_id
+                    assert decoded_id.secret == getattr(game_id, "secret", b"")  # type: ignore[attr-defined]
+    with pytest.raises(StateDecodeError, match="secret"):
+        codec.decode_state(state_pb2.GameState(match_secret=b"short").SerializeToString())
 
 
 def test_a_random_deal_keeps_its_random_seed_marker() -> None:
@@ -615,7 +640,8 @@ def test_a_spectator_view_has_no_hand_and_a_seat_view_only_its_own() -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_wire_view_is_byte_for_byte_the_serialised_view_message(variant: str) -> None:
-    for state in _match_states(variant, 23)[::3]:
+    states = _match_states(variant, 23)[::3]
+    for state in [*states, *map(_replayed, states[::4])]:
         for seat in (-1, *range(state.players)):
             seat_view = view(state, seat)
             wanted = codec.view_to_pb(seat_view, state).SerializeToString(deterministic=True)
@@ -669,6 +695,11 @@ def test_a_wire_view_covers_negative_totals_a_dealer_and_a_finished_game() -> No
     assert states[-1].over
 
 
+def _replayed(state: GameState) -> GameState:
+    """The same state in a match replayed from a record (`Match.replayed`)."""
+    return state._replace(match=state.match._replace(replayed=True))
+
+
 def _match_steps(variant: str, seed: int) -> list[tuple[GameState, tuple[ev.Event, ...]]]:
     """Every step (the state after it, its events) of a random game and of the match's next
     game: deals, plays, passes, out-of-turn chops, game ends with their settlements."""
@@ -693,7 +724,8 @@ def test_a_wire_update_is_byte_for_byte_the_serialised_update_message(variant: s
     of ApplyMove and PlayStream (one move, or a batch) that hold them."""
     token, game_id = bytes(range(200)), b"\x07" * codec.GAME_ID_BYTES
     for seed in range(3):
-        for state, events in _match_steps(variant, seed):
+        steps = _match_steps(variant, seed)
+        for state, events in [*steps, *((_replayed(s), e) for s, e in steps[::7])]:
             for with_view in (True, False):
                 wanted = codec.update_to_pb(token, game_id, state, events, with_view=with_view)
                 update = codec.update_to_wire(token, game_id, state, events, with_view=with_view)

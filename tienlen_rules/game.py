@@ -431,7 +431,9 @@ def next_game(
         if rules.dealer_rotation == DealerRotation.WINNER
         else (state.match.dealer + 1) % state.players
     )
-    match = Match(state.match.game_number + 1, totals, state.match.seed, dealer)
+    match = Match(
+        state.match.game_number + 1, totals, state.match.seed, dealer, state.match.replayed
+    )
     first = state.instant_winner >= 0 and rules.first_game_after_instant_win
     return new_game(
         rules,

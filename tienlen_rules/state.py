@@ -27,12 +27,14 @@ class ChopPayment(NamedTuple):
 
 class Match(NamedTuple):
     """What carries from game to game (RULES §9): the game number, each seat's running total,
-    the seed that derives the next seeded deal (-1: random deals), and the dealer (Đấu)."""
+    the seed that derives the next seeded deal (-1: random deals), the dealer (Đấu), and
+    whether the match was replayed from a record rather than dealt (kept by every game)."""
 
     game_number: int
     totals: tuple[int, ...]
     seed: int
     dealer: int
+    replayed: bool = False
 
 
 class GameState(NamedTuple):

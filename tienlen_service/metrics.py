@@ -375,13 +375,12 @@ class Metrics:
             ("reason",),
             registry=r,
         )
-        self.tokens_verified = CounterFamily(
-            "tienlen_tokens_verified",
-            "State tokens accepted, by the id of the key that signed them (a configured key: "
-            "few values). A retired key whose count stays at 0 can be removed.",
-            "kid",
-            r,
-        )
+        # By key id (configured keys: few values): once a retired key's series stop growing
+        # in both, the key can go (docs/SECURITY.md, rotation).
+        signed = "State tokens accepted, by the id of the key that signed them."
+        self.tokens_verified = family("tienlen_tokens_verified", signed, "kid", r)
+        minted = "Seat tokens accepted, by the key they were minted under; (match): the match's."
+        self.seat_tokens_verified = family("tienlen_seat_tokens_verified", minted, "kid", r)
         self._variants: dict[str, VariantCounters] = {}
         # --- the bots of SuggestMove ------------------------------------------------------------
         self.bot_search_seconds = Histogram(

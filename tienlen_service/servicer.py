@@ -32,6 +32,7 @@ from tienlen_rules import (
 from tienlen_service import codec, records
 from tienlen_service.codec import FieldError, StateDecodeError
 from tienlen_service.dealing import Dealer, requested_deal
+from tienlen_service.key_use import KeyUse
 from tienlen_service.paging import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -139,9 +140,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._streams = threading.BoundedSemaphore(max_streams)
         self._search = Search(metrics=metrics, max_searches=max_searches)
         self._states = StateCache()
-        # One zero-valued series per configured key from the start: a rotation's last step
-        # (removing the old key) is safe once its series stops growing.
-        self._verified = {kid: metrics.tokens_verified.labels(kid) for kid in tokens.keyring.kids}
+        self._key_use = KeyUse(metrics, tokens.keyring.kids)
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -400,9 +399,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
         (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
         decoded = self._states.decode(token, self._tokens.decode)
-        verified = self._verified.get(self._tokens.admit(token))
-        if verified is not None:
-            verified.inc()
+        self._key_use.state_token(self._tokens.admit(token))
         return decoded
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
@@ -416,8 +413,10 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         if self._require_seat_tokens:
             if not seat_token:
                 raise SeatTokenError(f"a seat token for seat {seat} is required")
-            if not self._tokens.check_seat_token(game_id, seat, seat_token):
+            vouched = self._tokens.check_seat_token(game_id, seat, seat_token)
+            if vouched is None:
                 raise SeatTokenError(f"the seat token is not seat {seat}'s token in this game")
+            self._key_use.seat_token(vouched)
         return state, game_id
 
     def _update(

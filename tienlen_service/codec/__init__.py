@@ -55,19 +55,14 @@ from tienlen_service.codec.rules import (
     check_amounts,
     constraints_to_pb,
     describe_rules_to_pb,
+    largest_amount,
     option_to_pb,
     rules_from_pb,
     rules_to_pb,
     variants_to_pb,
 )
 from tienlen_service.codec.settlement import settlement_to_pb
-from tienlen_service.codec.state import (
-    GAME_ID_BYTES,
-    decode_state,
-    encode_state,
-    new_game_id,
-    state_to_pb,
-)
+from tienlen_service.codec.state import decode_state, encode_state, state_to_pb
 from tienlen_service.codec.update import (
     apply_answer_wire,
     assemble_update,
@@ -83,6 +78,7 @@ from tienlen_service.codec.view import (
     view_to_pb,
     view_to_wire,
 )
+from tienlen_service.game_ids import GAME_ID_BYTES, new_game_id
 
 __all__ = [
     "GAME_ID_BYTES",
@@ -112,6 +108,7 @@ __all__ = [
     "group_counts_to_pb",
     "hand_from_pb",
     "kind_from_pb",
+    "largest_amount",
     "legal_move_to_pb",
     "move_from_pb",
     "move_to_pb",

@@ -5,7 +5,9 @@ The service keeps no state: every answer carries the whole game, signed (and may
 field: hands and deals as 52-bit masks, seats as ints with -1 for "none" (zigzag `sint32`), the
 rules as the variant and the canonical overrides plus the rules revision the game was dealt
 under, and the table as a mask that is classified again on decode. A seeded deal keeps its
-seed (`MatchState.seed`, absent for a random deal).
+seed (`MatchState.seed`, absent for a random deal); a replayed match says so
+(`MatchState.replayed`); the match's secret (`game_ids`) rides with its id (`match_secret`,
+absent in a match started before secrets, whose payloads are written as then).
 
 Encoding is protobuf's deterministic serialisation, so equal states give equal bytes (and
 equal tokens): `state_to_pb` is the mapping, and `encode_state` writes its bytes, the fields a
@@ -47,25 +49,20 @@ from tienlen_service.codec._wire import (
 from tienlen_service.codec.cards import CARD_COUNT
 from tienlen_service.codec.errors import StateDecodeError
 from tienlen_service.codec.rules import cached_rules
-from tienlen_service.entropy import random_bytes
+from tienlen_service.game_ids import SECRET_BYTES, GameId, secret_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 FULL_MASK: Final = (1 << CARD_COUNT) - 1
-GAME_ID_BYTES: Final = 16
-
-
-def new_game_id() -> bytes:
-    """A fresh random game id (seat tokens are bound to it)."""
-    return random_bytes(GAME_ID_BYTES)
 
 
 def state_to_pb(state: GameState, game_id: bytes) -> state_pb2.GameState:
-    """The token payload of an engine state, as a message (the pieces `encode_state` joins)."""
+    """The token payload of an engine state, as a message (the pieces `encode_state` joins);
+    `game_id` may carry the match's secret (`game_ids.GameId`)."""
     message = _head_pb(game_id, state.rules)
     message.MergeFrom(_move_pb(state))
-    message.MergeFrom(_tail_pb(state.rules, state.match))
+    message.MergeFrom(_tail_pb(state.rules, state.match, secret_of(game_id)))
     return message
 
 
@@ -79,14 +76,15 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
     order are exactly the whole message's bytes (tests/test_codec.py: every state of random
     matches of every preset and the edge values, against `state_to_pb` and the pinned
     payloads). Building the message was ~90 % of an encode (bench/README.md, issue 28)."""
-    rules, match = state.rules, state.match
+    rules, match, secret = state.rules, state.match, secret_of(game_id)
     parts = _GAME_PARTS.get(game_id)
     if (
         parts is None
         or parts.rules is not rules  # a RuleSet compares by identity (cached_rules)
         or not (parts.match is match or parts.match == match)
+        or parts.secret != secret
     ):
-        parts = _game_parts(game_id, rules, match)
+        parts = _game_parts(game_id, rules, match, secret)
     return parts.head + _move_wire(state) + parts.tail
 
 
@@ -96,8 +94,9 @@ class _GameParts(NamedTuple):
 
     rules: RuleSet
     match: Match
+    secret: bytes
     head: bytes  # fields 1-3: game_id, variant, overrides
-    tail: bytes  # fields 24-25: match, rules_revision
+    tail: bytes  # fields 24-25 and 40: match, rules_revision, match_secret
 
 
 # Games in progress on this replica, by game id; cleared when full (a miss costs one build).
@@ -259,23 +258,25 @@ def _head_pb(game_id: bytes, rules: RuleSet) -> state_pb2.GameState:
     )
 
 
-def _tail_pb(rules: RuleSet, match: Match) -> state_pb2.GameState:
-    """Fields 24-25: the match and the rules revision."""
+def _tail_pb(rules: RuleSet, match: Match, secret: bytes) -> state_pb2.GameState:
+    """Fields 24-25 and 40: the match, the rules revision and the match's secret."""
     return state_pb2.GameState(
         match=state_pb2.MatchState(
             game_number=match.game_number,
             totals=match.totals,
             seed=None if match.seed < 0 else match.seed,  # absent: a random deal
             dealer=match.dealer,
+            replayed=match.replayed,  # false: not written, as before the field
         ),
         rules_revision=rules.revision,  # 0 (before revisions): not written, as then
+        match_secret=secret,  # empty (a match older than secrets): not written, as then
     )
 
 
-def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
+def _game_parts(game_id: bytes, rules: RuleSet, match: Match, secret: bytes) -> _GameParts:
     head = _head_pb(game_id, rules).SerializeToString(deterministic=True)
-    tail = _tail_pb(rules, match).SerializeToString(deterministic=True)
-    parts = _GameParts(rules, match, head, tail)
+    tail = _tail_pb(rules, match, secret).SerializeToString(deterministic=True)
+    parts = _GameParts(rules, match, secret, head, tail)
     if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
         _GAME_PARTS.clear()
     _GAME_PARTS[bytes(game_id)] = parts
@@ -283,7 +284,8 @@ def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
 
 
 def decode_state(payload: bytes) -> tuple[GameState, bytes]:
-    """The engine state and game id of a token payload; StateDecodeError if it is not one."""
+    """The engine state and game id (a `GameId`: with the match's secret) of a token payload;
+    StateDecodeError if it is not one."""
     msg = state_pb2.GameState()
     try:
         msg.ParseFromString(payload)
@@ -291,6 +293,8 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         raise StateDecodeError("the state does not parse") from None
     if msg.rules_revision < 0:
         raise StateDecodeError("the state's rules revision is negative")
+    if len(msg.match_secret) not in (0, SECRET_BYTES):
+        raise StateDecodeError("the state's match secret has the wrong length")
     try:
         overrides = tuple((o.name, o.value) for o in msg.overrides)
         rules = cached_rules(msg.variant, overrides, msg.rules_revision)
@@ -352,7 +356,11 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         winning_play=msg.winning_play,
         move_count=msg.move_count,
         match=Match(
-            match.game_number, totals, match.seed if match.HasField("seed") else -1, dealer
+            match.game_number,
+            totals,
+            match.seed if match.HasField("seed") else -1,
+            dealer,
+            match.replayed,
         ),
     )
-    return state, msg.game_id
+    return state, GameId(msg.game_id, msg.match_secret)

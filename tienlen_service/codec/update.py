@@ -58,7 +58,8 @@ def update_to_pb(
         update.to_act = state.to_act
     if state.over:
         update.finished = True
-        update.settlement.CopyFrom(settlement_to_pb(settle(state)))
+        update.settlement.CopyFrom(settlement_to_pb(settle(state), replayed=state.match.replayed))
+    update.replayed = state.match.replayed
     return update
 
 
@@ -74,6 +75,7 @@ _GU_SETTLEMENT: Final = tag(_GU, "settlement")
 _GU_GAME_ID: Final = tag(_GU, "game_id")
 _GU_GAME_NUMBER: Final = tag(_GU, "game_number")
 _GU_MOVE_NUMBER: Final = tag(_GU, "move_number")
+_GU_REPLAYED: Final = bool_record(_GU, "replayed")
 _AM_GAME: Final = tag(service_pb2.ApplyMoveResponse, "game")
 _PS_TAG: Final = tag(service_pb2.PlayStreamResponse, "tag")
 _PS_APPLIED: Final = tag(service_pb2.PlayStreamResponse, "applied")
@@ -105,7 +107,9 @@ def assemble_update(
     if to_act >= 0:
         out.append(_GU_TO_ACT[to_act])
     else:
-        settlement = settlement_to_pb(settle(state)).SerializeToString(deterministic=True)
+        settlement = settlement_to_pb(
+            settle(state), replayed=state.match.replayed
+        ).SerializeToString(deterministic=True)
         out += (_GU_FINISHED, _GU_SETTLEMENT, varint(len(settlement)), settlement)
     out += (_GU_GAME_ID, varint(len(game_id)), game_id)
     game_number = state.match.game_number
@@ -113,6 +117,8 @@ def assemble_update(
         out += (_GU_GAME_NUMBER, varint(game_number))
     if state.move_count:
         out += (_GU_MOVE_NUMBER, varint(state.move_count))
+    if state.match.replayed:
+        out.append(_GU_REPLAYED)
     return b"".join(out)
 
 

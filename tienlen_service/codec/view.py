@@ -91,6 +91,7 @@ def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
         steal_open=state.steal_open,
         move_count=state.move_count,
         follow_rules=follow_rules_to_pb(state.rules),
+        replayed=state.match.replayed,
     )
 
 
@@ -113,6 +114,7 @@ _TV_DEALER: Final = tag(_TV, "dealer")
 _TV_STEAL_OPEN: Final = bool_record(_TV, "steal_open")
 _TV_MOVE_COUNT: Final = tag(_TV, "move_count")
 _TV_FOLLOW_RULES: Final = tag(_TV, "follow_rules")
+_TV_REPLAYED: Final = bool_record(_TV, "replayed")
 _TV_HAND: Final = RepeatedCards(_TV, "hand")
 _TV_PLAYED: Final = RepeatedCards(_TV, "played")
 _SS: Final = game_pb2.SeatStatus
@@ -244,6 +246,8 @@ def _view_wire(
     if state.move_count:
         out += (_TV_MOVE_COUNT, varint(state.move_count))
     out.append(follow_rules_record)
+    if state.match.replayed:
+        out.append(_TV_REPLAYED)
     return b"".join(out)
 
 
