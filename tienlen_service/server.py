@@ -340,6 +340,13 @@ class Server:
                 "will not survive a restart nor work on another replica. Never in production.",
                 kid=self.keyring.signing_kid,
             )
+        if config.require_seat_tokens and not config.seal:
+            self.log.warning(
+                "seat_tokens_unsealed",
+                message="--require-seat-tokens without --seal: a seat token is keyed by a "
+                "secret the state token carries, so whoever holds an unsealed state token can "
+                "make any seat's token (as it reads every hand). Seal tokens players hold.",
+            )
         if self.keyring.published_kids:
             self.log.warning(
                 "published_key",
