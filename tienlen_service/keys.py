@@ -244,12 +244,14 @@ class DealKey:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str] | Path) -> DealKey:
-        """Read the deal key from a file (its one line; surrounding white space ignored)."""
+        """Read the deal key from a file: its first line, surrounding white space ignored (a
+        secret store may add a newline or a second line; neither is part of the key)."""
         try:
             with open(path, encoding="utf-8") as handle:  # noqa: PTH123
-                return cls(handle.read())
+                first = handle.readline(4096)
         except OSError as exc:
             raise KeyConfigError(f"cannot read the deal key file: {exc.strerror}") from None
+        return cls(first)
 
     def check(self, given: str) -> bool:
         """Whether `given` is the deal key (constant time)."""

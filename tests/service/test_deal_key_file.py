@@ -1,0 +1,35 @@
+"""The deal key's file and what the settings say of it (docs/SECURITY.md, *Who deals*).
+
+The key is the file's first line: a secret store that writes a trailing newline or a second
+line (a comment, a rotated key kept below) adds nothing to it. And the help and OPERATIONS.md
+say what the server does: without a deal key, where seat tokens are checked, NewGame's chosen
+deals are refused as NextGame's are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tienlen_service.config import OPTIONS
+from tienlen_service.keys import DealKey
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "first-line-deal-key-0123456789"
+
+
+def test_the_deal_key_is_the_first_line_of_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "deal-key"
+    path.write_text(f"  {KEY}  \nan older key kept below it\n", encoding="utf-8")
+    key = DealKey.from_file(path)
+    assert key.check(KEY)
+    assert not key.check(f"{KEY}\nan older key kept below it")
+
+
+def test_the_help_and_operations_say_newgame_deals_need_the_key_too() -> None:
+    (option,) = [o for o in OPTIONS if o.flag == "--deal-key-file"]
+    assert "first line" in option.help
+    assert "NewGame's and NextGame's are refused where --require-seat-tokens is on" in option.help
+    operations = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
+    (row,) = [line for line in operations.splitlines() if line.startswith("| `--deal-key-file`")]
+    assert "first line" in row
+    assert "NewGame's and NextGame's are refused where `--require-seat-tokens` is on" in row
