@@ -50,6 +50,8 @@ class Config:
     workers: int = 2
     max_concurrent_rpcs: int = 256
     max_request_bytes: int = 16384
+    max_connections: int = 512
+    handshake_timeout: float = 10.0
     max_connection_age: float = 300.0
     max_connection_age_grace: float = 30.0
     keepalive_time: float = 60.0
@@ -149,6 +151,10 @@ def _problems(c: Config) -> Sequence[str]:
         out.append("workers must be at least 1")
     if c.max_concurrent_rpcs < 1:
         out.append("max concurrent RPCs must be at least 1")
+    if c.max_connections < 1:
+        out.append("max connections must be at least 1")
+    if c.handshake_timeout <= 0:
+        out.append("the handshake timeout must be positive")
     if c.max_request_bytes < 256:
         out.append("max request bytes must be at least 256")
     durations = (
@@ -311,6 +317,8 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--workers", "TIENLEN_WORKERS", "workers", _positive_int, "2", "threads handling calls (2 measured best: bench/README.md)"),
     Option("--max-concurrent-rpcs", "TIENLEN_MAX_CONCURRENT_RPCS", "max_concurrent_rpcs", _positive_int, "256", "calls admitted at once; more are refused with RESOURCE_EXHAUSTED"),
     Option("--max-request-bytes", "TIENLEN_MAX_REQUEST_BYTES", "max_request_bytes", _positive_int, "16384", "largest request message; larger is refused with RESOURCE_EXHAUSTED"),
+    Option("--max-connections", "TIENLEN_MAX_CONNECTIONS", "max_connections", _positive_int, "512", "connections the gRPC port holds at once (more are closed as they are accepted); at most half the open-file limit less 64"),
+    Option("--handshake-timeout", "TIENLEN_HANDSHAKE_TIMEOUT", "handshake_timeout", _seconds, "10", "seconds a new gRPC connection has to finish its HTTP/2 (and TLS) handshake; then it is closed"),
     Option("--max-connection-age", "TIENLEN_MAX_CONNECTION_AGE", "max_connection_age", _seconds, "300", "seconds before a connection is asked to go away (clients re-balance); 0 = never"),
     Option("--max-connection-age-grace", "TIENLEN_MAX_CONNECTION_AGE_GRACE", "max_connection_age_grace", _seconds, "30", "seconds a connection past its age gets to finish its calls"),
     Option("--keepalive-time", "TIENLEN_KEEPALIVE_TIME", "keepalive_time", _seconds, "60", "seconds between the server's keepalive pings on an idle connection"),
@@ -357,6 +365,8 @@ HELP_GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "workers",
         "max_concurrent_rpcs",
         "max_request_bytes",
+        "max_connections",
+        "handshake_timeout",
         "max_connection_age",
         "max_connection_age_grace",
         "keepalive_time",

@@ -105,10 +105,16 @@ def raise_open_file_limit() -> int:
     return _NOFILE_CEILING if soft == resource.RLIM_INFINITY else soft
 
 
-def web_connection_cap(configured: int, open_files: int) -> int:
-    """The web port's connection cap: `configured` (--web-max-connections), but never more than
-    half of the open files left after `FD_RESERVE` (the other half is the gRPC port's)."""
+def connection_cap(configured: int, open_files: int) -> int:
+    """A port's connection cap: `configured` (--max-connections for the gRPC port,
+    --web-max-connections for the web port), but never more than half of the open files left
+    after `FD_RESERVE`: each port has its half, so idle connections filling one never take the
+    descriptors the other, the metrics port and the logs need."""
     return max(1, min(configured, (open_files - FD_RESERVE) // 2))
+
+
+web_connection_cap = connection_cap
+"""The web port's cap (`connection_cap` of --web-max-connections)."""
 
 
 def load_deal_key(config: Config) -> DealKey | None:
@@ -124,10 +130,18 @@ def _ms(seconds: float) -> int:
     return int(seconds * 1000)
 
 
-def grpc_options(config: Config) -> list[tuple[str, Any]]:
-    """The channel arguments that carry the limits and keepalive settings of `config`."""
+def grpc_options(config: Config, open_files: int = _NOFILE_CEILING) -> list[tuple[str, Any]]:
+    """The channel arguments that carry the limits and keepalive settings of `config`: the
+    connections the port holds (`connection_cap` of `open_files`; gRPC core closes one more as
+    it is accepted) and how long a new one has to finish its handshake (gRPC core's default
+    of 120 s let idle sockets hold the port)."""
     options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", config.max_request_bytes),
+        (
+            "grpc.max_allowed_incoming_connections",
+            connection_cap(config.max_connections, open_files),
+        ),
+        ("grpc.server_handshake_timeout_ms", _ms(config.handshake_timeout)),
         ("grpc.keepalive_time_ms", _ms(config.keepalive_time)),
         ("grpc.keepalive_timeout_ms", _ms(config.keepalive_timeout)),
         ("grpc.http2.min_recv_ping_interval_without_data_ms", _ms(config.min_ping_interval)),
@@ -227,9 +241,10 @@ class Server:
         # Applied to every handler as it is registered (`_wrap`), not as grpc interceptors:
         # the interceptor pipeline cost every call ~7k instructions (bench/README.md, issue 28).
         self._observe = ObservabilityInterceptor(self.metrics, access_log=self.access_log)
+        self._open_files = raise_open_file_limit()
         self._grpc = grpc.server(
             self._pools.calls,
-            options=grpc_options(config),
+            options=grpc_options(config, self._open_files),
             maximum_concurrent_rpcs=config.max_concurrent_rpcs,
         )
         self.service_names: tuple[str, ...] = ()
@@ -279,7 +294,7 @@ class Server:
         from tienlen_service.web.calls import RecordingServer
 
         config = self.config
-        open_files = raise_open_file_limit()
+        open_files = self._open_files
         web_connections = web_connection_cap(config.web_max_connections, open_files)
         # The web port serves again what is registered here (recorded, not registered twice).
         recorder = RecordingServer(self._grpc, self._wrap)
@@ -363,6 +378,7 @@ class Server:
             cors_origins=list(config.cors_origins),
             allowed_hosts=_hosts_shown(config.web_allowed_hosts),
             web_max_connections=web_connections,
+            max_connections=connection_cap(config.max_connections, open_files),
             open_files=open_files,
             tls=config.tls,
             mutual_tls=config.tls_client_ca is not None,
