@@ -142,3 +142,29 @@ def test_hostile_bench_keeps_grpc_serving_through_a_slowloris_and_a_header_flood
         assert figures[phase]["failed"] == 0, phase
     assert figures["refused"]["HEADERS_TOO_LARGE"] == 2
     assert figures["exit_code"] == 0
+
+
+def test_hostile_work_bench_measures_crafted_hints_and_health_under_them(tmp_path: Path) -> None:
+    """bench/hostile_work.py with tiny counts: every bot's hint on the crafted positions is
+    answered and timed, and health answers while the stream slots are held and hints run."""
+    out = tmp_path / "work.json"
+    command = [
+        sys.executable,
+        "bench/hostile_work.py",
+        "--repeat", "1",
+        "--checks", "3",
+        "--hinters", "1",
+        "--searchers", "1",
+        "--json", str(out),
+    ]  # fmt: skip
+    run = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(out.read_text())
+    assert {"greedy", "random", "easy", "montecarlo", "expert"} <= set(figures["hints"])
+    for row in figures["hints"].values():
+        assert row["worst ratio"] > 0
+    assert figures["health"]["streams_held"] == figures["workers"] // 2
+    assert figures["health"]["hints_sent"] >= 1
+    assert set(figures["engine_worst_ms"]) == set(figures["hints"])
