@@ -115,10 +115,10 @@ class Client:
         return (time.perf_counter() - start) * 1000
 
 
-def hint_costs(client: Client, repeat: int) -> dict[str, dict[str, float]]:
+def hint_costs(client: Client, bots: list[str], repeat: int) -> dict[str, dict[str, float]]:
     """Per bot: the median ms of each position, and each crafted one's ratio to the ordinary."""
     out: dict[str, dict[str, float]] = {}
-    for bot in BOTS:
+    for bot in bots:
         row = {
             name: statistics.median(client.hint_ms(name, bot) for _ in range(repeat))
             for name in ("ordinary", *POSITIONS)
@@ -130,11 +130,11 @@ def hint_costs(client: Client, repeat: int) -> dict[str, dict[str, float]]:
     return out
 
 
-def engine_worst_ms(repeat: int) -> dict[str, float]:
+def engine_worst_ms(bots: list[str], repeat: int) -> dict[str, float]:
     """Per bot, the engine's own worst median ms over the crafted positions (in-process)."""
     states = [crafted_state(hand) for hand in POSITIONS.values()]
     worst: dict[str, float] = {}
-    for bot in BOTS:
+    for bot in bots:
         medians = []
         for state in states:
             times = []
@@ -212,6 +212,7 @@ def main() -> int:
     parser.add_argument("--checks", type=int, default=200, help="health checks per phase")
     parser.add_argument("--hinters", type=int, default=4, help="clients sending crafted hints")
     parser.add_argument("--searchers", type=int, default=2, help="clients sending montecarlo")
+    parser.add_argument("--bots", default=",".join(BOTS), help="the bots and levels to time")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args, extra = parser.parse_known_args()
     replica = Replica(1024, extra)
@@ -219,10 +220,11 @@ def main() -> int:
         client = Client(replica.grpc_port)
         workers = int(replica.serving.get("workers", 2))
         figures: dict[str, Any] = {"workers": workers}
-        figures["hints"] = hint_costs(client, args.repeat)
+        bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+        figures["hints"] = hint_costs(client, bots, args.repeat)
         client.channel.close()
         figures["health"] = health_under_attack(replica.grpc_port, args, workers // 2)
-        figures["engine_worst_ms"] = engine_worst_ms(args.repeat)
+        figures["engine_worst_ms"] = engine_worst_ms(bots, args.repeat)
     finally:
         replica.proc.terminate()
         replica.proc.wait(timeout=60)

@@ -48,7 +48,16 @@ from tienlen_client.record import (
     RecordResult,
 )
 
-HEADER_TAGS: Final = ("Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game")
+HEADER_TAGS: Final = (
+    "Variant",
+    "Option",
+    "Players",
+    "Dealer",
+    "Leader",
+    "FirstGame",
+    "Game",
+    "Replayed",
+)
 RESULT_TAGS: Final = ("Result", "Places", "Transfer", "Net")
 #: Tags of the record's own (not the game's), written first and in this order when present:
 #: what the event was, where and when it was played (PGN's `YYYY.MM.DD`, `??` for an unknown
@@ -94,6 +103,8 @@ def game_text(record: GameRecord) -> str:
         _tag("Game", str(record.game_number)),
         _tag("Totals", " ".join(map(str, record.match_totals))),
     ]
+    if record.replayed:
+        lines.append(_tag("Replayed", "true"))
     lines += [_tag(f"Name{seat}", name) for seat, name in enumerate(record.names)]
     lines += [_tag(f"Hand{seat}", " ".join(hand)) for seat, hand in enumerate(record.hands)]
     lines.append("")
@@ -328,6 +339,12 @@ def _finish(draft: _Draft, last_line: int) -> GameRecord:
         if value.strip().lower() not in ("true", "false"):
             raise RecordParseError(line, col, 'FirstGame is "true" or "false"')
         first_game = value.strip().lower() == "true"
+    replayed = False
+    if "Replayed" in tags:
+        value, line, col = tags["Replayed"]
+        if value.strip().lower() not in ("true", "false"):
+            raise RecordParseError(line, col, 'Replayed is "true" or "false"')
+        replayed = value.strip().lower() == "true"
     game_number = 1
     if "Game" in tags:
         value, line, col = tags["Game"]
@@ -369,6 +386,7 @@ def _finish(draft: _Draft, last_line: int) -> GameRecord:
         options=tuple(sorted(draft.options)),
         names=names,
         tags=ordered_tags(tuple(draft.own)),
+        replayed=replayed,
     )
 
 
