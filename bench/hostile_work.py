@@ -9,7 +9,7 @@ default 2 workers), then, from this one process, in one run:
    Đấu game without instant wins whose seat 0 leads 3S-AS plus 6C-JC ("long straight": a 12-card
    straight that 34 unseen cards could beat half a million ways) or the 18 cards that form the
    most combinations, 5,139 ("most plays"). The same positions are timed in-process on the
-   engine alone (`tienlen_rules.suggest`), the figures docs/BOTS.md quotes.
+   engine alone (`tienlen_rules.suggest`, CPU time), the figures docs/BOTS.md quotes.
 2. **health under hostile work**: gRPC health's median latency on the idle replica; then with
    every stream slot held by an idle PlayStream, `--hinters` clients sending crafted hints in a
    loop (greedy, random and easy on the long straight, 300 ms deadlines) and `--searchers`
@@ -131,7 +131,8 @@ def hint_costs(client: Client, bots: list[str], repeat: int) -> dict[str, dict[s
 
 
 def engine_worst_ms(bots: list[str], repeat: int) -> dict[str, float]:
-    """Per bot, the engine's own worst median ms over the crafted positions (in-process)."""
+    """Per bot, the engine's own worst median CPU ms over the crafted positions (in-process,
+    `time.process_time`: a loaded machine slows it less than wall time)."""
     states = [crafted_state(hand) for hand in POSITIONS.values()]
     worst: dict[str, float] = {}
     for bot in bots:
@@ -139,12 +140,12 @@ def engine_worst_ms(bots: list[str], repeat: int) -> dict[str, float]:
         for state in states:
             times = []
             for seed in range(repeat):
-                start = time.perf_counter()
+                start = time.process_time()
                 engine.suggest(state, 0, bot, seed=seed)
-                times.append((time.perf_counter() - start) * 1000)
+                times.append((time.process_time() - start) * 1000)
             medians.append(statistics.median(times))
         worst[bot] = max(medians)
-        print(f"engine {bot:<11} worst crafted hint {worst[bot]:8.2f} ms")
+        print(f"engine {bot:<11} worst crafted hint {worst[bot]:8.2f} ms of CPU")
     return worst
 
 

@@ -96,6 +96,8 @@ export interface View {
   stealOpen: boolean;
   moveCount: number;
   followRules: { passLockout: boolean; leadStealing: boolean; stealWinnerPairsLead: boolean } | null;
+  /** The match was replayed from a record (ReplayGame), not dealt by the service. */
+  replayed: boolean;
 }
 
 /** One step of the game, as the events of an answer tell it (docs/FRONTEND.md lists them). */

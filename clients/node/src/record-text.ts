@@ -12,7 +12,7 @@ export const MAX_RECORD_TEXT_BYTES = 256 * 1024;
 /** The most moves a record may hold (the service's bound too). */
 export const MAX_RECORD_MOVES = 1000;
 const MAX_PLAYERS = 4;
-const HEADER_TAGS = ["Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game"];
+const HEADER_TAGS = ["Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game", "Replayed"];
 const RESULT_TAGS = ["Result", "Places", "Transfer", "Net"];
 /** A record's own tags (not the game's), written first and in this order when present: the
  * event, where and when (PGN's `YYYY.MM.DD`, `??` for an unknown part), its round, who wrote
@@ -79,6 +79,8 @@ export interface RecordData {
   readonly result?: RecordResultData | undefined;
   /** The record's own tags (Event, Site, Date, ...), in their written order (`orderedTags`). */
   readonly tags?: readonly RecordTagData[] | undefined;
+  /** The game belonged to a match replayed from a record (ReplayGame), not dealt by the service. */
+  readonly replayed?: boolean | undefined;
 }
 
 /** A tag of a record's own, as `[Event "Tết at home"]` writes it. */
@@ -146,6 +148,7 @@ export function formatRecord(record: RecordData): string {
     tag("Game", String(record.gameNumber || 1)),
     tag("Totals", totals.join(" ")),
   );
+  if (record.replayed) lines.push(tag("Replayed", "true"));
   record.playerNames.forEach((name, seat) => lines.push(tag(`Name${seat}`, name)));
   record.hands.forEach((hand, seat) => lines.push(tag(`Hand${seat}`, cardsText(hand.cards))));
   lines.push("");
@@ -345,6 +348,13 @@ function finish(draft: Draft, lastLine: number): RecordData {
     if (v !== "true" && v !== "false") throw new RecordSyntaxError(first.line, first.column, 'FirstGame is "true" or "false"');
     firstGame = v === "true";
   }
+  let replayed = false;
+  const replayedTag = draft.tags.get("Replayed");
+  if (replayedTag !== undefined) {
+    const v = replayedTag.value.trim().toLowerCase();
+    if (v !== "true" && v !== "false") throw new RecordSyntaxError(replayedTag.line, replayedTag.column, 'Replayed is "true" or "false"');
+    replayed = v === "true";
+  }
   const gameTag = draft.tags.get("Game");
   const gameNumber = gameTag ? small(gameTag, "Game", 1, 2 ** 31 - 1) : 1;
   const totalsTag = draft.tags.get("Totals");
@@ -379,6 +389,7 @@ function finish(draft: Draft, lastLine: number): RecordData {
     moves: draft.moves.map((m) => m.move),
     result: readResult(draft, players),
     tags: orderedTags(draft.own),
+    replayed,
   };
 }
 
