@@ -14,7 +14,8 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, NamedTuple
 
 import grpc
 import pytest
@@ -92,52 +93,60 @@ def deal(stub: Stub) -> tuple[bytes, service_pb2.ApplyMoveRequest]:
     return game.state_token, move
 
 
-def hold_every_long_slot(
-    stub: Stub, token: bytes, move: service_pb2.ApplyMoveRequest, searches: Held
-) -> list[Any]:
-    """Open a PlayStream per stream slot (each answered once, then left open) and start a
-    search per search slot (their playouts wait): every long slot is taken."""
-    held: list[Any] = []
-    for _ in range(stream_slots(WORKERS)):
-        requests: queue.Queue[service_pb2.PlayStreamRequest | None] = queue.Queue()
-        call = stub.PlayStream(iter(requests.get, None), timeout=HOLD)
-        requests.put(service_pb2.PlayStreamRequest(tag="hold", move=move))
-        assert next(call).WhichOneof("result") == "applied"
-        held.append(call)
-    seat = move.seat
-    search = service_pb2.SuggestMoveRequest(state_token=token, seat=seat, bot="montecarlo")
-    held += [stub.SuggestMove.future(search, timeout=HOLD) for _ in range(search_slots(WORKERS))]
-    searches.wait_for(search_slots(WORKERS))
-    return held
+class HeldSlots(NamedTuple):
+    """A server whose every stream slot and search slot is held, and how to call it."""
+
+    channel: grpc.Channel
+    stub: Stub
+    token: bytes
+    move: service_pb2.ApplyMoveRequest
+    held: list[Any]
+
+
+@contextmanager
+def every_long_slot_held(server_factory: Callable[..., Any], searches: Held) -> Iterator[HeldSlots]:
+    """A server with a PlayStream per stream slot (each answered once, then left open) and a
+    search per search slot (their playouts wait): every long slot taken. Released at the end."""
+    running = server_factory()
+    with grpc.insecure_channel(running.address) as channel:
+        stub = Stub(channel)
+        token, move = deal(stub)
+        held: list[Any] = []
+        for _ in range(stream_slots(WORKERS)):
+            requests: queue.Queue[service_pb2.PlayStreamRequest | None] = queue.Queue()
+            call = stub.PlayStream(iter(requests.get, None), timeout=HOLD)
+            requests.put(service_pb2.PlayStreamRequest(tag="hold", move=move))
+            assert next(call).WhichOneof("result") == "applied"
+            held.append(call)
+        search = service_pb2.SuggestMoveRequest(state_token=token, seat=move.seat, bot="montecarlo")
+        slots = search_slots(WORKERS)
+        held += [stub.SuggestMove.future(search, timeout=HOLD) for _ in range(slots)]
+        searches.wait_for(slots)
+        try:
+            yield HeldSlots(channel, stub, token, move, held)
+        finally:
+            searches.release()
+            for call in held:
+                call.cancel()
 
 
 def test_health_validate_and_apply_are_answered_while_every_stream_and_search_slot_is_taken(
     server_factory: Callable[..., Any], searches: Held
 ) -> None:
-    running = server_factory()
-    with grpc.insecure_channel(running.address) as channel:
-        stub = Stub(channel)
-        token, move = deal(stub)
-        held = hold_every_long_slot(stub, token, move, searches)
-        assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+    with every_long_slot_held(server_factory, searches) as server:
+        assert health_status(server.channel) == health_pb2.HealthCheckResponse.SERVING
+        move = server.move
         validate = service_pb2.ValidateMoveRequest(
-            state_token=token, seat=move.seat, move=move.move
+            state_token=server.token, seat=move.seat, move=move.move
         )
-        assert stub.ValidateMove(validate, timeout=WAIT).legal
-        assert stub.ApplyMove(move, timeout=WAIT).game.move_number == 1
-        searches.release()
-        for call in held:
-            call.cancel()
+        assert server.stub.ValidateMove(validate, timeout=WAIT).legal
+        assert server.stub.ApplyMove(move, timeout=WAIT).game.move_number == 1
 
 
 def test_health_is_answered_while_every_worker_and_every_slot_holds_game_work(
     server_factory: Callable[..., Any], searches: Held, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    running = server_factory()
-    with grpc.insecure_channel(running.address) as channel:
-        stub = Stub(channel)
-        token, move = deal(stub)
-        held = hold_every_long_slot(stub, token, move, searches)
+    with every_long_slot_held(server_factory, searches) as server:
         moves = Held()
         real_apply = tienlen_rules.apply
 
@@ -146,13 +155,12 @@ def test_health_is_answered_while_every_worker_and_every_slot_holds_game_work(
             return real_apply(*args)
 
         monkeypatch.setattr(tienlen_rules, "apply", apply)
-        held += [stub.ApplyMove.future(move, timeout=HOLD) for _ in range(WORKERS)]
+        server.held.extend(
+            server.stub.ApplyMove.future(server.move, timeout=HOLD) for _ in range(WORKERS)
+        )
         moves.wait_for(WORKERS)  # every --workers thread holds an ApplyMove
-        assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+        assert health_status(server.channel) == health_pb2.HealthCheckResponse.SERVING
         moves.release()
-        searches.release()
-        for call in held:
-            call.cancel()
 
 
 def test_each_kind_of_call_has_its_own_threads() -> None:

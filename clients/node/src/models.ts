@@ -61,6 +61,8 @@ export interface Settlement {
   places: number[];
   rotten: RottenPart[];
   zeroSum: boolean;
+  /** The game belongs to a match replayed from a record (ReplayGame), not dealt by the service. */
+  replayed: boolean;
 }
 
 /** What everyone may know about a seat. */

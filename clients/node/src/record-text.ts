@@ -341,20 +341,8 @@ function finish(draft: Draft, lastLine: number): RecordData {
   const leader = small(need("Leader"), "Leader", 0, players - 1);
   const dealerTag = draft.tags.get("Dealer");
   const dealer = dealerTag ? small(dealerTag, "Dealer", 0, players - 1) : 0;
-  let firstGame = true;
-  const first = draft.tags.get("FirstGame");
-  if (first !== undefined) {
-    const v = first.value.trim().toLowerCase();
-    if (v !== "true" && v !== "false") throw new RecordSyntaxError(first.line, first.column, 'FirstGame is "true" or "false"');
-    firstGame = v === "true";
-  }
-  let replayed = false;
-  const replayedTag = draft.tags.get("Replayed");
-  if (replayedTag !== undefined) {
-    const v = replayedTag.value.trim().toLowerCase();
-    if (v !== "true" && v !== "false") throw new RecordSyntaxError(replayedTag.line, replayedTag.column, 'Replayed is "true" or "false"');
-    replayed = v === "true";
-  }
+  const firstGame = flag(draft, "FirstGame", true);
+  const replayed = flag(draft, "Replayed", false);
   const gameTag = draft.tags.get("Game");
   const gameNumber = gameTag ? small(gameTag, "Game", 1, 2 ** 31 - 1) : 1;
   const totalsTag = draft.tags.get("Totals");
@@ -391,6 +379,15 @@ function finish(draft: Draft, lastLine: number): RecordData {
     tags: orderedTags(draft.own),
     replayed,
   };
+}
+
+/** A `true` / `false` tag's value (`fallback` when the tag is absent). */
+function flag(draft: Draft, name: string, fallback: boolean): boolean {
+  const located = draft.tags.get(name);
+  if (located === undefined) return fallback;
+  const v = located.value.trim().toLowerCase();
+  if (v !== "true" && v !== "false") throw new RecordSyntaxError(located.line, located.column, `${name} is "true" or "false"`);
+  return v === "true";
 }
 
 function readHands(draft: Draft, players: number): string[][] {

@@ -313,6 +313,17 @@ def _ints(value: str, line: int, column: int, what: str, count: int) -> tuple[in
     return tuple(numbers)
 
 
+def _flag(tags: dict[str, tuple[str, int, int]], name: str, *, default: bool) -> bool:
+    """A `true` / `false` tag's value (`default` when the tag is absent)."""
+    if name not in tags:
+        return default
+    value, line, col = tags[name]
+    text = value.strip().lower()
+    if text not in ("true", "false"):
+        raise RecordParseError(line, col, f'{name} is "true" or "false"')
+    return text == "true"
+
+
 def _finish(draft: _Draft, last_line: int) -> GameRecord:
     """The record of a game read completely; RecordParseError for what is missing or wrong."""
     tags = draft.tags
@@ -333,18 +344,8 @@ def _finish(draft: _Draft, last_line: int) -> GameRecord:
     if "Dealer" in tags:
         value, line, col = tags["Dealer"]
         dealer = _int(value, line, col, "Dealer", 0, players - 1)
-    first_game = True
-    if "FirstGame" in tags:
-        value, line, col = tags["FirstGame"]
-        if value.strip().lower() not in ("true", "false"):
-            raise RecordParseError(line, col, 'FirstGame is "true" or "false"')
-        first_game = value.strip().lower() == "true"
-    replayed = False
-    if "Replayed" in tags:
-        value, line, col = tags["Replayed"]
-        if value.strip().lower() not in ("true", "false"):
-            raise RecordParseError(line, col, 'Replayed is "true" or "false"')
-        replayed = value.strip().lower() == "true"
+    first_game = _flag(tags, "FirstGame", default=True)
+    replayed = _flag(tags, "Replayed", default=False)
     game_number = 1
     if "Game" in tags:
         value, line, col = tags["Game"]
