@@ -167,3 +167,4 @@ def test_hostile_work_bench_measures_crafted_hints_and_health_under_them(tmp_pat
     assert figures["health"]["streams_held"] == figures["workers"] // 2
     assert figures["health"]["hints_sent"] >= 1
     assert set(figures["engine_worst_ms"]) == set(figures["hints"])
+    assert all(opening <= worst * 100 for opening, worst in figures["engine_worst_ms"].values())
