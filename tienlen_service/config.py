@@ -310,7 +310,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--seal", "TIENLEN_SEAL", "seal", _bool, "off", "encrypt state tokens (AES-GCM) so holders can't read the hands", boolean=True),
     Option("--require-sealed", "TIENLEN_REQUIRE_SEALED", "require_sealed", _bool, "off", "refuse unsealed state tokens (turn on after --seal has run longer than a game lasts)", boolean=True),
     Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "every call made for a seat (ApplyMove, PlayStream, ValidateMove, ListLegalMoves, SuggestMove, GetView of a seat) must carry that seat's token", boolean=True),
-    Option("--deal-key-file", "TIENLEN_DEAL_KEY_FILE", "deal_key_file", str, "(none)", "file whose first line is the host's deal key: seeded and explicit deals (NewGame, NextGame) need it in deal_key; without it, NewGame's and NextGame's are refused where --require-seat-tokens is on"),
+    Option("--deal-key-file", "TIENLEN_DEAL_KEY_FILE", "deal_key_file", str, "(none)", "file whose first line (blank ones skipped) is the host's deal key: seeded and explicit deals (NewGame, NextGame) need it in deal_key; without it, NewGame's and NextGame's are refused where --require-seat-tokens is on"),
     Option("--max-token-age", "TIENLEN_MAX_TOKEN_AGE", "max_token_age", _seconds, "0", "seconds a state token is accepted after it was issued (TOKEN_EXPIRED after); 0 = no limit"),
     Option("--dev", "TIENLEN_DEV", "dev", _bool, "off", "a development run: the published example key is allowed and reflection is on (never in production)", boolean=True),
     Option("--reflection", "TIENLEN_REFLECTION", "reflection", _bool, "(--dev)", "serve gRPC server reflection (v1 and v1alpha) for grpcurl and the like", boolean=True),

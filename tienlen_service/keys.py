@@ -244,11 +244,15 @@ class DealKey:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str] | Path) -> DealKey:
-        """Read the deal key from a file: its first line, surrounding white space ignored (a
-        secret store may add a newline or a second line; neither is part of the key)."""
+        """Read the deal key from a file: its first line that is not blank, surrounding white
+        space ignored (a secret store may add newlines or a second line: no part of the key)."""
+        first = ""
         try:
             with open(path, encoding="utf-8") as handle:  # noqa: PTH123
-                first = handle.readline(4096)
+                for line in handle:
+                    if line.strip():
+                        first = line
+                        break
         except OSError as exc:
             raise KeyConfigError(f"cannot read the deal key file: {exc.strerror}") from None
         return cls(first)

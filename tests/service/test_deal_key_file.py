@@ -1,7 +1,7 @@
 """The deal key's file and what the settings say of it (docs/SECURITY.md, *Who deals*).
 
-The key is the file's first line: a secret store that writes a trailing newline or a second
-line (a comment, a rotated key kept below) adds nothing to it. And the help and OPERATIONS.md
+The key is the file's first line that is not blank: a secret store that writes newlines or a
+second line (a comment, a rotated key kept below) adds nothing to it. And the help and OPERATIONS.md
 say what the server does: without a deal key, where seat tokens are checked, NewGame's chosen
 deals are refused as NextGame's are.
 """
@@ -19,7 +19,7 @@ KEY = "first-line-deal-key-0123456789"
 
 def test_the_deal_key_is_the_first_line_of_its_file(tmp_path: Path) -> None:
     path = tmp_path / "deal-key"
-    path.write_text(f"  {KEY}  \nan older key kept below it\n", encoding="utf-8")
+    path.write_text(f"\n  {KEY}  \nan older key kept below it\n", encoding="utf-8")
     key = DealKey.from_file(path)
     assert key.check(KEY)
     assert not key.check(f"{KEY}\nan older key kept below it")
