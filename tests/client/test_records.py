@@ -114,6 +114,8 @@ def test_the_records_of_a_replayed_game_and_of_the_games_after_it_say_replayed(
     assert not game.record().replayed
     replayed = client.replay(game.record())
     following = play_randomly(client, client.next_game(replayed), rng)
+    assert replayed.view.replayed
+    assert following.view.replayed
     record = following.record()
     assert record.replayed
     assert '[Replayed "true"]' in record.to_text()
