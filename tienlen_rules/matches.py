@@ -83,6 +83,7 @@ def next_game(
         table.player_ids,
         table.occupants,
         chips,
+        state.match.replayed,  # a replay stays a replay
     )
     new_state, dealt = deal_game(
         rules,

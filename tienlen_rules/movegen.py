@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from math import comb
 
+from tienlen_rules.beatable import at_least, has_run_above, has_suited_run
 from tienlen_rules.beating import beat
 from tienlen_rules.cards import RANK_ACE, RANK_TWO, RANK_UNIT, CardSet
 from tienlen_rules.combinations import (
@@ -422,50 +423,41 @@ def has_beat(hand: CardSet, table: Combination, rules: RuleSet) -> bool:
 
 
 def _has_same_type(hand: CardSet, table: Combination, rules: RuleSet) -> bool:
+    kind, top = table.kind, table.top
+    if kind in _SEQUENCE_WIDTH:  # never built: thousands of runs for 30-odd unseen cards
+        if kind == STRAIGHT and rules.single_suit_straights:
+            return any(has_run_above(_suit_choices(hand, s), table, rules) for s in range(4))
+        if not _sequence_allowed(kind, rules):
+            return False
+        return has_run_above(_sequence_choices(_nibbles(hand), _SEQUENCE_WIDTH[kind]), table, rules)
     if rules.follow_suit:
         return bool(_same_type(hand, table, rules))
-    kind, top = table.kind, table.top
     if kind == SINGLE:
         return hand > (2 << top) - 1
-    if kind in _SAME_RANK_LENGTH:
-        base = top >> 2
-        if _rank_bitmap(hand, kind, rules) >> (4 * base + 4):
-            return True
-        above = (2 << top) - 1
-        table_rank = _same_rank_table(kind, rules)[base][(hand >> (4 * base)) & 15]
-        return any(c.cards > above for c in table_rank)
-    return bool(_same_type(hand, table, rules))
+    base = top >> 2
+    if _rank_bitmap(hand, kind, rules) >> (4 * base + 4):
+        return True
+    above = (2 << top) - 1
+    table_rank = _same_rank_table(kind, rules)[base][(hand >> (4 * base)) & 15]
+    return any(c.cards > above for c in table_rank)
 
 
 def _rank_bitmap(hand: CardSet, kind: Kind, rules: RuleSet) -> int:
     """Set bit 4r where rank r can make a play of this same-rank kind."""
     if kind == PAIR and rules.same_colour_pairs:
         return ((hand & hand >> 1) | (hand >> 2 & hand >> 3)) & RANK_UNIT
-    return _at_least(hand, _SAME_RANK_LENGTH[kind])
-
-
-def _at_least(hand: CardSet, n: int) -> int:
-    """Set bit 4r where the hand holds at least `n` cards of rank r."""
-    x = (hand & 0x5555555555555) + ((hand >> 1) & 0x5555555555555)
-    counts = (x & 0x3333333333333) + ((x >> 2) & 0x3333333333333)
-    if n == 1:
-        return (counts | counts >> 1 | counts >> 2) & RANK_UNIT
-    if n == 2:
-        return (counts >> 1 | counts >> 2) & RANK_UNIT
-    if n == 3:
-        return (counts >> 2 | (counts & counts >> 1)) & RANK_UNIT
-    return counts >> 2 & RANK_UNIT
+    return at_least(hand, _SAME_RANK_LENGTH[kind])
 
 
 def _has_bomb(hand: CardSet, bomb: ChopClass, rules: RuleSet) -> bool:
     kind, length = _SHAPES[bomb]
     if kind == FOUR_OF_A_KIND:
-        return bool(_at_least(hand, 4))
-    if kind == STRAIGHT:
-        return bool(_bombs(hand, bomb, -1, rules))
+        return bool(at_least(hand, 4))
+    if kind == STRAIGHT:  # a same-suit straight, whether or not every straight is one suit
+        return has_suited_run(hand, length)
     if not _sequence_allowed(kind, rules):
         return False
-    run = _at_least(hand, _SEQUENCE_WIDTH[kind]) & _SEQ_UNIT
+    run = at_least(hand, _SEQUENCE_WIDTH[kind]) & _SEQ_UNIT
     for _ in range(length - 1):
         run &= run >> 4
         if not run:  # no longer run either: the long runs of pairs cost no more than short ones

@@ -32,7 +32,8 @@ EMPTY_SEAT = -1
 
 class Match(NamedTuple):
     """What carries from game to game (RULES §9): the game number, each seat's running total,
-    the seed that derives the next seeded deal (-1: random deals), and the dealer (Đấu).
+    the seed that derives the next seeded deal (-1: random deals), the dealer (Đấu), and
+    whether the match was replayed from a record rather than dealt (kept by every game).
 
     Who sits where (§9.1): `player_ids` are the host's opaque ids of the seats' players ("" for
     none given, and for an empty seat; () when no seat has one); `occupants` tell the people in
@@ -48,6 +49,7 @@ class Match(NamedTuple):
     player_ids: tuple[str, ...] = ()
     occupants: tuple[int, ...] = ()
     bankrolls: tuple[int, ...] = ()
+    replayed: bool = False
 
 
 class GameState(NamedTuple):

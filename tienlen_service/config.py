@@ -50,6 +50,8 @@ class Config:
     workers: int = 2
     max_concurrent_rpcs: int = 256
     max_request_bytes: int = 16384
+    max_connections: int = 512
+    handshake_timeout: float = 10.0
     max_connection_age: float = 300.0
     max_connection_age_grace: float = 30.0
     keepalive_time: float = 60.0
@@ -149,6 +151,10 @@ def _problems(c: Config) -> Sequence[str]:
         out.append("workers must be at least 1")
     if c.max_concurrent_rpcs < 1:
         out.append("max concurrent RPCs must be at least 1")
+    if c.max_connections < 1:
+        out.append("max connections must be at least 1")
+    if c.handshake_timeout <= 0:
+        out.append("the handshake timeout must be positive")
     if c.max_request_bytes < 256:
         out.append("max request bytes must be at least 256")
     durations = (
@@ -304,13 +310,15 @@ OPTIONS: Final[tuple[Option, ...]] = (
     Option("--seal", "TIENLEN_SEAL", "seal", _bool, "off", "encrypt state tokens (AES-GCM) so holders can't read the hands", boolean=True),
     Option("--require-sealed", "TIENLEN_REQUIRE_SEALED", "require_sealed", _bool, "off", "refuse unsealed state tokens (turn on after --seal has run longer than a game lasts)", boolean=True),
     Option("--require-seat-tokens", "TIENLEN_REQUIRE_SEAT_TOKENS", "require_seat_tokens", _bool, "off", "every call made for a seat (ApplyMove, PlayStream, ValidateMove, ListLegalMoves, SuggestMove, GetView of a seat) must carry that seat's token", boolean=True),
-    Option("--deal-key-file", "TIENLEN_DEAL_KEY_FILE", "deal_key_file", str, "(none)", "file holding the host's deal key: seeded and explicit deals (NewGame, NextGame) need it in deal_key; without it NextGame's are refused where --require-seat-tokens is on"),
+    Option("--deal-key-file", "TIENLEN_DEAL_KEY_FILE", "deal_key_file", str, "(none)", "file of the host's deal keys, one key a line (blank lines and # comments skipped; any is accepted, so a rotation overlaps): seeded and explicit deals (NewGame, NextGame) need one in deal_key; without it, NewGame's and NextGame's are refused where --require-seat-tokens is on"),
     Option("--max-token-age", "TIENLEN_MAX_TOKEN_AGE", "max_token_age", _seconds, "0", "seconds a state token is accepted after it was issued (TOKEN_EXPIRED after); 0 = no limit"),
     Option("--dev", "TIENLEN_DEV", "dev", _bool, "off", "a development run: the published example key is allowed and reflection is on (never in production)", boolean=True),
     Option("--reflection", "TIENLEN_REFLECTION", "reflection", _bool, "(--dev)", "serve gRPC server reflection (v1 and v1alpha) for grpcurl and the like", boolean=True),
     Option("--workers", "TIENLEN_WORKERS", "workers", _positive_int, "2", "threads handling calls (2 measured best: bench/README.md)"),
     Option("--max-concurrent-rpcs", "TIENLEN_MAX_CONCURRENT_RPCS", "max_concurrent_rpcs", _positive_int, "256", "calls admitted at once; more are refused with RESOURCE_EXHAUSTED"),
     Option("--max-request-bytes", "TIENLEN_MAX_REQUEST_BYTES", "max_request_bytes", _positive_int, "16384", "largest request message; larger is refused with RESOURCE_EXHAUSTED"),
+    Option("--max-connections", "TIENLEN_MAX_CONNECTIONS", "max_connections", _positive_int, "512", "connections the gRPC port holds at once (more are closed as they are accepted); at most half the open-file limit less 64"),
+    Option("--handshake-timeout", "TIENLEN_HANDSHAKE_TIMEOUT", "handshake_timeout", _seconds, "10", "seconds a new gRPC connection has to finish its HTTP/2 (and TLS) handshake; then it is closed"),
     Option("--max-connection-age", "TIENLEN_MAX_CONNECTION_AGE", "max_connection_age", _seconds, "300", "seconds before a connection is asked to go away (clients re-balance); 0 = never"),
     Option("--max-connection-age-grace", "TIENLEN_MAX_CONNECTION_AGE_GRACE", "max_connection_age_grace", _seconds, "30", "seconds a connection past its age gets to finish its calls"),
     Option("--keepalive-time", "TIENLEN_KEEPALIVE_TIME", "keepalive_time", _seconds, "60", "seconds between the server's keepalive pings on an idle connection"),
@@ -357,6 +365,8 @@ HELP_GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "workers",
         "max_concurrent_rpcs",
         "max_request_bytes",
+        "max_connections",
+        "handshake_timeout",
         "max_connection_age",
         "max_connection_age_grace",
         "keepalive_time",

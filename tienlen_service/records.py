@@ -11,8 +11,13 @@ stopped early is never passed off as the game the record describes.
 
 Bounded: at most `MAX_MOVES` moves and `MAX_BYTES` bytes (RECORD_TOO_LARGE), checked before
 anything is dealt; a game number and match totals that leave the match room to go on from the
-replay (`MAX_GAME_NUMBER`, `MAX_MATCH_TOTAL`). Pure: protobuf in, engine values out; the
-servicer encodes the answer.
+replay (`MAX_GAME_NUMBER`, `MAX_MATCH_TOTAL`), and totals no larger than the games before this
+one could have paid (`GAME_PAYS_AT_MOST` times the rules' largest amount per game: a record of
+game 1 starts from zero). Pure: protobuf in, engine values out; the servicer encodes the answer.
+
+A replay deals what the record says, which anyone may write: its match is marked replayed
+(`Match.replayed`), and the token, every view, every settlement and every later game of the
+match say so (docs/SECURITY.md, *Who deals*).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from tienlen_service.codec import FieldError
 
 if TYPE_CHECKING:
     from tienlen.v1 import record_pb2, settlement_pb2
-    from tienlen_rules import Event, GameState, Move
+    from tienlen_rules import Event, GameState, Move, RuleSet
 
 #: At most this many moves in a record. A game has at most 52 plays and, between two plays,
 #: fewer passes than seats: a few hundred moves at the very most.
@@ -46,6 +51,11 @@ MAX_GAME_NUMBER: Final = 1_000_000
 #: any one rule option may pay (codec.MAX_OPTION_CHIPS), a thousandth of the wire's int64, so
 #: that the nets of the games played on from the replay keep the totals inside it.
 MAX_MATCH_TOTAL: Final = 1000 * codec.MAX_OPTION_CHIPS
+#: The most one game pays a seat or takes from it, in the rules' largest amount (one option
+#: times the stake, `codec.largest_amount`): the same thousandfold room `MAX_OPTION_CHIPS`
+#: leaves for multiplied, per-card and summed payments. A record's totals before game n are at
+#: most n - 1 such games either way.
+GAME_PAYS_AT_MOST: Final = 1000
 
 RECORD_ILLEGAL_MOVE: Final = "RECORD_ILLEGAL_MOVE"
 RECORD_RESULT_MISMATCH: Final = "RECORD_RESULT_MISMATCH"
@@ -147,7 +157,7 @@ def deal(record: record_pb2.GameRecord, field: str) -> tuple[GameState, tuple[Ev
             f"{field}.match_totals",
             f"{len(totals)} totals for {players} seats: give one per seat, or none",
         )
-    _check_match_position(record, totals, field)
+    _check_match_position(record, totals, rules, field)
     seated, timeouts, auto = _table(record, players, field)
     try:
         match = Match(
@@ -156,8 +166,9 @@ def deal(record: record_pb2.GameRecord, field: str) -> tuple[GameState, tuple[Ev
             -1,
             record.dealer,
             engine.checked_player_ids(list(record.player_ids), players),
-            (0,) * players,
+            (),
             engine.checked_bankrolls(list(record.bankrolls), players),
+            replayed=True,  # a replay can't pass as a deal, in this game and every next one
         )
         return engine.deal_game(
             rules,
@@ -214,12 +225,21 @@ def _setup_path(engine_field: str, field: str) -> str:
     return f"{field}.{engine_field}" if engine_field else field
 
 
+def total_bound(game_number: int, rules: RuleSet) -> int:
+    """The largest match total, either way, a seat can hold before game `game_number` of a
+    match played by `rules`: `GAME_PAYS_AT_MOST` times the rules' largest amount for each
+    game before it (0 before game 1), and never past `MAX_MATCH_TOTAL`."""
+    games_before = max(0, game_number - 1)
+    return min(MAX_MATCH_TOTAL, games_before * GAME_PAYS_AT_MOST * codec.largest_amount(rules))
+
+
 def _check_match_position(
-    record: record_pb2.GameRecord, totals: tuple[int, ...], field: str
+    record: record_pb2.GameRecord, totals: tuple[int, ...], rules: RuleSet, field: str
 ) -> None:
     """The game number and totals must leave room for the match to go on: a replay's state
     token plays on (NextGame adds one to the number and each game's net to the totals), and a
-    number or total past the wire's int32 / int64 could not be answered."""
+    number or total past the wire's int32 / int64 could not be answered. And the totals must be
+    what the games before could have paid (`total_bound`)."""
     if not 0 <= record.game_number <= MAX_GAME_NUMBER:
         raise FieldError(
             codec.INVALID_ARGUMENT,
@@ -227,12 +247,15 @@ def _check_match_position(
             f"game {record.game_number}: a record's game number is 1 to {MAX_GAME_NUMBER}"
             " (0: unset, read as 1)",
         )
+    number = record.game_number or 1
+    bound = total_bound(number, rules)
     for seat, total in enumerate(totals):
-        if abs(total) > MAX_MATCH_TOTAL:
+        if abs(total) > bound:
             raise FieldError(
                 codec.INVALID_ARGUMENT,
                 f"{field}.match_totals[{seat}]",
-                f"{total} chips: a match total is at most {MAX_MATCH_TOTAL} either way",
+                f"{total} chips: before game {number} of a match by these rules a total is at"
+                f" most {bound} either way (what the games before could have paid)",
             )
 
 

@@ -1,9 +1,10 @@
 """Bot suggestions for SuggestMove: which bot by default, and the searches that watch their call.
 
-A search (`SEARCH_BOTS`: hundreds of playouts) asks `call_gone(context)` between playouts and
-stops when the caller cancelled, hung up or its deadline passed (every transport's context
-honours one contract for this, `call_context.CallContext`), so six abandoned calls cannot hold the
-workers; and at most `search_slots(workers)` searches run at once (more are refused at once
+Every suggestion watches its call: `call_gone(context)` is asked between the suggestion's steps
+and, by a search (`SEARCH_BOTS`: hundreds of playouts), between playouts, and the bot stops
+when the caller cancelled, hung up or its deadline passed (every transport's context honours
+one contract for this, `call_context.CallContext`), so abandoned calls cannot hold the workers;
+and at most `search_slots(workers)` searches run at once (more are refused at once
 with RESOURCE_EXHAUSTED, which clients retry with backoff). The bot's seed is derived from the
 request (`suggestion_seed`), so the same request gets the same suggestion on every replica.
 """
@@ -37,7 +38,8 @@ _SEARCH_NAMES: Final = SEARCH_BOTS | {
 
 def search_slots(workers: int) -> int:
     """How many bot searches (`SEARCH_BOTS`) a server with `workers` call threads runs at once:
-    half of them, at least one, so that cheap calls always find a worker."""
+    half of them, at least one, on the hint pool (`budget.WorkerPools`), never on the
+    `workers` that cheap calls need."""
     return max(1, workers // 2)
 
 
@@ -78,7 +80,7 @@ class Search:
                 request.seat,
                 name,
                 seed=suggestion_seed(request),
-                should_stop=call_gone(context) if bounded else None,
+                should_stop=call_gone(context),
             )
         except engine.Abandoned:
             deadline_passed = expired(context)

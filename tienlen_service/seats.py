@@ -41,10 +41,11 @@ class Seats:
         self._dealer = dealer
         self._require = require_seat_tokens
 
-    def check(self, state: GameState, game_id: bytes, seat: int, seat_token: str) -> None:
+    def check(self, state: GameState, game_id: bytes, seat: int, seat_token: str) -> str | None:
         """Let in a call made for `seat`: the seat must be at the table (INVALID_SEAT) and
         occupied (SEAT_EMPTY; where tokens are required, no token opens an empty seat) and,
-        when seat tokens are required, `seat_token` must be its present player's token."""
+        when seat tokens are required, `seat_token` must be its present player's token; what
+        vouched for it (`TokenCodec.check_seat_token`), None where tokens are not required."""
         if not 0 <= seat < state.players:
             raise IllegalMove(
                 Reason.INVALID_SEAT, f"seat {seat} is not at this table of {state.players}"
@@ -57,10 +58,15 @@ class Seats:
                 raise SeatTokenError(
                     f"seat {seat} is empty in this game: its former player's token opens nothing"
                 )
-            if not self._tokens.check_seat_token(game_id, seat, seat_token, occupant(state, seat)):
+            vouched = self._tokens.check_seat_token(
+                game_id, seat, seat_token, occupant(state, seat)
+            )
+            if vouched is None:
                 raise SeatTokenError(f"the seat token is not seat {seat}'s token in this game")
-        elif empty:
+            return vouched
+        if empty:
             raise IllegalMove(Reason.SEAT_EMPTY, f"nobody sits in seat {seat} in this game")
+        return None
 
     def new_match(self, state: GameState, game_id: bytes) -> list[str]:
         """One token per seat of a new match (an empty seat of a replayed game: "")."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import resource
 import threading
-from concurrent import futures
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -20,6 +19,7 @@ import grpc
 from google.protobuf import descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tienlen_service.budget import HEALTH_SERVICE, WorkerPools
 from tienlen_service.draining import DrainingHealthServicer, StreamCloser
 from tienlen_service.handlers import HandlerRecorder, wrapped_by
 from tienlen_service.keys import DealKey
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 
     Registrar: TypeAlias = Callable[[grpc.Server, TokenCodec, Metrics, Config], Sequence[str]]
     """Registers services on a grpc server; returns their full names (health, reflection)."""
+    _Handler: TypeAlias = grpc.RpcMethodHandler[Any, Any]
 
-HEALTH_SERVICE: Final = "grpc.health.v1.Health"
 #: The long-lived streams a drain ends when the port closes (tienlen_service.draining).
 CLOSED_ON_DRAIN: Final = ("/tienlen.v1.TienLenEngine/PlayStream",)
 
@@ -107,10 +107,16 @@ def raise_open_file_limit() -> int:
     return _NOFILE_CEILING if soft == resource.RLIM_INFINITY else soft
 
 
-def web_connection_cap(configured: int, open_files: int) -> int:
-    """The web port's connection cap: `configured` (--web-max-connections), but never more than
-    half of the open files left after `FD_RESERVE` (the other half is the gRPC port's)."""
+def connection_cap(configured: int, open_files: int) -> int:
+    """A port's connection cap: `configured` (--max-connections for the gRPC port,
+    --web-max-connections for the web port), but never more than half of the open files left
+    after `FD_RESERVE`: each port has its half, so idle connections filling one never take the
+    descriptors the other, the metrics port and the logs need."""
     return max(1, min(configured, (open_files - FD_RESERVE) // 2))
+
+
+web_connection_cap = connection_cap
+"""The web port's cap (`connection_cap` of --web-max-connections)."""
 
 
 def load_deal_key(config: Config) -> DealKey | None:
@@ -126,10 +132,18 @@ def _ms(seconds: float) -> int:
     return int(seconds * 1000)
 
 
-def grpc_options(config: Config) -> list[tuple[str, Any]]:
-    """The channel arguments that carry the limits and keepalive settings of `config`."""
+def grpc_options(config: Config, open_files: int = _NOFILE_CEILING) -> list[tuple[str, Any]]:
+    """The channel arguments that carry the limits and keepalive settings of `config`: the
+    connections the port holds (`connection_cap` of `open_files`; gRPC core closes one more as
+    it is accepted) and how long a new one has to finish its handshake (gRPC core's default
+    of 120 s let idle sockets hold the port)."""
     options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", config.max_request_bytes),
+        (
+            "grpc.max_allowed_incoming_connections",
+            connection_cap(config.max_connections, open_files),
+        ),
+        ("grpc.server_handshake_timeout_ms", _ms(config.handshake_timeout)),
         ("grpc.keepalive_time_ms", _ms(config.keepalive_time)),
         ("grpc.keepalive_timeout_ms", _ms(config.keepalive_timeout)),
         ("grpc.http2.min_recv_ping_interval_without_data_ms", _ms(config.min_ping_interval)),
@@ -219,25 +233,22 @@ class Server:
         self._register = register if register is not None else register_engine
         # One access log for both ports: the same sampling and slow-call rule (observability).
         self.access_log = AccessLog(sample=config.log_sample, slow_ms=config.log_slow_ms)
-        self._executor = futures.ThreadPoolExecutor(
-            max_workers=config.workers, thread_name_prefix="tienlen-rpc"
-        )
-        # Health Watch streams run on their own small pool, never on the call workers.
-        self._health_executor = futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="tienlen-health"
-        )
+        # Each kind of call on its own threads: streams, hints and health never take the
+        # --workers threads of the other calls, nor one another's (budget.py).
+        self._pools = WorkerPools(config.workers)
         self.health = DrainingHealthServicer(
-            experimental_non_blocking=True, experimental_thread_pool=self._health_executor
+            experimental_non_blocking=True, experimental_thread_pool=self._pools.health
         )
         self._streams = StreamCloser(CLOSED_ON_DRAIN)
         # What every handler of the gRPC port is wrapped in as it is registered (`handlers`):
         # counted, timed and logged (outermost), and a PlayStream's calls remembered so that a
-        # drain can close them.
+        # drain can close them; then run on its kind's pool (`_wrap`).
         self._observe = CallObserver(self.metrics, access_log=self.access_log)
-        self._wrap = wrapped_by(self._observe.wrap, self._streams.wrap)
+        self._wrap_handler = wrapped_by(self._observe.wrap, self._streams.wrap)
+        self._open_files = raise_open_file_limit()
         self._grpc = grpc.server(
-            self._executor,
-            options=grpc_options(config),
+            self._pools.calls,
+            options=grpc_options(config, self._open_files),
             maximum_concurrent_rpcs=config.max_concurrent_rpcs,
         )
         self.service_names: tuple[str, ...] = ()
@@ -245,6 +256,12 @@ class Server:
         self._stop_lock = threading.Lock()
         self._stopped = False
         self._drain_delay_over = threading.Event()
+
+    def _wrap(self, method: str, handler: _Handler) -> _Handler:
+        """A handler as the gRPC port serves it (`_wrap_handler`), run on its kind's pool."""
+        wrapped = self._wrap_handler(method, handler)
+        self._pools.assign(method, wrapped)
+        return wrapped
 
     @property
     def port(self) -> int:
@@ -278,7 +295,7 @@ class Server:
     def start(self) -> None:
         """Register the services, bind the ports and start serving (SERVING on health)."""
         config = self.config
-        open_files = raise_open_file_limit()
+        open_files = self._open_files
         web_connections = web_connection_cap(config.web_max_connections, open_files)
         recorder, names = self._register_services()
         self._bound = self._bind_ports(recorder, web_connections)
@@ -337,7 +354,7 @@ class Server:
                     config,
                     handlers=recorder.handlers,
                     wire_methods=WIRE_METHODS,
-                    executor=self._executor,
+                    pool_for=self._pools.pool_for,
                     metrics=self.metrics,
                     serving=self._serving,
                     access_log=self.access_log,
@@ -357,6 +374,13 @@ class Server:
                 message="no --keys/--keys-file: using a random key made at start-up; tokens "
                 "will not survive a restart nor work on another replica. Never in production.",
                 kid=self.keyring.signing_kid,
+            )
+        if self.config.require_seat_tokens and not self.config.seal:
+            self.log.warning(
+                "seat_tokens_unsealed",
+                message="--require-seat-tokens without --seal: a seat token is keyed by a "
+                "secret the state token carries, so whoever holds an unsealed state token can "
+                "make any seat's token (as it reads every hand). Seal tokens players hold.",
             )
         if self.keyring.published_kids:
             self.log.warning(
@@ -378,6 +402,7 @@ class Server:
             cors_origins=list(config.cors_origins),
             allowed_hosts=_hosts_shown(config.web_allowed_hosts),
             web_max_connections=web_connections,
+            max_connections=connection_cap(config.max_connections, open_files),
             open_files=open_files,
             tls=config.tls,
             mutual_tls=config.tls_client_ca is not None,
@@ -436,8 +461,7 @@ class Server:
         stopped.wait()
         if self._bound is not None and self._bound.metrics is not None:
             self._bound.metrics.stop()
-        self._health_executor.shutdown(wait=False, cancel_futures=True)
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._pools.shutdown()
         self.log.info("stopped")
 
     def end_drain_delay(self) -> None:

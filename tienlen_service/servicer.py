@@ -31,6 +31,7 @@ from tienlen_rules import (
 from tienlen_service import codec, records
 from tienlen_service.codec import FieldError, StateDecodeError
 from tienlen_service.dealing import Dealer, requested_deal
+from tienlen_service.key_use import KeyUse
 from tienlen_service.paging import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -80,8 +81,8 @@ Self_ = TypeVar("Self_", bound="TienLenServicer")
 
 def stream_slots(workers: int) -> int:
     """How many PlayStream calls a server with `workers` call threads serves at once: half of
-    them. On the sync server each open stream holds a worker thread for its whole life; the
-    other workers must stay free for unary calls and health checks. One worker: none."""
+    them (one worker: none). Each open stream holds a thread for its whole life, on the
+    stream pool (`budget.WorkerPools`), never one of the `workers`."""
     return workers // 2
 
 
@@ -148,9 +149,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         )
         self._search = Search(metrics=metrics, max_searches=max_searches)
         self._states = StateCache()
-        # One zero-valued series per configured key from the start: a rotation's last step
-        # (removing the old key) is safe once its series stops growing.
-        self._verified = {kid: metrics.tokens_verified.labels(kid) for kid in tokens.keyring.kids}
+        self._key_use = KeyUse(metrics, tokens.keyring.kids)
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -418,15 +417,15 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
         (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
         decoded = self._states.decode(token, self._tokens.decode)
-        verified = self._verified.get(self._tokens.admit(token))
-        if verified is not None:
-            verified.inc()
+        self._key_use.state_token(self._tokens.admit(token))
         return decoded
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat` and let it in (`Seats.check`)."""
         state, game_id = self._decode(token)
-        self._seats.check(state, game_id, seat, seat_token)
+        vouched = self._seats.check(state, game_id, seat, seat_token)
+        if vouched is not None:
+            self._key_use.seat_token(vouched)
         return state, game_id
 
     def _update(

@@ -32,6 +32,12 @@ can say exactly why (TOKEN_WRONG_DEPLOYMENT) instead of a vague bad signature โ€
 can't move a token between deployments.
 
 The keys (a `KeyRing`, each key derived into its sub-keys, and the host's `DealKey`) are `keys.py`.
+
+Seat tokens and the seeds of random next deals are keyed by the match's secret
+(`game_ids.GameId.secret`, carried in the state payload), not by a key of the ring: they depend
+on no signing key, so a match outlives a key rotation whole, as its re-signed state does, and
+any token of a finished game deals the same next game whichever key signed it. A match started
+before secrets has none: its seat tokens and next deals use the ring's sub-keys, as then.
 """
 
 from __future__ import annotations
@@ -48,12 +54,14 @@ from typing import TYPE_CHECKING, Final
 from cryptography.exceptions import InvalidTag
 
 from tienlen_service.entropy import random_bytes
+from tienlen_service.game_ids import secret_of
 from tienlen_service.keys import (
     GENERATED_KEY_BYTES,
     MIN_KEY_BYTES,
     PUBLISHED_EXAMPLE_KEYS,
     DerivedKey,
     KeyConfigError,
+    KeyedMac,
     KeyRing,
     mac_of,
 )
@@ -87,6 +95,9 @@ GCM_TAG_BYTES: Final = 16
 SEAT_TAG_BYTES: Final = 16
 """Seat tokens carry 128 bits of HMAC: enough against guessing, short enough to paste."""
 MAX_SEAT: Final = 0xFFFF
+MATCH_KEYED: Final = "(match)"
+"""What `check_seat_token` answers for a seat token keyed by its match's secret (no key of
+the ring is needed for it), in place of a key id."""
 
 _DEPLOYMENT_RE: Final = re.compile(r"[A-Za-z0-9._:/-]{1,64}")
 _SEAT_TOKEN_RE: Final = re.compile(r"[A-Za-z0-9_-]{22}")
@@ -329,53 +340,92 @@ class TokenCodec:
             message += occupant.to_bytes(8, "big")
         return mac_of(key.seat_mac, message)[:SEAT_TAG_BYTES]
 
+    def _match_seat_tag(self, secret: bytes, game_id: bytes, seat: int, occupant: int) -> bytes:
+        message = self._seat_prefix + seat.to_bytes(2, "big") + game_id
+        if occupant:  # a newcomer (RULES ยง9.1): bound to who sits there, not only the seat
+            message += occupant.to_bytes(8, "big")
+        return _match_mac(secret, message)[:SEAT_TAG_BYTES]
+
     def seat_token(self, game_id: bytes, seat: int, occupant: int = 0) -> str:
         """Mint the capability token that lets its holder act for `seat` in game `game_id`.
 
-        Base64url of a 128-bit HMAC under the signing key over (deployment, seat, game id) and,
-        for a player who sat down between games, its `occupant` number (the match state's): a
-        newcomer's token is not the token of the player who left that seat.
+        Base64url of a 128-bit HMAC over (deployment, seat, game id) and, for a player who sat
+        down between games, its `occupant` number (the match state's: a newcomer's token is not
+        the token of the player who left that seat), under the match's secret
+        (`game_ids.GameId`), or, in a match older than secrets, under the signing key.
         """
         if not 0 <= seat <= MAX_SEAT:
             raise ValueError(f"seat {seat} is out of range")
-        tag = self._seat_tag(self._keyring._signing(), bytes(game_id), seat, occupant)  # noqa: SLF001
+        secret = secret_of(game_id)
+        if secret:
+            tag = self._match_seat_tag(secret, bytes(game_id), seat, occupant)
+        else:
+            tag = self._seat_tag(self._keyring._signing(), bytes(game_id), seat, occupant)  # noqa: SLF001
         return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
 
-    def check_seat_token(self, game_id: bytes, seat: int, token: str, occupant: int = 0) -> bool:
-        """Whether `token` is the seat token of `seat` (sat in by `occupant`) in `game_id`
-        under any configured key.
+    def check_seat_token(
+        self, game_id: bytes, seat: int, token: str, occupant: int = 0
+    ) -> str | None:
+        """What vouches for `token` as the seat token of `seat` (sat in by `occupant`) in
+        `game_id`: `MATCH_KEYED` (the match's secret), or, in a match older than secrets, the id
+        of the configured key it was minted under; None when it is not that seat's token.
 
-        Never raises; compares in constant time and tries every key (so tokens minted before
-        a rotation keep working while their key is still configured).
+        Never raises; compares in constant time and, for an older match, tries every key (so
+        its tokens keep working while their key is still configured).
         """
         if not isinstance(token, str) or not _SEAT_TOKEN_RE.fullmatch(token):
-            return False
+            return None
         if not isinstance(seat, int) or not 0 <= seat <= MAX_SEAT:
-            return False
+            return None
         try:
             given = base64.urlsafe_b64decode(token + "==")
             gid = bytes(game_id)
         except (binascii.Error, ValueError, TypeError):
-            return False
-        ok = False
+            return None
+        secret = secret_of(game_id)
+        if secret:
+            ok = hmac.compare_digest(self._match_seat_tag(secret, gid, seat, occupant), given)
+            return MATCH_KEYED if ok else None
+        found = None
         for key in self._keyring._all():  # noqa: SLF001
             # No early exit: the time taken doesn't tell which key (if any) matched.
-            ok |= hmac.compare_digest(self._seat_tag(key, gid, seat, occupant), given)
-        return ok
+            if hmac.compare_digest(self._seat_tag(key, gid, seat, occupant), given):
+                found = key.kid
+        return found
 
     def deal_seed(self, token: bytes, game_id: bytes, game_number: int) -> int:
         """The seed of game `game_number`'s random deal in the match `game_id`, for a token
-        already known good (`decode` accepted it): a 63-bit HMAC under the deal sub-key of the
-        key that signed `token`, over (deployment, game number, game id).
+        already known good (`decode` accepted it): a 63-bit HMAC over (deployment, game
+        number, game id) under the match's secret (`game_ids.GameId`), or, in a match older
+        than secrets, under the deal sub-key of the key that signed `token`.
 
         So the next deal is fixed by the finished game (NextGame asked twice deals the same
-        hands: nobody can re-deal until the hands suit them) and unpredictable without the
-        key. The signing key of the token, not the ring's first: every replica derives the
-        same seed from the same token, during a key rotation too."""
+        hands: nobody can re-deal until the hands suit them) and unpredictable to whoever
+        can't read the state. Keyed by the match, not by a key: any token of the finished game,
+        whichever key signed it (during a rotation, two may), deals the same hands."""
+        message = self._deal_prefix + struct.pack(">I", game_number) + bytes(game_id)
+        secret = secret_of(game_id)
+        if secret:
+            return int.from_bytes(_match_mac(secret, message)[:8], "big") >> 1
         key = self._keyring._lookup(token[3 : 3 + token[2]])  # noqa: SLF001
         if key is None:  # pragma: no cover - decode accepted the token, so its key is here
             raise TokenError(
                 TokenReason.TOKEN_UNKNOWN_KEY, "the state token's key is not configured"
             )
-        message = self._deal_prefix + struct.pack(">I", game_number) + bytes(game_id)
         return int.from_bytes(mac_of(key.deal_mac, message)[:8], "big") >> 1
+
+
+def _match_mac(secret: bytes, message: bytes) -> bytes:
+    """HMAC-SHA256 of `message` under a match's secret (hashed under the GIL, as `mac_of`),
+    the secret's padded blocks hashed once per match (a few calls of a match ask alike)."""
+    keyed = _MATCH_KEYS.get(secret)
+    if keyed is None:
+        if len(_MATCH_KEYS) >= _MATCH_KEYS_SIZE:
+            _MATCH_KEYS.clear()
+        keyed = _MATCH_KEYS[secret] = KeyedMac(secret)
+    return mac_of(keyed, message)
+
+
+# Matches' secrets keyed lately; cleared when full (a miss costs two block hashes).
+_MATCH_KEYS: Final[dict[bytes, KeyedMac]] = {}
+_MATCH_KEYS_SIZE: Final = 4096

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,30 +116,55 @@ def test_pinning_a_server_pins_its_threads_alive_now_and_those_they_start_later(
         child.wait()
 
 
+def bench_figures(tmp_path: Path, script: str, *args: str) -> dict[str, Any]:
+    """Run a bench script with `args` (and --json), check it exits 0, return its figures."""
+    out = tmp_path / "figures.json"
+    command = [sys.executable, script, *args, "--json", str(out)]
+    run = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures: dict[str, Any] = json.loads(out.read_text())
+    return figures
+
+
 def test_hostile_bench_keeps_grpc_serving_through_a_slowloris_and_a_header_flood(
     tmp_path: Path,
 ) -> None:
     """bench/hostile.py with tiny counts: a replica at 1,024 open files answers every ApplyMove
     and stays SERVING in each phase, refuses the oversize headers, and drains on SIGTERM."""
-    out = tmp_path / "hostile.json"
-    command = [
-        sys.executable,
+    figures = bench_figures(
+        tmp_path,
         "bench/hostile.py",
         "--slowloris", "12",
         "--trickle", "0.2",
         "--flood", "2",
         "--flood-mib", "1",
         "--calls", "5",
-        "--json", str(out),
-    ]  # fmt: skip
-    run = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    figures = json.loads(out.read_text())
+    )  # fmt: skip
     assert figures["open_files"] == 1024
     for phase in ("before", "slowloris", "header flood", "after"):
         assert figures[phase]["health"] == "SERVING", phase
         assert figures[phase]["failed"] == 0, phase
     assert figures["refused"]["HEADERS_TOO_LARGE"] == 2
     assert figures["exit_code"] == 0
+
+
+def test_hostile_work_bench_measures_crafted_hints_and_health_under_them(tmp_path: Path) -> None:
+    """bench/hostile_work.py with tiny counts: every bot's hint on the crafted positions is
+    answered and timed, and health answers while the stream slots are held and hints run."""
+    figures = bench_figures(
+        tmp_path,
+        "bench/hostile_work.py",
+        "--repeat", "1",
+        "--checks", "3",
+        "--hinters", "1",
+        "--searchers", "1",
+    )  # fmt: skip
+    assert {"greedy", "random", "easy", "montecarlo", "expert"} <= set(figures["hints"])
+    for row in figures["hints"].values():
+        assert row["worst ratio"] > 0
+    assert figures["health"]["streams_held"] == figures["workers"] // 2
+    assert figures["health"]["hints_sent"] >= 1
+    assert set(figures["engine_worst_ms"]) == set(figures["hints"])
+    assert all(opening <= worst * 100 for opening, worst in figures["engine_worst_ms"].values())

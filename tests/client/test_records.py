@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -83,7 +84,9 @@ def test_a_seeded_game_replays_from_its_record_text_to_the_same_settlement(
         replayed = client.replay(parsed)
         assert replayed.finished
         assert replayed.settlement == game.settlement
-        assert replayed.record().to_text() == text
+        assert not parsed.replayed
+        # The same record, marked: the service replayed it (anyone may write a record).
+        assert replayed.record() == dataclasses.replace(parsed, replayed=True)
 
 
 def test_a_first_lead_whose_three_of_spades_becomes_the_two_of_hearts_is_refused_at_that_move(
@@ -101,6 +104,24 @@ def test_a_first_lead_whose_three_of_spades_becomes_the_two_of_hearts_is_refused
     assert refused.value.move_number == 1
     assert refused.value.reason in {"MUST_INCLUDE_STARTING_CARD", "CARD_NOT_IN_HAND"}
     assert refused.value.field == "record.moves[0].cards"
+
+
+def test_the_records_of_a_replayed_game_and_of_the_games_after_it_say_replayed(
+    client: TienLenClient,
+) -> None:
+    rng = random.Random(6)
+    game = play_randomly(client, client.new_game("southern", 3, seed=6), rng)
+    assert not game.record().replayed
+    replayed = client.replay(game.record())
+    following = play_randomly(client, client.next_game(replayed), rng)
+    assert replayed.view.replayed
+    assert following.view.replayed
+    record = following.record()
+    assert record.replayed
+    assert '[Replayed "true"]' in record.to_text()
+    assert GameRecord.from_text(record.to_text()) == record
+    assert GameRecord.from_pb(record.to_pb()) == record
+    assert '[Replayed "true"]' not in game.record().to_text()
 
 
 # --- records of followed games --------------------------------------------------------------------

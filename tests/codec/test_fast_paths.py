@@ -86,7 +86,9 @@ def test_a_wire_update_is_byte_for_byte_the_serialised_update_message(variant: s
     of ApplyMove and PlayStream (one move, or a batch) that hold them."""
     token, game_id = bytes(range(200)), b"\x07" * codec.GAME_ID_BYTES
     for seed in range(3):
-        for state, events in match_steps(variant, seed):
+        steps = match_steps(variant, seed)
+        replayed = [(s._replace(match=s.match._replace(replayed=True)), e) for s, e in steps[::7]]
+        for state, events in [*steps, *replayed]:
             for with_view in (True, False):
                 wanted = codec.update_to_pb(token, game_id, state, events, with_view=with_view)
                 update = codec.update_to_wire(token, game_id, state, events, with_view=with_view)

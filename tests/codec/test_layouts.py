@@ -130,7 +130,7 @@ def test_the_fields_a_game_keeps_are_the_serialised_ones_and_a_move_changes_the_
     layout's order: a field the mapping puts in one half and the layout in the other fails."""
     kept = _layouts.GAME_STATE.serialised
     for state in edge_states():
-        per_game = payload._game_pb(b"id", state.rules, state.match)
+        per_game = payload._game_pb(b"id", state.rules, state.match, b"s" * 16)
         per_move = payload._move_pb(state)
         assert {f.name for f, _ in per_game.ListFields()} <= kept
         assert not {f.name for f, _ in per_move.ListFields()} & kept

@@ -28,6 +28,7 @@ from tienlen_rules.revisions import RULES_REVISION
 from tienlen_rules.ruleset import build_rules
 from tienlen_service import codec
 from tienlen_service.codec import StateDecodeError
+from tienlen_service.game_ids import GameId
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -240,3 +241,37 @@ def test_a_payload_whose_kept_fields_differ_from_the_remembered_ones_decodes_who
     for cut in (1, 5, len(whole) // 2):
         with pytest.raises(StateDecodeError):
             codec.decode_state(whole[:-cut])
+
+
+def test_a_matchs_secret_and_its_replayed_mark_are_in_the_payload_byte_for_byte() -> None:
+    """A match's secret rides with its id (`game_ids.GameId`) and a replayed match says so
+    (`Match.replayed`): both written after the fields a move changes, as protobuf writes
+    them, and read back; a payload without them (a match older than both) is read as one
+    with no secret, not replayed."""
+    secret_id = GameId(b"i" * 16, b"s" * 16)
+    for variant in VARIANTS:
+        for state in match_states(variant, 1)[::10]:
+            for marked in (state, state._replace(match=state.match._replace(replayed=True))):
+                for game_id in (secret_id, GameId(b"i" * 16), b"plain-id"):
+                    wanted = codec.state_to_pb(marked, game_id)
+                    payload = codec.encode_state(marked, game_id)
+                    assert_wire_is_the_message(payload, wanted)
+                    decoded, decoded_id = codec.decode_state(payload)
+                    assert decoded == marked
+                    assert decoded_id == game_id
+                    assert decoded_id.secret == getattr(game_id, "secret", b"")  # type: ignore[attr-defined]
+    with pytest.raises(StateDecodeError, match="secret"):
+        codec.decode_state(state_pb2.GameState(match_secret=b"short").SerializeToString())
+
+
+def test_a_live_tables_payload_with_a_secret_is_read_fast_and_exactly() -> None:
+    """A replica reads back what it wrote from the move's fields alone (`state_decode`): at a
+    live table the move's fields, the match and the table's people (time-outs, leavers) come
+    in that order before the secret, and the fast read gives the same state as the whole."""
+    secret_id = GameId(b"t" * 16, b"k" * 16)
+    for variant in VARIANTS:
+        for state, _ in table_steps(variant, 2)[::5]:
+            payload = codec.encode_state(state, secret_id)  # this replica's runs, cached
+            fast, fast_id = codec.decode_state(payload)
+            assert fast == state
+            assert fast_id.secret == secret_id.secret  # type: ignore[attr-defined]

@@ -2223,16 +2223,22 @@ def game_records(s: Script) -> None:
     replayed = s.call(
         "ReplayGame",
         {"record": game_record()},
-        note="The game's record (docs/RECORDS.md's example, names and result included) replayed: the same events from the deal on, the same end, the same settlement; the stated result is reached, so the record is accepted. A replay is a new match: new seat tokens.",
+        note="The game's record (docs/RECORDS.md's example, names and result included) replayed: the same events from the deal on, the same end, the same settlement; the stated result is reached, so the record is accepted. A replay is a new match: new seat tokens, and marked replayed (the update, the view and the settlement say so): anyone may write a record.",
         must={
             "game": {
                 "events": events,
                 "toAct": None,
                 "finished": True,
-                "settlement": settled,
-                "view": {"players": 3, "rules": RECORD_RULES, "moveCount": len(RECORD_MOVES)},
+                "settlement": {**settled, "replayed": True},
+                "view": {
+                    "players": 3,
+                    "rules": RECORD_RULES,
+                    "moveCount": len(RECORD_MOVES),
+                    "replayed": True,
+                },
                 "gameNumber": 1,
                 "moveNumber": len(RECORD_MOVES),
+                "replayed": True,
             },
             "seatTokens": {"$len": 3},
         },
@@ -2240,10 +2246,11 @@ def game_records(s: Script) -> None:
     del replayed
     s.next_game(
         ["4D 9H", "5C JD", "6S KH"],
-        note="The replay's state token goes on like the live game's: NextGame deals game 2 of the match, led by the winner (Lan) with any combination, the totals carried over.",
+        note="The replay's state token goes on like the live game's: NextGame deals game 2 of the match, led by the winner (Lan) with any combination, the totals carried over; still a replayed match.",
         must={
             "game": {
                 "toAct": 0,
+                "replayed": True,
                 "events": [
                     {
                         "gameStarted": {

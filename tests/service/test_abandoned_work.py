@@ -30,7 +30,7 @@ import grpc
 import pytest
 
 from tienlen.v1 import service_pb2, service_pb2_grpc
-from tienlen_rules.bots import montecarlo
+from tienlen_rules.bots import greedy, montecarlo
 from tienlen_service import searches, servicer
 
 from .rich_status import rich
@@ -54,6 +54,14 @@ class Playouts:
     ends: list[threading.Event] = field(default_factory=list)
     current: threading.local = field(default_factory=threading.local)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    ended: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+    """Released as each SuggestMove's bot work ends (answered, abandoned or refused): hints
+    run on threads of their own (budget.py), so a cheap call answered says nothing of them."""
+
+    def wait_ended(self, count: int = 1) -> None:
+        """Wait until `count` more SuggestMove calls have ended on the server."""
+        for _ in range(count):
+            assert self.ended.acquire(timeout=WAIT)
 
     def watch(self, context: grpc.ServicerContext) -> None:
         """A search starts on this worker thread for the call of `context`."""
@@ -94,6 +102,15 @@ def playouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Playouts]:
         return real_call_gone(context)
 
     monkeypatch.setattr(searches, "call_gone", call_gone)
+    real_call = searches.Search.__call__
+
+    def ending(self: searches.Search, *args: Any) -> Any:
+        try:
+            return real_call(self, *args)
+        finally:
+            counted.ended.release()
+
+    monkeypatch.setattr(searches.Search, "__call__", ending)
     yield counted
     counted.release()
 
@@ -291,8 +308,10 @@ def test_a_search_whose_caller_hangs_up_stops_at_its_next_playout_frees_the_work
         call = open_search(transport, running, search(token, to_act(stub, token)), None)
         assert playouts.started.wait(WAIT)
         call.hang_up()
-        # One worker: this cheap call is served only once the search has let go of it.
+        # Cheap calls are answered meanwhile (on threads searches never take); the search
+        # stops at its next playout and lets go of its thread.
         stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
+        playouts.wait_ended()
     assert (playouts.searches, playouts.count) == (1, 1)
     # The playout was woken by the call's end (a callback run at the hang-up), not by WAIT.
     assert playouts.waits == [True]
@@ -310,6 +329,7 @@ def test_an_expired_search_stops_at_its_next_playout_and_is_counted_abandoned_an
         code, _ = open_search(transport, running, search(token, seat), 1.0).outcome()
         assert code == grpc.StatusCode.DEADLINE_EXCEEDED
         stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
+        playouts.wait_ended()
     # The deadline may pass before the first playout on a busy machine (then none ran).
     assert playouts.searches == 1
     assert playouts.count <= 1
@@ -321,6 +341,32 @@ def test_an_expired_search_stops_at_its_next_playout_and_is_counted_abandoned_an
         "refused": 0,
         "timed": 1,
     }
+
+
+def test_a_cheap_hint_whose_caller_hangs_up_is_abandoned_too(
+    server_factory: Callable[..., Any], playouts: Playouts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not only searches: greedy's hint once computed on for seconds after its caller's 504.
+    # Its choice here waits for the call's end, as a long one would run past it.
+    real = greedy.GreedyBot.choose
+
+    def choose(self: greedy.GreedyBot, *args: Any) -> Any:
+        playouts.rollout()
+        return real(self, *args)
+
+    monkeypatch.setattr(greedy.GreedyBot, "choose", choose)
+    stub, token, channel, running = start(server_factory, workers=1)
+    with channel:
+        hint = service_pb2.SuggestMoveRequest(state_token=token, bot="greedy")
+        hint.seat = to_act(stub, token)
+        call = GrpcSearch(running, hint, None)
+        assert playouts.started.wait(WAIT)
+        call.hang_up()
+        stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
+        playouts.wait_ended()
+    assert playouts.waits == [True]
+    assert outcomes(running, "greedy")["abandoned"] == 1
+    assert outcomes(running, "greedy")["suggested"] == 0
 
 
 # --- the gRPC port's limits -------------------------------------------------------------------
@@ -336,6 +382,7 @@ def test_six_abandoned_searches_leave_the_workers_free(
         calls = [stub.SuggestMove.future(search(token, seat), timeout=0.1) for _ in range(6)]
         codes = {call.exception().code() for call in calls}  # type: ignore[union-attr]
         assert codes <= {grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+        playouts.wait_ended(6)  # every one refused, or stopped at its deadline
         for _ in range(2):  # both workers free
             stub.DescribeRules(service_pb2.DescribeRulesRequest(), timeout=WAIT)
     # Each search that got a slot ran at most the one playout its deadline interrupted.

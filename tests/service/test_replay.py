@@ -282,7 +282,7 @@ def test_a_record_whose_match_could_not_go_on_is_refused_naming_the_field(
 
 
 def test_a_replay_at_the_bounds_of_its_match_plays_on_to_the_next_game(stub: Stub) -> None:
-    bound = records.MAX_MATCH_TOTAL
+    bound = records.total_bound(records.MAX_GAME_NUMBER, engine.build_rules("southern"))
     record = short_game(game_number=records.MAX_GAME_NUMBER, match_totals=[bound, -bound])
     replayed = stub.ReplayGame(service_pb2.ReplayGameRequest(record=record), timeout=TIMEOUT)
     assert replayed.game.finished
@@ -356,7 +356,7 @@ def test_the_replay_of_a_simulated_game_gives_its_settlement(stub: Stub, variant
         record, end = simulated(variant, seed)
         game = replay(stub, record)
         assert game.finished
-        assert game.settlement == codec.settlement_to_pb(settle(end))
+        assert game.settlement == codec.settlement_to_pb(settle(end), replayed=True)
 
 
 @pytest.mark.parametrize("variant", sorted(PRESETS))

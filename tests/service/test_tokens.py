@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 from tienlen.v1 import cards_pb2, moves_pb2, service_pb2
 from tienlen_rules.cards import parse_set
 from tienlen_service import codec as wire_codec
+from tienlen_service.game_ids import GameId
 from tienlen_service.keys import KeyedMac, mac_of
 from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import (
     FLAG_SEALED,
     ISSUED_BYTES,
+    MATCH_KEYED,
     TAG_BYTES,
     KeyConfigError,
     KeyRing,
@@ -368,24 +370,54 @@ def test_a_seat_token_of_another_deployment_or_key_is_refused() -> None:
     assert not TokenCodec(KeyRing.from_spec(SPEC_B), seal=False).check_seat_token(GAME, 0, token)
 
 
-def test_seat_tokens_survive_a_key_rotation() -> None:
+def test_seat_tokens_of_an_older_match_last_while_their_key_is_configured() -> None:
     token = CODEC.seat_token(GAME, 3)
     rotated = TokenCodec(KeyRing.from_spec(f"{SPEC_B},{SPEC_A}"), seal=True)
-    assert rotated.check_seat_token(GAME, 3, token)
+    assert rotated.check_seat_token(GAME, 3, token) == "a"  # the key it needs
     assert rotated.seat_token(GAME, 3) != token
+    assert TokenCodec(KeyRing.from_spec(SPEC_B), seal=True).check_seat_token(GAME, 3, token) is None
+
+
+MATCH = GameId(b"\x03" * 16, b"\x04" * 16)
+"""A match with a secret: its seat tokens and next deals are keyed by it, not by a key."""
+
+
+def test_a_matchs_seat_tokens_need_no_key_of_the_ring() -> None:
+    token = CODEC.seat_token(MATCH, 2)
+    for keys in (SPEC_A, f"{SPEC_B},{SPEC_A}", SPEC_B):
+        rotated = TokenCodec(KeyRing.from_spec(keys), seal=True)
+        assert rotated.check_seat_token(MATCH, 2, token) == MATCH_KEYED
+        assert rotated.seat_token(MATCH, 2) == token
+    assert CODEC.check_seat_token(MATCH, 1, token) is None
+    assert CODEC.check_seat_token(GameId(bytes(MATCH), b"\x05" * 16), 2, token) is None
+    other = TokenCodec(RING_A, seal=False, deployment="other")
+    assert other.check_seat_token(MATCH, 2, token) is None
+
+
+def test_a_matchs_next_deal_is_the_same_under_every_key() -> None:
+    by_a, by_b = (
+        CODEC.encode(PAYLOAD),
+        TokenCodec(KeyRing.from_spec(SPEC_B), seal=False).encode(PAYLOAD),
+    )
+    ring = TokenCodec(KeyRing.from_spec(f"{SPEC_A},{SPEC_B}"), seal=False)
+    assert ring.deal_seed(by_a, MATCH, 2) == ring.deal_seed(by_b, MATCH, 2)
+    assert ring.deal_seed(by_a, MATCH, 2) != ring.deal_seed(by_a, MATCH, 3)
+    # An older match (no secret) deals by the key that signed its token, as before.
+    assert ring.deal_seed(by_a, GAME, 2) != ring.deal_seed(by_b, GAME, 2)
 
 
 @pytest.mark.parametrize(
     "token", ["", "x", "A" * 22, "A" * 21 + "!", "A" * 23, None, 5, b"bytes-are-not-a-token!!"]
 )
-def test_garbage_seat_tokens_are_false_not_errors(token: object) -> None:
-    assert CODEC.check_seat_token(GAME, 0, token) is False  # type: ignore[arg-type]
+def test_garbage_seat_tokens_are_refused_not_errors(token: object) -> None:
+    assert CODEC.check_seat_token(GAME, 0, token) is None  # type: ignore[arg-type]
+    assert CODEC.check_seat_token(MATCH, 0, token) is None  # type: ignore[arg-type]
 
 
 def test_out_of_range_seats() -> None:
     token = CODEC.seat_token(GAME, 0)
-    assert CODEC.check_seat_token(GAME, -1, token) is False
-    assert CODEC.check_seat_token(GAME, 1 << 20, token) is False
+    assert CODEC.check_seat_token(GAME, -1, token) is None
+    assert CODEC.check_seat_token(GAME, 1 << 20, token) is None
     with pytest.raises(ValueError, match="out of range"):
         CODEC.seat_token(GAME, -1)
 
@@ -426,6 +458,8 @@ def test_tokens_never_use_the_one_shot_hmac_that_gives_the_gil_away(
     for codec in (CODEC, SEALED):
         assert codec.decode(codec.encode(PAYLOAD)) == PAYLOAD
     assert CODEC.check_seat_token(GAME, 1, CODEC.seat_token(GAME, 1))
+    assert CODEC.check_seat_token(MATCH, 1, CODEC.seat_token(MATCH, 1))
+    assert CODEC.deal_seed(CODEC.encode(PAYLOAD), MATCH, 2) >= 0
 
 
 # --- the servicer's state cache: a token it signed is not verified again -------------------

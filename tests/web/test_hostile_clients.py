@@ -170,6 +170,31 @@ def test_a_small_oversize_head_gets_431(start_web, sockets) -> None:
     assert connection_refusals(running)["HEADERS_TOO_LARGE"] == 1
 
 
+@pytest.mark.parametrize("oversize", ["head bytes", "header count"])
+def test_a_request_pipelined_before_an_oversize_head_keeps_its_answer(
+    start_web, sockets, oversize
+) -> None:
+    # A valid NewGame, then at once on the same connection a head over a bound: the NewGame is
+    # answered (its answer was lost to the 431 before), then the 431 comes and the close.
+    running, web = start_web(web_max_header_bytes=4096, web_max_headers=20)
+    body = json.dumps({"players": 4, "seed": "7"}).encode()
+    valid = (
+        b"POST /tienlen.v1.TienLenEngine/NewGame HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    )
+    if oversize == "head bytes":
+        extra = b"X-Big: " + b"a" * 5000 + b"\r\n"
+    else:
+        extra = b"".join(b"X-%d: 1\r\n" % i for i in range(50))
+    sock = sockets(web.port)
+    sock.sendall(valid + b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + b"\r\n")
+    answers = read_all(sock)
+    assert answers.startswith(b"HTTP/1.1 200 "), answers[:200]
+    assert b"stateToken" in answers
+    assert b"HTTP/1.1 431 " in answers
+    assert sum(connection_refusals(running).values()) == 1
+
+
 def test_more_headers_than_the_count_bound_get_431(start_web, sockets) -> None:
     running, web = start_web(web_max_headers=20)
     sock = sockets(web.port)

@@ -6,11 +6,10 @@ name; `suggest_move` asks a bot for a seat's move in a state (the `SuggestMove` 
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable
 
-from tienlen_rules.bots.base import Bot, Observation, observe
+from tienlen_rules.bots.base import Bot, Observation, checkpoint, observe, watched
 from tienlen_rules.bots.expert import ExpertBot
 from tienlen_rules.bots.greedy import GreedyBot
 from tienlen_rules.bots.levels import LEVELS, LEVELS_BY_NAME, Level, resolve
@@ -80,15 +79,15 @@ def suggest_move(
 ) -> Move | None:
     """The move `bot` would make for `seat` now, or None when the seat has nothing to do.
 
-    `should_stop`: a cheap check the bot's search calls between samples; once it answers True
-    the search gives up with `Abandoned` (the caller no longer wants the answer). Only the
-    Monte-Carlo bot searches; the others answer in a few legal-move generations."""
+    `should_stop`: a cheap check asked between the suggestion's steps and, by a search,
+    between samples; once it answers True the bot gives up with `Abandoned` (the caller no
+    longer wants the answer). Every bot gets it (`base.watched`): the searches stop within a
+    playout, the others within one legal-move generation."""
     obs = observe(state, seat)
     if not obs.plays and not (obs.in_turn and obs.can_pass):
         return None
-    chosen = make_bot(bot)
-    if should_stop is not None and isinstance(chosen, (MonteCarloBot, ExpertBot)):
-        chosen = dataclasses.replace(chosen, should_stop=should_stop)
+    chosen = watched(make_bot(bot), should_stop)
+    checkpoint(should_stop)
     move = chosen.choose(obs, random.Random(seed))  # noqa: S311 - a game move, not a secret
     return None if move.is_pass and not obs.in_turn else move
 

@@ -12,11 +12,14 @@ those plays and a pass means "let it go".
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from tienlen_rules.cards import CardSet, cards_of
 from tienlen_rules.combinations import Combination
+from tienlen_rules.errors import Abandoned
 from tienlen_rules.game import legal_plays
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.seat_view import SeatView, view
@@ -120,3 +123,21 @@ def unseen_cards(obs: Observation) -> CardSet:
     for cards in obs.played_by:
         played |= cards
     return ((1 << 52) - 1) & ~obs.hand & ~played
+
+
+def watched(bot: Bot, should_stop: Callable[[], bool] | None) -> Bot:
+    """`bot` asking `should_stop` as it works: a search (a bot with a `should_stop` field)
+    asks it before every playout; every other bot answers in a bounded number of legal-move
+    generations, and its caller asks between them (`checkpoint`)."""
+    if should_stop is None or not dataclasses.is_dataclass(bot):
+        return bot
+    if any(f.name == "should_stop" for f in dataclasses.fields(bot)):
+        return dataclasses.replace(bot, should_stop=should_stop)
+    return bot
+
+
+def checkpoint(should_stop: Callable[[], bool] | None) -> None:
+    """Raise `Abandoned` once `should_stop` says the caller no longer wants the move: asked
+    between a suggestion's steps (observing, choosing, explaining), whatever the bot."""
+    if should_stop is not None and should_stop():
+        raise Abandoned("the suggestion was abandoned by its caller")

@@ -9,19 +9,24 @@ it decides nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable
 from enum import StrEnum
 from typing import NamedTuple
 
 from tienlen_rules.beating import Beat, beat
-from tienlen_rules.bots.base import Observation, observe, to_move, unseen_cards
+from tienlen_rules.bots.base import (
+    Observation,
+    checkpoint,
+    observe,
+    to_move,
+    unseen_cards,
+    watched,
+)
 from tienlen_rules.bots.expert import ExpertBot, Search
 from tienlen_rules.bots.greedy import situation
-from tienlen_rules.bots.montecarlo import MonteCarloBot
 from tienlen_rules.bots.plan import is_precious, plan_cost
-from tienlen_rules.bots.policy import running_play
+from tienlen_rules.bots.policy import RUN_OUT_CARDS, running_play
 from tienlen_rules.cards import TWOS, format_cards
 from tienlen_rules.combinations import Combination, Kind
 from tienlen_rules.movegen import has_beat
@@ -78,9 +83,8 @@ def suggest(
         return None
     from tienlen_rules.bots import make_bot  # the registry imports this module's callers
 
-    chosen = make_bot(bot)
-    if should_stop is not None and isinstance(chosen, MonteCarloBot | ExpertBot):
-        chosen = dataclasses.replace(chosen, should_stop=should_stop)
+    chosen = watched(make_bot(bot), should_stop)
+    checkpoint(should_stop)
     rng = random.Random(seed)  # noqa: S311 - a game move, not a secret
     search: Search | None = None
     if isinstance(chosen, ExpertBot):
@@ -90,6 +94,7 @@ def suggest(
         move = chosen.choose(obs, rng)
     if move.is_pass and not obs.in_turn:
         return None
+    checkpoint(should_stop)
     reason, text = explain(obs, move, search)
     values: tuple[CandidateValue, ...] = ()
     if search is not None and search.nodes:
@@ -128,7 +133,12 @@ def explain(obs: Observation, move: Move, search: Search | None = None) -> tuple
         return Reason.CHOP, f"{_cards(cards)} chops {_cards(table.cards)}: chops are paid"
     if not obs.in_turn:
         return Reason.STEAL_LEAD, f"{_cards(cards)} takes the lead out of turn"
-    if running_play(situation(obs), unseen_cards(obs)) == combo:
+    # Only where the policy looks for a line (RUN_OUT_CARDS): each boss tried asks the next
+    # ones, which on a long hand is a tree of thousands of plays.
+    if (
+        hand.bit_count() <= RUN_OUT_CARDS
+        and running_play(situation(obs), unseen_cards(obs)) == combo
+    ):
         return Reason.RUN_OUT, (
             f"nobody can beat {_cards(cards)}, and what is left then plays out your hand"
         )

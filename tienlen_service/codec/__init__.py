@@ -60,6 +60,7 @@ from tienlen_service.codec.rules import (
     check_amounts,
     constraints_to_pb,
     describe_rules_to_pb,
+    largest_amount,
     option_to_pb,
     rules_from_pb,
     rules_to_pb,
@@ -67,12 +68,7 @@ from tienlen_service.codec.rules import (
 )
 from tienlen_service.codec.seating import seating_from_pb
 from tienlen_service.codec.settlement import settlement_to_pb
-from tienlen_service.codec.state import (
-    GAME_ID_BYTES,
-    encode_state,
-    new_game_id,
-    state_to_pb,
-)
+from tienlen_service.codec.state import encode_state, state_to_pb
 from tienlen_service.codec.state_decode import decode_state
 from tienlen_service.codec.update import (
     apply_answer_wire,
@@ -89,6 +85,7 @@ from tienlen_service.codec.view import (
     view_to_pb,
     view_to_wire,
 )
+from tienlen_service.game_ids import GAME_ID_BYTES, new_game_id
 
 __all__ = [
     "GAME_ID_BYTES",
@@ -118,6 +115,7 @@ __all__ = [
     "group_counts_to_pb",
     "hand_from_pb",
     "kind_from_pb",
+    "largest_amount",
     "legal_move_to_pb",
     "move_from_pb",
     "move_to_pb",

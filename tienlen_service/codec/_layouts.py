@@ -115,6 +115,7 @@ TABLE_VIEW: Final = Layout(
         "follow_rules",
         "chop_seats",
         "chop_open",
+        "replayed",
     ),
     serialised=("hand", "rules", "must_include", "played", "follow_rules"),
 )
@@ -132,6 +133,7 @@ GAME_UPDATE: Final = Layout(
         "move_number",
         "chop_seats",
         "chop_open",
+        "replayed",
     ),
     serialised=("settlement",),
 )
@@ -194,6 +196,7 @@ GAME_STATE: Final = Layout(
         "auto",
         "departed",
         "forfeited",
+        "match_secret",
     ),
-    serialised=("game_id", "variant", "overrides", "match", "rules_revision"),
+    serialised=("game_id", "variant", "overrides", "match", "rules_revision", "match_secret"),
 )

@@ -93,6 +93,13 @@ def check_amounts(rules: RuleSet, field: str = "rules") -> None:
             )
 
 
+def largest_amount(rules: RuleSet) -> int:
+    """The most chips any one stakes option of `rules` pays (its value times the stake), and
+    at least one stake: the unit a game's payments are multiples and sums of."""
+    amounts = [int(getattr(rules, spec.name)) * rules.stake for spec in _AMOUNT_OPTIONS]
+    return max([rules.stake, *amounts])
+
+
 def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSetSpec:
     """The RuleSetSpec of `rules` as a client reads it: the game's overrides plus, for a game
     dealt before a default changed, the value it keeps (`revisions.pinned_defaults`). Read

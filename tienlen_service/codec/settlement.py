@@ -27,8 +27,11 @@ _TRANSFER_REASONS: Final = {
 }
 
 
-def settlement_to_pb(settlement: Settlement) -> settlement_pb2.Settlement:
-    """The wire settlement of a finished game."""
+def settlement_to_pb(
+    settlement: Settlement, *, replayed: bool = False
+) -> settlement_pb2.Settlement:
+    """The wire settlement of a finished game; `replayed`: its match was replayed from a record
+    (`Match.replayed`)."""
     return settlement_pb2.Settlement(
         transfers=[
             settlement_pb2.Transfer(
@@ -50,4 +53,5 @@ def settlement_to_pb(settlement: Settlement) -> settlement_pb2.Settlement:
             for r in settlement.rotten
         ],
         zero_sum=settlement.zero_sum,
+        replayed=replayed,
     )

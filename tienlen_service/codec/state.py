@@ -5,7 +5,9 @@ The service keeps no state: every answer carries the whole game, signed (and may
 field: hands and deals as 52-bit masks, seats as ints with -1 for "none" (zigzag `sint32`), the
 rules as the variant and the canonical overrides plus the rules revision the game was dealt
 under, and the table as a mask that is classified again on decode. A seeded deal keeps its
-seed (`MatchState.seed`, absent for a random deal).
+seed (`MatchState.seed`, absent for a random deal); a replayed match says so
+(`MatchState.replayed`); the match's secret (`game_ids`) rides with its id (`match_secret`,
+absent in a match started before secrets, whose payloads are written as then).
 
 Encoding is protobuf's deterministic serialisation, so equal states give equal bytes (and
 equal tokens): `state_to_pb` is the mapping, and `encode_state` writes its bytes in the order
@@ -39,7 +41,7 @@ from tienlen_service.codec._wire import (
     varint,
 )
 from tienlen_service.codec.cards import CARD_COUNT
-from tienlen_service.entropy import random_bytes
+from tienlen_service.game_ids import secret_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,18 +49,13 @@ if TYPE_CHECKING:
     from google.protobuf.message import Message
 
 FULL_MASK: Final = (1 << CARD_COUNT) - 1
-GAME_ID_BYTES: Final = 16
-
-
-def new_game_id() -> bytes:
-    """A fresh random game id (seat tokens are bound to it)."""
-    return random_bytes(GAME_ID_BYTES)
 
 
 def state_to_pb(state: GameState, game_id: bytes) -> state_pb2.GameState:
     """The token payload of an engine state, as a message (what `encode_state`'s bytes are):
-    the fields a game keeps (`_game_pb`) and those a move changes (`_move_pb`)."""
-    message = _game_pb(game_id, state.rules, state.match)
+    the fields a game keeps (`_game_pb`) and those a move changes (`_move_pb`); `game_id` may
+    carry the match's secret (`game_ids.GameId`)."""
+    message = _game_pb(game_id, state.rules, state.match, secret_of(game_id))
     message.MergeFrom(_move_pb(state))
     return message
 
@@ -75,14 +72,15 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
     (tests/codec/: every state of random matches of every preset and the edge values, against
     `state_to_pb` and the pinned payloads). Building the message was ~90 % of an encode
     (bench/README.md, issue 28). docs/ARCHITECTURE.md says how to add a field."""
-    rules, match = state.rules, state.match
+    rules, match, secret = state.rules, state.match, secret_of(game_id)
     parts = _GAME_PARTS.get(game_id)
     if (
         parts is None
         or parts.rules is not rules  # a RuleSet compares by identity (cached_rules)
         or not (parts.match is match or parts.match == match)
+        or parts.secret != secret
     ):
-        parts = _game_parts(game_id, rules, match)
+        parts = _game_parts(game_id, rules, match, secret)
     return _payload_wire(state, parts.runs)
 
 
@@ -93,6 +91,7 @@ class GameParts(NamedTuple):
 
     rules: RuleSet
     match: Match
+    secret: bytes
     runs: tuple[bytes, ...]  # GAME_STATE's serialised runs, in order
 
 
@@ -110,7 +109,7 @@ def game_parts(game_id: bytes) -> GameParts | None:
     return _GAME_PARTS.get(game_id)
 
 
-def _game_pb(game_id: bytes, rules: RuleSet, match: Match) -> state_pb2.GameState:
+def _game_pb(game_id: bytes, rules: RuleSet, match: Match, secret: bytes) -> state_pb2.GameState:
     """The fields a game keeps from move to move (GAME_STATE's `serialised` ones)."""
     return state_pb2.GameState(
         game_id=game_id,
@@ -126,8 +125,10 @@ def _game_pb(game_id: bytes, rules: RuleSet, match: Match) -> state_pb2.GameStat
             player_ids=match.player_ids or None,
             occupants=match.occupants or None,
             bankrolls=match.bankrolls or None,
+            replayed=match.replayed,
         ),
         rules_revision=rules.revision,  # 0 (before revisions): not written, as then
+        match_secret=secret,  # b"" (a match older than secrets): not written, as then
     )
 
 
@@ -169,8 +170,8 @@ def _move_pb(state: GameState) -> state_pb2.GameState:
     )
 
 
-def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> GameParts:
-    whole = _game_pb(game_id, rules, match)
+def _game_parts(game_id: bytes, rules: RuleSet, match: Match, secret: bytes) -> GameParts:
+    whole = _game_pb(game_id, rules, match, secret)
     runs: list[bytes] = []
     for fields in _GAME_RUNS:  # each run alone: a copy of the whole without the other fields
         run: Message = state_pb2.GameState()
@@ -178,7 +179,7 @@ def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> GameParts:
         for other in _GAME_STATE_FIELDS.difference(fields):
             run.ClearField(other)
         runs.append(run.SerializeToString(deterministic=True))
-    parts = GameParts(rules, match, tuple(runs))
+    parts = GameParts(rules, match, secret, tuple(runs))
     if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
         _GAME_PARTS.clear()
     _GAME_PARTS[bytes(game_id)] = parts
@@ -246,7 +247,7 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
     """The bytes of `state_to_pb(state, ...)` (deterministic): every field in GAME_STATE's
     order, the game's runs (`game`, serialised once per game) in their places. A new field a
     move changes is written here in its place; one the game keeps goes in `_game_pb` only."""
-    head, tail = game  # game_id, variant, overrides | match, rules_revision
+    head, tail, last = game  # game_id, variant, overrides | match, rules_revision | match_secret
     table = state.table
     places = state.places
     to_act, must_include, table_seat = state.to_act, state.must_include, state.table_seat
@@ -325,4 +326,5 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         ):
             if mask:
                 out.append(int_field(key, mask))
+    out.append(last)
     return b"".join(out)

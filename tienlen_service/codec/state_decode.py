@@ -39,7 +39,8 @@ from tienlen_service.codec._layouts import GAME_STATE
 from tienlen_service.codec.cards import CARD_COUNT
 from tienlen_service.codec.errors import StateDecodeError
 from tienlen_service.codec.rules import cached_rules
-from tienlen_service.codec.state import FULL_MASK, GAME_ID_BYTES, game_parts
+from tienlen_service.codec.state import FULL_MASK, game_parts
+from tienlen_service.game_ids import GAME_ID_BYTES, SECRET_BYTES, GameId
 
 # A payload of a game with a game id starts with its record: key, length, the id.
 _GAME_ID_KEY: Final = GAME_STATE.tag("game_id") + bytes((GAME_ID_BYTES,))
@@ -55,23 +56,38 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         game_id = payload[2:_GAME_ID_END]
         parts = game_parts(game_id)
         if parts is not None:
-            head, tail = parts.runs  # as `state._payload_wire` joins them
-            end = len(payload) - len(tail)
-            if (
-                payload.startswith(head)
-                and payload.endswith(tail)
-                and end > len(head)
-                and payload[len(head)] == _MOVE_START
-            ):
-                msg = state_pb2.GameState()
-                try:
-                    msg.ParseFromString(payload[len(head) : end])
-                    whole = msg.HasField("match")  # cut inside the kept fields: not ours
-                except DecodeError:
-                    whole = True
-                if not whole:
-                    return _state(msg, parts.rules, parts.match), game_id
+            moved = _moved(payload, parts.runs)
+            if moved is not None:
+                return _state(moved, parts.rules, parts.match), GameId(game_id, parts.secret)
     return _decode_whole(payload)
+
+
+def _moved(payload: bytes, runs: tuple[bytes, ...]) -> state_pb2.GameState | None:
+    """The fields a move changes of a payload this replica made the kept runs of (`runs`, as
+    `state._payload_wire` joins them: head, the move's fields, tail, a live table's fields,
+    last), parsed alone; None when the payload is not cut that way (it is decoded whole)."""
+    head, tail, last = runs
+    end = len(payload) - len(last)
+    if (
+        not payload.startswith(head)
+        or not payload.endswith(last)
+        or end <= len(head)
+        or payload[len(head)] != _MOVE_START
+    ):
+        return None
+    body = payload[len(head) : end]  # the move's fields, tail, a live table's fields
+    at = body.rfind(tail)
+    if at <= 0:
+        return None
+    msg = state_pb2.GameState()
+    try:
+        msg.ParseFromString(body[:at] + body[at + len(tail) :])
+    except DecodeError:
+        return None
+    # Cut inside the kept fields: not this replica's cut; decoded whole.
+    if msg.HasField("match") or msg.game_id or msg.match_secret or msg.rules_revision:
+        return None
+    return msg
 
 
 def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
@@ -82,6 +98,8 @@ def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
         raise StateDecodeError("the state does not parse") from None
     if msg.rules_revision < 0:
         raise StateDecodeError("the state's rules revision is negative")
+    if len(msg.match_secret) not in (0, SECRET_BYTES):
+        raise StateDecodeError("the state's match secret has the wrong length")
     try:
         overrides = tuple((o.name, o.value) for o in msg.overrides)
         rules = cached_rules(msg.variant, overrides, msg.rules_revision)
@@ -104,8 +122,9 @@ def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
         ids,  # empty: nobody gave ids
         occupants,  # empty: every seat holds a player the match was dealt for
         bankrolls,
+        played.replayed,
     )
-    return _state(msg, rules, match), msg.game_id
+    return _state(msg, rules, match), GameId(msg.game_id, msg.match_secret)
 
 
 def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:

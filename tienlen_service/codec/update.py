@@ -68,7 +68,8 @@ def update_to_pb(
         update.to_act = state.to_act
     if state.over:
         update.finished = True
-        update.settlement.CopyFrom(settlement_to_pb(settle(state)))
+        update.settlement.CopyFrom(settlement_to_pb(settle(state), replayed=state.match.replayed))
+    update.replayed = state.match.replayed
     return update
 
 
@@ -85,6 +86,7 @@ _GU_GAME_NUMBER: Final = GAME_UPDATE.tag("game_number")
 _GU_MOVE_NUMBER: Final = GAME_UPDATE.tag("move_number")
 _GU_CHOP_SEATS: Final = GAME_UPDATE.tag("chop_seats")
 _GU_CHOP_OPEN: Final = GAME_UPDATE.bool_record("chop_open")
+_GU_REPLAYED: Final = GAME_UPDATE.bool_record("replayed")
 _AM_GAME: Final = APPLY_MOVE_RESPONSE.tag("game")
 _PS_TAG: Final = PLAY_STREAM_RESPONSE.tag("tag")
 _PS_APPLIED: Final = PLAY_STREAM_RESPONSE.tag("applied")
@@ -126,7 +128,9 @@ def assemble_update(
     if to_act >= 0:
         out.append(_GU_TO_ACT[to_act])
     else:
-        settlement = settlement_to_pb(settle(state)).SerializeToString(deterministic=True)
+        settlement = settlement_to_pb(
+            settle(state), replayed=state.match.replayed
+        ).SerializeToString(deterministic=True)
         out += (_GU_FINISHED, _GU_SETTLEMENT, varint(len(settlement)), settlement)
     size = len(game_id)
     out += (_GU_GAME_ID, (VARINTS[size] if size < VARINT_TABLE else varint(size)), game_id)
@@ -145,6 +149,8 @@ def assemble_update(
             if seats:
                 out += (_GU_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
         out.append(_GU_CHOP_OPEN)
+    if state.match.replayed:
+        out.append(_GU_REPLAYED)
     return b"".join(out)
 
 

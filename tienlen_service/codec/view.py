@@ -108,6 +108,7 @@ def view_to_pb(seat_view: SeatView, state: GameState, *, chops: bool = True) -> 
         follow_rules=follow_rules_to_pb(state.rules),
         chop_seats=chop_seats(state) if chops and not seated else (),
         chop_open=chop_open(state),
+        replayed=state.match.replayed,
     )
 
 
@@ -140,6 +141,7 @@ _TV_MOVE_COUNT: Final = TABLE_VIEW.tag("move_count")
 _TV_FOLLOW_RULES: Final = TABLE_VIEW.tag("follow_rules")
 _TV_CHOP_SEATS: Final = TABLE_VIEW.tag("chop_seats")
 _TV_CHOP_OPEN: Final = TABLE_VIEW.bool_record("chop_open")
+_TV_REPLAYED: Final = TABLE_VIEW.bool_record("replayed")
 _SS_SEAT: Final = SEAT_STATUS.records("seat", MAX_PLAYERS)
 _SS_CARDS_LEFT: Final = SEAT_STATUS.records("cards_left", CARD_COUNT + 1)
 _SS_PLACE: Final = SEAT_STATUS.records("place", MAX_PLAYERS + 1)
@@ -275,6 +277,8 @@ def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True)
             if seats:
                 out += (_TV_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
         out.append(_TV_CHOP_OPEN)
+    if state.match.replayed:
+        out.append(_TV_REPLAYED)
     return b"".join(out)
 
 

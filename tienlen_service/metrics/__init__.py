@@ -121,10 +121,17 @@ class Metrics:
             ("reason",),
             registry=r,
         )
+        # By key id (configured keys: few values): once a retired key's series stop growing
+        # in both, the key can go (docs/SECURITY.md, rotation).
         self.tokens_verified = CounterFamily(
             "tienlen_tokens_verified",
-            "State tokens accepted, by the id of the key that signed them (a configured key: "
-            "few values). A retired key whose count stays at 0 can be removed.",
+            "State tokens accepted, by the id of the key that signed them.",
+            "kid",
+            r,
+        )
+        self.seat_tokens_verified = CounterFamily(
+            "tienlen_seat_tokens_verified",
+            "Seat tokens accepted, by the key they were minted under; (match): the match's.",
             "kid",
             r,
         )

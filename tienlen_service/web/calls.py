@@ -61,6 +61,8 @@ class _Method:
     service: str
     name: str
     behaviour: Callable[[Any, grpc.ServicerContext], Any]
+    pool: Executor
+    """The threads it runs on (`budget.WorkerPools.pool_for`)."""
     rpc: str
     sampler: Callable[[], int]
     quiet: bool
@@ -68,9 +70,9 @@ class _Method:
 
 
 class WebCalls:
-    """Runs web calls on the gRPC server's worker pool, under the same limits.
+    """Runs web calls on the gRPC server's worker pools, under the same limits.
 
-    `executor`: the call workers; `max_concurrent`: calls admitted at once (more get
+    `pool_for`: the threads a method runs on (`budget.WorkerPools.pool_for`); `max_concurrent`: calls admitted at once (more get
     RESOURCE_EXHAUSTED); `max_request_bytes`: the largest request message (its protobuf size,
     whatever the encoding it came in: JSON spends more bytes on the same message).
     """
@@ -78,14 +80,14 @@ class WebCalls:
     def __init__(
         self,
         *,
-        executor: Executor,
+        pool_for: Callable[[str], Executor],
         metrics: Metrics,
         web_metrics: WebMetrics,
         max_concurrent: int,
         max_request_bytes: int,
         access_log: AccessLog | None = None,
     ) -> None:
-        self._executor = executor
+        self._pool_for = pool_for
         self._metrics = metrics
         self.web_metrics = web_metrics
         self._max_concurrent = max_concurrent
@@ -127,6 +129,7 @@ class WebCalls:
                     service,
                     method.name,
                     behavior,
+                    self._pool_for(f"/{service}/{method.name}"),
                     f"{service}/{method.name}",
                     AccessLog.sampler(),
                     quiet=service in QUIET_SERVICES,
@@ -155,7 +158,7 @@ class WebCalls:
                 f"this replica handles at most {self._max_concurrent} calls at once",
             )
         try:
-            future = self._executor.submit(self._call, method, request, context, transport)
+            future = method.pool.submit(self._call, method, request, context, transport)
         except RuntimeError:  # the pool is shut down: the server is stopping
             self._slots.release()
             raise connect_error(grpc.StatusCode.UNAVAILABLE, "the server is stopping") from None

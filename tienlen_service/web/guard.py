@@ -15,6 +15,9 @@ that protocol with the limits added where the bytes arrive:
 - **head size**: more than `Limits.max_header_bytes` bytes of request line and headers is
   answered 431 and closed, as the bytes arrive (never buffered past the bound plus one read);
 - **header count**: more than `Limits.max_headers` header lines is answered 431 and closed;
+- **pipelining**: a head refused while the answer to an earlier request of the connection is
+  still on its way (a valid request pipelined before it) is answered after that answer: the
+  earlier request keeps it, nothing more is read, then the 431 and the close;
 - **keep-alive**: an idle kept-alive connection is closed after uvicorn's
   ``timeout_keep_alive`` (``--web-keepalive-timeout``).
 
@@ -89,6 +92,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._head_tail = b""
         self._headers_seen = 0
+        # A refusal of a pipelined head, written once the earlier answers are out.
+        self._after_answers: tuple[int, str, str] | None = None
 
     # --- the connection ---------------------------------------------------------------------
 
@@ -124,7 +129,7 @@ class GuardedProtocol(HttpToolsProtocol):
         if self._refused:
             return
         if self._in_head and not self._head_fits(data):
-            self._refuse(431, HEADERS_TOO_LARGE, "the request's headers are too large")
+            self._refuse_head(431, HEADERS_TOO_LARGE, "the request's headers are too large")
             return
         self._unset_keepalive_if_required()
         try:
@@ -155,7 +160,7 @@ class GuardedProtocol(HttpToolsProtocol):
         """One more header, within the count."""
         self._headers_seen += 1
         if self._headers_seen > self.LIMITS.max_headers:
-            self._refuse(431, TOO_MANY_HEADERS, "the request has too many headers")
+            self._refuse_head(431, TOO_MANY_HEADERS, "the request has too many headers")
             raise _Refused
         super().on_header(name, value)
 
@@ -163,7 +168,7 @@ class GuardedProtocol(HttpToolsProtocol):
         """The head is read: check its size as parsed, then hand the request on."""
         size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)
         if size > self.LIMITS.max_header_bytes:
-            self._refuse(431, HEADERS_TOO_LARGE, "the request's headers are too large")
+            self._refuse_head(431, HEADERS_TOO_LARGE, "the request's headers are too large")
             raise _Refused
         self._in_head = False
         super().on_headers_complete()
@@ -177,7 +182,32 @@ class GuardedProtocol(HttpToolsProtocol):
         self._headers_seen = 0
         super().on_message_complete()
 
+    def on_response_complete(self) -> None:
+        """An answer is out: the next pipelined one starts, or a refusal waiting for the
+        answers before it is written now."""
+        super().on_response_complete()
+        refusal = self._after_answers
+        if refusal is not None and not self._answering():
+            self._after_answers = None
+            if not self.transport.is_closing():
+                self._refuse(*refusal)
+
     # --- the deadline and the refusals --------------------------------------------------------
+
+    def _answering(self) -> bool:
+        """Whether an answer to an earlier request is still on its way (or queued)."""
+        cycle = self.cycle
+        return bool(self.pipeline) or (cycle is not None and not cycle.response_complete)
+
+    def _refuse_head(self, status: int, reason: str, message: str) -> None:
+        """Refuse the head being read: at once, or, when earlier requests of the connection
+        are still being answered (pipelined), once they are: nothing more is read meanwhile."""
+        if self._answering():
+            self._refused = True
+            self._disarm()
+            self._after_answers = (status, reason, message)
+            return
+        self._refuse(status, reason, message)
 
     def _arm(self) -> None:
         if self._deadline is None and not self._refused:

@@ -2,8 +2,10 @@
 
 A `Refusal` is a Connect code, a bounded message, the metric reason and the HTTP status of the
 Connect answer; `send_refusal` writes it as Connect's error JSON, or as a gRPC-Web
-trailers-only answer (``grpc-status`` in the headers), with one ErrorInfo where it has an
-`error_reason`. Every message is cut to the bound of all refusals (`statuses.bounded`), and
+trailers-only answer (``grpc-status`` in the headers), with exactly one ErrorInfo, as every
+refusal of the service carries (docs/ERRORS.md): its reason is the refusal's own
+(``STREAM_NOT_SERVED``, ``HOST_NOT_ALLOWED``, ...), or ``MALFORMED_REQUEST`` for malformed
+input, as on the gRPC port. Every message is cut to the bound of all refusals (`statuses.bounded`), and
 what a refusal quotes of the request to a few dozen bytes (`quoted`).
 """
 
@@ -45,9 +47,9 @@ _GRPC_CODES: Final = {
 
 class Refusal(Exception):  # noqa: N818 - a refusal, not a fault of the server
     """A request refused before it reaches an RPC: a Connect code, a message, the metric
-    reason, and the HTTP status of the Connect answer. `error_reason`, when given, is sent as
-    the answer's one ErrorInfo (domain tienlen.v1): the refusals of malformed input carry
-    ``MALFORMED_REQUEST``, as the gRPC port's do."""
+    reason, and the HTTP status of the Connect answer. The answer's one ErrorInfo (domain
+    tienlen.v1) has `error_reason`, by default the metric reason: the refusals of malformed
+    input give ``MALFORMED_REQUEST``, as the gRPC port's do."""
 
     def __init__(
         self,
@@ -63,7 +65,7 @@ class Refusal(Exception):  # noqa: N818 - a refusal, not a fault of the server
         self.message = bounded(message, MAX_MESSAGE_BYTES)
         self.reason = reason
         self.http_status = http_status if http_status is not None else _HTTP_STATUS[code]
-        self.error_reason = error_reason
+        self.error_reason = reason if error_reason is None else error_reason
 
 
 def malformed_frame(message: str) -> Refusal:
@@ -86,7 +88,7 @@ async def send_refusal(refusal: Refusal, scope: Scope, send: Send) -> None:
     """Answer a refusal in the request's protocol: a gRPC-Web trailers-only answer (HTTP 200,
     ``grpc-status`` in the headers) to gRPC-Web, Connect's error JSON to anything else."""
     content_type = header(scope, b"content-type")
-    details = [] if refusal.error_reason is None else [_error_info(refusal.error_reason)]
+    details = [_error_info(refusal.error_reason)]
     if content_type.startswith(GRPC_WEB):
         text = content_type.startswith(GRPC_WEB_TEXT)
         code = _GRPC_CODES[refusal.code]
@@ -95,24 +97,25 @@ async def send_refusal(refusal: Refusal, scope: Scope, send: Send) -> None:
             (b"grpc-status", str(code).encode()),
             (b"grpc-message", urllib.parse.quote(refusal.message, safe="").encode()),
         ]
-        if details:
-            rich = status_pb2.Status(code=code, message=refusal.message, details=details)
-            encoded = base64.b64encode(rich.SerializeToString()).rstrip(b"=")
-            headers.append((b"grpc-status-details-bin", encoded))
+        rich = status_pb2.Status(code=code, message=refusal.message, details=details)
+        encoded = base64.b64encode(rich.SerializeToString()).rstrip(b"=")
+        headers.append((b"grpc-status-details-bin", encoded))
         status, body = 200, b""
     else:
         headers = [(b"content-type", b"application/json")]
         status = refusal.http_status
-        error: dict[str, Any] = {"code": refusal.code, "message": refusal.message}
-        if details:
-            error["details"] = [
+        error: dict[str, Any] = {
+            "code": refusal.code,
+            "message": refusal.message,
+            "details": [
                 {
                     "type": d.TypeName(),
                     "value": base64.b64encode(d.value).decode().rstrip("="),
                     "debug": {"reason": refusal.error_reason, "domain": ERROR_DOMAIN},
                 }
                 for d in details
-            ]
+            ],
+        }
         body = json.dumps(error).encode()
     headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -39,7 +39,7 @@ def start_web_server(
     *,
     handlers: Mapping[str, Mapping[str, Any]],
     wire_methods: Collection[str] = (),
-    executor: Executor,
+    pool_for: Callable[[str], Executor],
     metrics: Metrics,
     serving: Callable[[], bool],
     access_log: AccessLog | None = None,
@@ -55,7 +55,7 @@ def start_web_server(
     assert config.web_port is not None  # the caller checks the web port is on
     web_metrics = WebMetrics(metrics.registry)
     calls = WebCalls(
-        executor=executor,
+        pool_for=pool_for,
         metrics=metrics,
         web_metrics=web_metrics,
         max_concurrent=config.max_concurrent_rpcs,

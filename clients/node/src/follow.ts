@@ -60,6 +60,8 @@ export function checkUpdateView(value: string): UpdateView {
 export const FOLLOWED_FIELDS: ReadonlySet<string> = new Set([
   // set at the deal and never changed by a move: copied from the previous view
   "seat", "hand", "players", "rules", "firstGame", "gameNumber", "dealer", "followRules",
+  // the match's, never changed (a replayed match's next games are replayed too)
+  "replayed",
   // changed by the events
   "seats", "table", "tableSeat", "toAct", "mustInclude", "finished", "played", "stealOpen", "moveCount",
 ]);

@@ -61,6 +61,8 @@ export interface Settlement {
   places: number[];
   rotten: RottenPart[];
   zeroSum: boolean;
+  /** The game belongs to a match replayed from a record (ReplayGame), not dealt by the service. */
+  replayed: boolean;
 }
 
 /** What everyone may know about a seat. */
@@ -96,6 +98,8 @@ export interface View {
   stealOpen: boolean;
   moveCount: number;
   followRules: { passLockout: boolean; leadStealing: boolean; stealWinnerPairsLead: boolean } | null;
+  /** The match was replayed from a record (ReplayGame), not dealt by the service. */
+  replayed: boolean;
 }
 
 /** One step of the game, as the events of an answer tell it (docs/FRONTEND.md lists them). */

@@ -12,7 +12,7 @@ export const MAX_RECORD_TEXT_BYTES = 256 * 1024;
 /** The most moves a record may hold (the service's bound too). */
 export const MAX_RECORD_MOVES = 1000;
 const MAX_PLAYERS = 4;
-const HEADER_TAGS = ["Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game"];
+const HEADER_TAGS = ["Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game", "Replayed"];
 const RESULT_TAGS = ["Result", "Places", "Transfer", "Net"];
 /** A record's own tags (not the game's), written first and in this order when present: the
  * event, where and when (PGN's `YYYY.MM.DD`, `??` for an unknown part), its round, who wrote
@@ -79,6 +79,8 @@ export interface RecordData {
   readonly result?: RecordResultData | undefined;
   /** The record's own tags (Event, Site, Date, ...), in their written order (`orderedTags`). */
   readonly tags?: readonly RecordTagData[] | undefined;
+  /** The game belonged to a match replayed from a record (ReplayGame), not dealt by the service. */
+  readonly replayed?: boolean | undefined;
 }
 
 /** A tag of a record's own, as `[Event "Tết at home"]` writes it. */
@@ -146,6 +148,7 @@ export function formatRecord(record: RecordData): string {
     tag("Game", String(record.gameNumber || 1)),
     tag("Totals", totals.join(" ")),
   );
+  if (record.replayed) lines.push(tag("Replayed", "true"));
   record.playerNames.forEach((name, seat) => lines.push(tag(`Name${seat}`, name)));
   record.hands.forEach((hand, seat) => lines.push(tag(`Hand${seat}`, cardsText(hand.cards))));
   lines.push("");
@@ -338,13 +341,8 @@ function finish(draft: Draft, lastLine: number): RecordData {
   const leader = small(need("Leader"), "Leader", 0, players - 1);
   const dealerTag = draft.tags.get("Dealer");
   const dealer = dealerTag ? small(dealerTag, "Dealer", 0, players - 1) : 0;
-  let firstGame = true;
-  const first = draft.tags.get("FirstGame");
-  if (first !== undefined) {
-    const v = first.value.trim().toLowerCase();
-    if (v !== "true" && v !== "false") throw new RecordSyntaxError(first.line, first.column, 'FirstGame is "true" or "false"');
-    firstGame = v === "true";
-  }
+  const firstGame = flag(draft, "FirstGame", true);
+  const replayed = flag(draft, "Replayed", false);
   const gameTag = draft.tags.get("Game");
   const gameNumber = gameTag ? small(gameTag, "Game", 1, 2 ** 31 - 1) : 1;
   const totalsTag = draft.tags.get("Totals");
@@ -379,7 +377,17 @@ function finish(draft: Draft, lastLine: number): RecordData {
     moves: draft.moves.map((m) => m.move),
     result: readResult(draft, players),
     tags: orderedTags(draft.own),
+    replayed,
   };
+}
+
+/** A `true` / `false` tag's value (`fallback` when the tag is absent). */
+function flag(draft: Draft, name: string, fallback: boolean): boolean {
+  const located = draft.tags.get(name);
+  if (located === undefined) return fallback;
+  const v = located.value.trim().toLowerCase();
+  if (v !== "true" && v !== "false") throw new RecordSyntaxError(located.line, located.column, `${name} is "true" or "false"`);
+  return v === "true";
 }
 
 function readHands(draft: Draft, players: number): string[][] {

@@ -164,6 +164,7 @@ export class GameRecorder {
       firstGame: view.firstGame,
       gameNumber: view.gameNumber,
       matchTotals: view.seats.map((s) => BigInt(s.matchTotal)),
+      replayed: view.replayed,
       hands: this.hands.map((hand) => ({ cards: hand.map((c) => card(c)) })),
       moves: [...this.moves],
       result:

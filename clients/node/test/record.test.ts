@@ -86,7 +86,14 @@ test("seeded games of every preset replay from their record text to the same set
       const game = await replayRecord(client, text);
       assert.ok(game.finished);
       assert.equal(game.seatTokens.length, parsed.players);
-      assert.deepEqual(game.settlement, end.settlement, `${variant} ${seed}: the same settlement`);
+      // The same settlement, marked: the service replayed the record (anyone may write one).
+      assert.equal(game.settlement?.replayed, true);
+      assert.equal(game.view.replayed, true);
+      assert.deepEqual({ ...game.settlement, replayed: false }, end.settlement, `${variant} ${seed}: the same settlement`);
+      const marked = formatRecord({ ...parsed, replayed: true });
+      assert.ok(marked.includes('[Replayed "true"]'));
+      assert.equal(parseRecord(marked).replayed, true);
+      assert.equal(formatRecord(parseRecord(marked)), marked, "a replayed record round-trips exactly");
     }
   }
 });

@@ -59,6 +59,8 @@ FOLLOWED_FIELDS: Final = frozenset(
         "game_number",
         "dealer",
         "follow_rules",
+        # the match's, never changed (a replayed match's next games are replayed too)
+        "replayed",
         # changed by the events
         "seats",
         "table",

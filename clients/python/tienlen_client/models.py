@@ -105,7 +105,8 @@ class SeatInfo:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """The table as a seat (with its own `hand`) or a spectator (`seat` None, no hand) sees it."""
+    """The table as a seat (with its own `hand`) or a spectator (`seat` None, no hand) sees it.
+    `replayed`: the match was replayed from a record (ReplayGame), not dealt by the service."""
 
     seat: int | None
     hand: tuple[str, ...]
@@ -119,6 +120,7 @@ class View:
     first_game: bool
     game_number: int
     played: tuple[str, ...]
+    replayed: bool
     raw: game_pb2.TableView = field(repr=False, compare=False)
 
     @classmethod
@@ -140,6 +142,7 @@ class View:
             first_game=msg.first_game,
             game_number=msg.game_number,
             played=texts(msg.played),
+            replayed=msg.replayed,
             raw=msg,
         )
 

@@ -93,7 +93,8 @@ class GameRecord:
     game; `names` the players' names (empty, or one per seat); `tags` the text's other tags as
     (name, value) pairs — the standard `Event`, `Site`, `Date`, `Round`, `Annotator` first, in
     that order, then any other tag in the order it was read (docs/RECORDS.md), carried by the
-    contract's message too (`GameRecord.tags`)."""
+    contract's message too (`GameRecord.tags`). `replayed`: the game belonged to a match
+    replayed from a record (ReplayGame), not dealt by the service (`TableView.replayed`)."""
 
     variant: str
     players: int
@@ -108,6 +109,7 @@ class GameRecord:
     options: tuple[tuple[str, str], ...] = ()
     names: tuple[str, ...] = ()
     tags: tuple[tuple[str, str], ...] = ()
+    replayed: bool = False
 
     # --- text ---------------------------------------------------------------------------------
 
@@ -152,6 +154,7 @@ class GameRecord:
                 for m in self.moves
             ],
             tags=[record_pb2.RecordTag(name=name, value=value) for name, value in self.tags],
+            replayed=self.replayed,
         )
         if self.result is not None:
             msg.result.CopyFrom(
@@ -188,6 +191,7 @@ class GameRecord:
             options=tuple(sorted(msg.rules.options.items())),
             names=tuple(msg.player_names),
             tags=tuple((t.name, t.value) for t in msg.tags),
+            replayed=msg.replayed,
         )
 
     def to_json(self) -> str:

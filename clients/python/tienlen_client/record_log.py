@@ -94,13 +94,15 @@ class GameLog:
             match_totals=tuple(s.match_total for s in view.seats),
             hands=() if hands is None else tuple(_canonical(h) for h in hands),
             options=tuple(sorted(view.rules.options.items())),
+            replayed=update.replayed or view.replayed,
         )
         return cls(deal, hands is not None, (), earlier)
 
     @classmethod
     def of_record(cls, record: GameRecord) -> GameLog:
-        """The log of a replayed record: its deal and its moves."""
-        deal = dataclasses.replace(record, moves=(), result=None)
+        """The log of a replayed record: its deal and its moves, in a match the service marked
+        replayed (the game's record says so)."""
+        deal = dataclasses.replace(record, moves=(), result=None, replayed=True)
         return cls(deal, hands_known=True, moves=record.moves)
 
     def followed(self, update: game_pb2.GameUpdate) -> GameLog:

@@ -48,7 +48,16 @@ from tienlen_client.record import (
     RecordResult,
 )
 
-HEADER_TAGS: Final = ("Variant", "Option", "Players", "Dealer", "Leader", "FirstGame", "Game")
+HEADER_TAGS: Final = (
+    "Variant",
+    "Option",
+    "Players",
+    "Dealer",
+    "Leader",
+    "FirstGame",
+    "Game",
+    "Replayed",
+)
 RESULT_TAGS: Final = ("Result", "Places", "Transfer", "Net")
 #: Tags of the record's own (not the game's), written first and in this order when present:
 #: what the event was, where and when it was played (PGN's `YYYY.MM.DD`, `??` for an unknown
@@ -94,6 +103,8 @@ def game_text(record: GameRecord) -> str:
         _tag("Game", str(record.game_number)),
         _tag("Totals", " ".join(map(str, record.match_totals))),
     ]
+    if record.replayed:
+        lines.append(_tag("Replayed", "true"))
     lines += [_tag(f"Name{seat}", name) for seat, name in enumerate(record.names)]
     lines += [_tag(f"Hand{seat}", " ".join(hand)) for seat, hand in enumerate(record.hands)]
     lines.append("")
@@ -302,6 +313,17 @@ def _ints(value: str, line: int, column: int, what: str, count: int) -> tuple[in
     return tuple(numbers)
 
 
+def _flag(tags: dict[str, tuple[str, int, int]], name: str, *, default: bool) -> bool:
+    """A `true` / `false` tag's value (`default` when the tag is absent)."""
+    if name not in tags:
+        return default
+    value, line, col = tags[name]
+    text = value.strip().lower()
+    if text not in ("true", "false"):
+        raise RecordParseError(line, col, f'{name} is "true" or "false"')
+    return text == "true"
+
+
 def _finish(draft: _Draft, last_line: int) -> GameRecord:
     """The record of a game read completely; RecordParseError for what is missing or wrong."""
     tags = draft.tags
@@ -322,12 +344,8 @@ def _finish(draft: _Draft, last_line: int) -> GameRecord:
     if "Dealer" in tags:
         value, line, col = tags["Dealer"]
         dealer = _int(value, line, col, "Dealer", 0, players - 1)
-    first_game = True
-    if "FirstGame" in tags:
-        value, line, col = tags["FirstGame"]
-        if value.strip().lower() not in ("true", "false"):
-            raise RecordParseError(line, col, 'FirstGame is "true" or "false"')
-        first_game = value.strip().lower() == "true"
+    first_game = _flag(tags, "FirstGame", default=True)
+    replayed = _flag(tags, "Replayed", default=False)
     game_number = 1
     if "Game" in tags:
         value, line, col = tags["Game"]
@@ -369,6 +387,7 @@ def _finish(draft: _Draft, last_line: int) -> GameRecord:
         options=tuple(sorted(draft.options)),
         names=names,
         tags=ordered_tags(tuple(draft.own)),
+        replayed=replayed,
     )
 
 
