@@ -40,7 +40,7 @@ from tienlen_rules import SPECTATOR, GameState, Move, build_rules, classify, par
 from tienlen_service import codec
 from tienlen_service.logs import DEFAULT_LOG_SAMPLE, AccessLog, configure_logging
 from tienlen_service.metrics import Metrics
-from tienlen_service.observability import ObservabilityInterceptor
+from tienlen_service.observability import CallObserver
 from tienlen_service.state_cache import StateCache
 from tienlen_service.tokens import KeyRing, TokenCodec
 
@@ -376,7 +376,7 @@ def interceptor_rows(args: argparse.Namespace) -> list[Row]:
     """Our interceptor around an empty handler: metrics only, metrics + a JSON log line per call
     (`--log-sample 1`), and the default (one successful call in 100 logged)."""
     ctx: Any = HappyContext()
-    details: Any = type("D", (), {"method": "/tienlen.v1.TienLenEngine/ApplyMove"})()
+    method = "/tienlen.v1.TienLenEngine/ApplyMove"
     bare = grpc.unary_unary_rpc_method_handler(lambda req, _ctx: req)
     assert bare.unary_unary is not None
     rows: list[Row] = []
@@ -390,11 +390,8 @@ def interceptor_rows(args: argparse.Namespace) -> list[Row]:
         ("interceptor, default (log 1 in 100)", True, DEFAULT_LOG_SAMPLE),
     ):
         configure_logging("info", "json", stream=sink)
-        interceptor = ObservabilityInterceptor(
-            Metrics(), access_log=AccessLog(sample=sample), log_calls=log_calls
-        )
-        wrapped = interceptor.intercept_service(lambda _d: bare, details)
-        assert wrapped is not None
+        observer = CallObserver(Metrics(), access_log=AccessLog(sample=sample), log_calls=log_calls)
+        wrapped = observer.wrap(method, bare)
         assert wrapped.unary_unary is not None
         rows.append((name, *timed(wrapped.unary_unary, [(p, ctx) for (p,) in payload], n), "-"))
         sink.seek(0)

@@ -31,7 +31,7 @@ from tienlen_service import __main__ as service_main
 from tienlen_service.config import Config, parse_config
 from tienlen_service.logs import configure_logging
 from tienlen_service.metrics import Metrics
-from tienlen_service.observability import ObservabilityInterceptor
+from tienlen_service.observability import CallObserver
 from tienlen_service.server import grpc_options
 
 if TYPE_CHECKING:
@@ -161,17 +161,15 @@ def _async_unary(behavior: Callable[[Any, Any], Any]) -> Callable[..., Any]:
 
 
 class AioAdapter(grpc.GenericRpcHandler):  # type: ignore[type-arg]
-    """Sync generic handlers (optionally wrapped by our sync interceptor), served by grpc.aio.
+    """Sync generic handlers (optionally wrapped by our call observer), served by grpc.aio.
 
     Unary handlers run inline on the event loop: the engine's work is a few hundred µs of
     CPU, and a thread hop would cost more than it frees.
     """
 
-    def __init__(
-        self, handlers: Handlers, interceptor: ObservabilityInterceptor | None = None
-    ) -> None:
+    def __init__(self, handlers: Handlers, observer: CallObserver | None = None) -> None:
         self._handlers = tuple(handlers)
-        self._interceptor = interceptor
+        self._observer = observer
         self._cache: dict[str, Any] = {}
 
     def _find(self, details: grpc.HandlerCallDetails) -> Any:
@@ -189,9 +187,8 @@ class AioAdapter(grpc.GenericRpcHandler):  # type: ignore[type-arg]
         handler = self._find(handler_call_details)
         if handler is None:
             return None
-        if self._interceptor is not None:
-            found = handler
-            handler = self._interceptor.intercept_service(lambda _d: found, handler_call_details)
+        if self._observer is not None:
+            handler = self._observer.wrap(method, handler)
         if handler.unary_unary is not None:
             adapted = grpc.unary_unary_rpc_method_handler(
                 _async_unary(handler.unary_unary),
@@ -210,7 +207,7 @@ def serve_aio(argv: Sequence[str], handlers: Handlers, *, interceptor: bool) -> 
     wrap = None
     if interceptor:
         configure_logging(config.log_level, config.log_format)
-        wrap = ObservabilityInterceptor(Metrics())
+        wrap = CallObserver(Metrics())
 
     async def run() -> None:
         server = grpc.aio.server(

@@ -1,6 +1,7 @@
-"""Instructions per call: callgrind over whole server processes, ours vs echo-bare.
+"""Instructions per call: callgrind over whole server processes, ours vs echo-bare, on the
+cache-hit path and on the miss path, in one run.
 
-    python bench/instructions.py                          # ours vs echo-bare, 8 games, + breakdown
+    python bench/instructions.py                          # ours (hit, miss) vs echo-bare, 8 games
     python bench/instructions.py --games 8 --json out.json
     python bench/instructions.py --targets ours,ours-stream@w4,echo-bare --no-breakdown
     python bench/instructions.py --breakdown-only --repeat 3
@@ -23,31 +24,33 @@ the recorded bytes (`mismatches` must be 0). By default the measured calls are t
 games' ApplyMove calls (`--calls all`: every call, NewGame too, as load.py sends them);
 instructions per call is the window's total over the calls answered.
 
+Two paths: replayed in order, each call carries the token the replica itself made answering
+the call before (a state cache hit: a PlayStream, a single replica, or affinity that sends a
+game's calls to one replica, deploy/README.md). `TARGET/miss` (unless `--no-miss`) replays
+every other ApplyMove of each game (`miss_calls`): the calls between are answered by another
+replica, so every token measured is verified and its state decoded, as behind a round-robin
+balancer over two replicas or more.
+
 Targets are load.py's kinds (`ours`, `echo-bare`, `echo`, `ours-logall`, ...); a `-stream`
 kind sends the ApplyMove calls over one PlayStream (`ours-stream@w4`).
 
 The breakdown (`--breakdown`, on by default) runs the in-process path of ApplyMove part by
-part — the parts the servicer calls, each in a loop over the recorded games' moves — under
-callgrind in one child process that switches its own counting on and dumps after each part:
-instructions per ApplyMove for each part, and the whole servicer call (request bytes ->
-response bytes) for comparison. The control calls' own cost (an empty window) is subtracted.
+part (bench/instruction_parts.py), under callgrind.
 
-`--json FILE` writes {"ours": N, "echo-bare": N, "ratio": R} (instructions per call of the
-first target and of the baseline, and their ratio), plus "targets" (every target's figures)
-and "breakdown". Nothing here is a test and nothing is asserted; tests/bench runs a tiny
-version and checks the answers. Needs valgrind (`apt-get install valgrind`).
+`--json FILE` writes {"ours": N, "echo-bare": N, "ratio": R, "ours/miss": N, "miss_ratio": R}
+(instructions per call of the first target on both paths and of the baseline, and the
+ratios), plus "targets" (every target's figures) and "breakdown". Nothing here is a test and
+nothing is asserted; tests/bench runs a tiny version and checks the answers. Needs valgrind
+(`apt-get install valgrind`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import os
 import queue
-import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -59,66 +62,25 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 import traffic
-from bench_micro import HappyContext
+from callgrind import (
+    CONTROL_TIMEOUT,
+    ROOT,
+    STARTUP_TIMEOUT,
+    callgrind_available,
+    callgrind_command,
+    control,
+    dumps,
+    python,
+)
+from instruction_parts import breakdown
 from load import KINDS, Target, machine
 
 from tienlen_service.config import Config
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
 
-BENCH: Final = Path(__file__).resolve().parent
-ROOT: Final = BENCH.parent
-STARTUP_TIMEOUT: Final = 600.0  # start-up under valgrind, on a loaded machine
 CALL_TIMEOUT: Final = 120.0
-CONTROL_TIMEOUT: Final = 120.0
-VALGRIND: Final = "valgrind"
-CONTROL: Final = "callgrind_control"
-_TOTALS: Final = re.compile(rb"^totals:\s+(\d+)", re.MULTILINE)
-_DESC: Final = re.compile(rb"^desc: Trigger: .*?dump (\S+)", re.MULTILINE)
-
-
-def callgrind_available() -> bool:
-    """Whether valgrind and callgrind_control are on the PATH."""
-    return shutil.which(VALGRIND) is not None and shutil.which(CONTROL) is not None
-
-
-def callgrind_command(out_dir: Path, name: str) -> list[str]:
-    """The valgrind prefix: instrumentation off until switched on, all threads together."""
-    return [
-        VALGRIND,
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        "--separate-threads=no",
-        "--trace-children=no",
-        "--dump-instr=no",
-        "--compress-strings=no",
-        f"--callgrind-out-file={out_dir}/{name}.%p",
-        f"--log-file={out_dir}/{name}.valgrind.%p",
-    ]
-
-
-def control(pid: int, *args: str) -> None:
-    """`callgrind_control ARGS PID` (it waits until the process has done it)."""
-    subprocess.run(  # valgrind's own tool
-        [CONTROL, *args, str(pid)],
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=CONTROL_TIMEOUT,
-    )
-
-
-def dumps(out_dir: Path, name: str, pid: int) -> dict[str, int]:
-    """Label -> instructions of every `callgrind_control -d LABEL` dump of process `pid`."""
-    found: dict[str, int] = {}
-    for path in out_dir.glob(f"{name}.{pid}.*"):
-        data = path.read_bytes()
-        desc, totals = _DESC.search(data), _TOTALS.search(data)
-        if desc is not None and totals is not None:
-            found[desc.group(1).decode()] = int(totals.group(1))
-    return found
-
 
 # --------------------------------------------------------------------------------------------
 # A server process under callgrind
@@ -138,12 +100,6 @@ class Measured:
     def per_call(self) -> float:
         """Instructions per call answered in the window."""
         return self.instructions / self.calls if self.calls else float("nan")
-
-
-def _python() -> str:
-    # The venv's interpreter by its own path (valgrind runs it; a shell shim would be traced
-    # instead, and --trace-children=no would then miss the server).
-    return sys.executable
 
 
 def _start(
@@ -172,7 +128,7 @@ def _start(
     log = out_dir / f"{name}.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(  # valgrind over our own interpreter and scripts
-            [*callgrind_command(out_dir, name), _python(), *KINDS[target.kind], *extra, *flags],
+            [*callgrind_command(out_dir, name), python(), *KINDS[target.kind], *extra, *flags],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -251,8 +207,10 @@ def measure_target(
     warmup: Sequence[traffic.Call],
     calls: Sequence[traffic.Call],
     out_dir: Path,
+    label: str | None = None,
 ) -> Measured:
-    """Instructions of `target`'s whole server process answering `calls`."""
+    """Instructions of `target`'s whole server process answering `calls` (reported as
+    `label`, by default the target's spec)."""
     proc, log, port = _start(target, keys, trace, out_dir)
     name = target.spec.replace("@", "_")
     try:
@@ -277,211 +235,16 @@ def measure_target(
     counted = dumps(out_dir, name, proc.pid).get("window")
     if counted is None:
         raise RuntimeError(f"{target.spec}: no callgrind dump; see {log}")
-    return Measured(target.spec, answered, counted, mismatches, errors)
+    return Measured(label or target.spec, answered, counted, mismatches, errors)
 
 
-# --------------------------------------------------------------------------------------------
-# The in-process breakdown (run as a child under callgrind: `--components-child`)
-
-
-def components(
-    keys: str, games: list[traffic.Game]
-) -> list[tuple[str, Callable[..., object], list[tuple[Any, ...]]]]:
-    """The parts of ApplyMove as the servicer runs them, each with its arguments per recorded
-    move: (label, function, argument tuples). The first is the whole servicer call."""
-    # Imported here: the parent process needs none of it.
-    import tienlen_rules as engine
-    from tienlen.v1 import service_pb2
-    from tienlen_rules import SPECTATOR, view
-    from tienlen_service import codec
-    from tienlen_service.logs import AccessLog, configure_logging
-    from tienlen_service.metrics import Metrics
-    from tienlen_service.observability import ObservabilityInterceptor
-
-    svc = traffic.servicer(keys)
-    tokens = svc._tokens  # noqa: SLF001 - the bench takes the servicer apart
-    states = svc._states  # noqa: SLF001
-    ctx: Any = HappyContext()
-    applies = [c for g in games for c in g if c.method == "ApplyMove"]
-    reqs = [service_pb2.ApplyMoveRequest.FromString(c.request) for c in applies]
-    decoded = [codec.decode_state(tokens.decode(r.state_token)) for r in reqs]
-    moves = [codec.move_from_pb(r.move, r.seat) for r in reqs]
-    stepped = [engine.apply(s, m) for (s, _), m in zip(decoded, moves, strict=True)]
-    new_states = [s for s, _ in stepped]
-    game_ids = [g for _, g in decoded]
-    payloads = [codec.encode_state(s, g) for s, g in zip(new_states, game_ids, strict=True)]
-    views = [view(s, SPECTATOR) for s in new_states]
-    view_bytes = [codec.view_to_wire(v, s) for v, s in zip(views, new_states, strict=True)]
-    event_bytes = [codec.events_to_wire(e) for _, e in stepped]
-    answers = [service_pb2.ApplyMoveResponse.FromString(c.response) for c in applies]
-    tokens_out = [a.game.state_token for a in answers]
-
-    def servicer_call(data: bytes) -> bytes:
-        # What the gRPC port runs: the request parsed, the answer's wire bytes sent as they are.
-        return svc.apply_move_wire(service_pb2.ApplyMoveRequest.FromString(data), ctx)
-
-    # The interceptor around an empty handler, as the service builds it (default sampling).
-    configure_logging("info", "json", stream=io.StringIO())
-    interceptor = ObservabilityInterceptor(Metrics(), access_log=AccessLog())
-    bare = grpc.unary_unary_rpc_method_handler(lambda req, _ctx: req)
-    details: Any = type("D", (), {"method": traffic.PREFIX + "ApplyMove"})()
-    wrapped = interceptor.intercept_service(lambda _d: bare, details)
-    assert wrapped is not None
-    assert wrapped.unary_unary is not None
-    intercepted = wrapped.unary_unary
-
-    def request_part(data: bytes) -> object:
-        request = service_pb2.ApplyMoveRequest.FromString(data)
-        return codec.move_from_pb(request.move, request.seat)
-
-    def cache_hit(token: bytes, seat: int, seat_token: str) -> object:
-        return svc._seat_state(token, seat, seat_token)  # noqa: SLF001
-
-    def answer_part(token: bytes, gid: bytes, state: Any, events: bytes, view_: bytes) -> bytes:
-        # The answer as the servicer writes it around the events' and the view's wire bytes
-        # (and a finished game's settlement): what the port sends as it is.
-        return codec.apply_answer_wire(codec.assemble_update(token, gid, state, events, view_))
-
-    count = svc._count_events  # noqa: SLF001
-    zipped = list(zip(new_states, game_ids, strict=True))
-    for (state, game_id), token in zip(zipped, tokens_out, strict=True):
-        states._remember(token, (state, game_id))  # noqa: SLF001 - each token known good
-
-    def remember(token: bytes, entry: tuple[Any, bytes]) -> None:
-        states._remember(token, entry)  # noqa: SLF001
-
-    return [
-        (
-            "servicer ApplyMove, bytes -> bytes (in order)",
-            servicer_call,
-            [(c.request,) for c in applies],
-        ),
-        ("interceptor (empty handler)", intercepted, [(c.request, ctx) for c in applies]),
-        ("request parse + move", request_part, [(c.request,) for c in applies]),
-        (
-            "state lookup (cache hit) + seat",
-            cache_hit,
-            [(r.state_token, r.seat, r.seat_token) for r in reqs],
-        ),
-        (
-            "engine step (engine.apply)",
-            engine.apply,
-            list(zip((s for s, _ in decoded), moves, strict=True)),
-        ),
-        ("domain metrics", lambda s, e: count(s.rules, e, applied=True), stepped),
-        ("state payload (encode_state)", codec.encode_state, zipped),
-        ("token signing", tokens.encode, [(p,) for p in payloads]),
-        ("state cache insert", remember, [(t, e) for t, e in zip(tokens_out, zipped, strict=True)]),
-        ("events -> wire bytes", codec.events_to_wire, [(e,) for _, e in stepped]),
-        (
-            "spectator view -> wire bytes",
-            codec.spectator_view_to_wire,
-            [(s,) for s in new_states],
-        ),
-        (
-            "answer: GameUpdate around event/view bytes",
-            answer_part,
-            [
-                (t, g, s, e, v)
-                for t, g, s, e, v in zip(
-                    tokens_out, game_ids, new_states, event_bytes, view_bytes, strict=True
-                )
-            ],
-        ),
-        ("token verify (cache miss only)", tokens.decode, [(r.state_token,) for r in reqs]),
-        (
-            "state decode (cache miss only)",
-            codec.decode_state,
-            [(tokens.decode(r.state_token),) for r in reqs],
-        ),
-        (
-            "an empty Python call (the loop's floor)",
-            lambda *_a: None,
-            [(c.request,) for c in applies],
-        ),
-    ]
-
-
-def _components_child(args: argparse.Namespace) -> int:
-    """Under callgrind: each part in a loop, counting switched on around it and dumped."""
-    games = traffic.load(args.trace)
-    parts = components(os.environ["TIENLEN_KEYS"], games)
-    pid = os.getpid()
-    plan: dict[str, int] = {}
-    for _label, fn, items in parts:  # warm: first calls, caches, lazily built tables
-        for item in items:
-            fn(*item)
-    control(pid, "-i", "on")
-    for index in range(2):
-        control(pid, "-z")
-        control(pid, "-d", f"empty{index}")
-    for index, (_label, fn, items) in enumerate(parts):
-        control(pid, "-z")
-        for _ in range(args.repeat):
-            for item in items:
-                fn(*item)
-        control(pid, "-d", f"part{index}")
-        plan[f"part{index}"] = len(items) * args.repeat
-    control(pid, "-i", "off")
-    args.plan.write_text(json.dumps({"labels": [p[0] for p in parts], "iterations": plan}))
-    return 0
-
-
-@dataclass
-class Part:
-    """One part of the breakdown."""
-
-    label: str
-    per_call: float
-
-
-def breakdown(keys: str, trace: Path, out_dir: Path, repeat: int) -> list[Part]:
-    """Run `_components_child` under callgrind; instructions per ApplyMove of each part."""
-    plan = out_dir / "plan.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TIENLEN_")}
-    env["TIENLEN_KEYS"] = keys
-    proc = subprocess.run(  # valgrind over our own interpreter and this script
-        [
-            *callgrind_command(out_dir, "parts"),
-            _python(),
-            str(BENCH / "instructions.py"),
-            "--components-child",
-            "--trace",
-            str(trace),
-            "--plan",
-            str(plan),
-            "--repeat",
-            str(repeat),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        timeout=STARTUP_TIMEOUT * 3,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(
-            f"the breakdown child failed:\n{proc.stdout.decode()[-2000:]}{proc.stderr.decode()[-2000:]}"
-        )
-    got = json.loads(plan.read_text())
-    counted = dumps(out_dir, "parts", proc_pid(out_dir, "parts"))
-    overhead = min(counted["empty0"], counted["empty1"])
-    return [
-        Part(label, (counted[key] - overhead) / got["iterations"][key])
-        for label, key in zip(got["labels"], got["iterations"], strict=True)
-    ]
-
-
-def proc_pid(out_dir: Path, name: str) -> int:
-    """The pid of the one callgrind run named `name` in `out_dir`."""
-    pids = {
-        int(p.name.split(".")[1])
-        for p in out_dir.glob(f"{name}.*")
-        if p.name.split(".")[1].isdigit()
-    }
-    if len(pids) != 1:
-        raise RuntimeError(f"expected one {name} run in {out_dir}, found {sorted(pids)}")
-    return pids.pop()
+def miss_calls(games: Sequence[traffic.Game]) -> list[traffic.Call]:
+    """Every other ApplyMove call of each game: the calls between are answered by another
+    replica, so every call measured carries a state token this replica neither made nor saw
+    (a cache miss: the token verified, the state decoded), as behind a round-robin balancer
+    with two replicas or more. The replica still sees each game every other move, so what it
+    keeps per game (the payload's per-game runs) is there, as with a few replicas."""
+    return [c for g in games for c in [c for c in g if c.method == "ApplyMove"][::2]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -512,9 +275,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--json", type=Path, help='write {"ours": N, "echo-bare": N, "ratio": R, ...}'
     )
     parser.add_argument("--keep", type=Path, help="keep the callgrind files in this directory")
-    parser.add_argument("--components-child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--trace", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--plan", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--no-miss",
+        dest="miss",
+        action="store_false",
+        help="skip the cache-miss path (every call's token from another replica)",
+    )
     args = parser.parse_args(argv)
     if args.games < 1 or args.repeat < 1:
         parser.error("--games and --repeat must be at least 1")
@@ -523,8 +289,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.components_child:
-        return _components_child(args)
     if not callgrind_available():
         sys.exit(
             "instructions: valgrind (with callgrind_control) is not installed: apt-get install valgrind"
@@ -545,22 +309,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"# {args.games} recorded games ({args.mode}), {len(calls)} measured calls ({args.calls}); one warm-up game"
         )
+        missed = miss_calls(measured)
         results: list[Measured] = []
         for target in targets:
-            m = measure_target(
-                target, keys=keys, trace=trace, warmup=warmup, calls=calls, out_dir=out_dir
-            )
-            results.append(m)
-            print(
-                f"{m.target:<22}{m.per_call:>14,.0f} instructions/call  ({m.calls} calls,"
-                f" {m.instructions:,} in all; mismatches {m.mismatches}, errors {m.errors})",
-                flush=True,
-            )
+            runs = [(target.spec, calls)]
+            if args.miss and not target.is_echo and not target.stream:
+                runs.append((f"{target.spec}/miss", missed))
+            for label, replayed in runs:
+                m = measure_target(
+                    target,
+                    keys=keys,
+                    trace=trace,
+                    warmup=warmup,
+                    calls=replayed,
+                    out_dir=out_dir,
+                    label=label,
+                )
+                results.append(m)
+                print(
+                    f"{m.target:<22}{m.per_call:>14,.0f} instructions/call  ({m.calls} calls,"
+                    f" {m.instructions:,} in all; mismatches {m.mismatches}, errors {m.errors})",
+                    flush=True,
+                )
         by_spec = {m.target: m for m in results}
         report: dict[str, Any] = {}
         base = by_spec.get(args.baseline)
         if base is not None:
-            print(f"\n# ratios to {args.baseline}")
+            print(f"\n# ratios to {args.baseline} (/miss: every call's token from another replica)")
             for m in results:
                 if m is not base:
                     print(
@@ -573,6 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     base.target: base.per_call,
                     "ratio": first.per_call / base.per_call,
                 }
+                miss = by_spec.get(f"{first.target}/miss")
+                if miss is not None:
+                    report |= {
+                        miss.target: miss.per_call,
+                        "miss_ratio": miss.per_call / base.per_call,
+                    }
         report["targets"] = [asdict(m) | {"per_call": m.per_call} for m in results]
         if args.breakdown or args.breakdown_only:
             parts = breakdown(keys, trace, out_dir, args.repeat)

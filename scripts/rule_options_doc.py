@@ -21,8 +21,10 @@ from tienlen_rules import (
     LAST_PLACE,
     OPTIONS,
     PRESETS,
+    READING_CHANGES,
     READINGS,
     RESOLUTION_ORDER,
+    TABLE_READINGS,
     OptionCondition,
     OptionSpec,
     OptionType,
@@ -117,6 +119,8 @@ def options_doc() -> str:
         )
     lines += ["", "## Readings settled for combined options", ""]
     lines += [f"- {reading}" for reading in READINGS]
+    lines += ["", "## Readings settled for a live table (RULES §9)", ""]
+    lines += [f"- {reading}" for reading in TABLE_READINGS]
     lines += ["", "## Instant-win patterns", ""]
     lines.append(
         "The names an `InstantWin` event's `pattern` takes, by the list `instant_wins` selects,"
@@ -144,15 +148,23 @@ def options_doc() -> str:
     lines += ["", "## Default changes (rules revisions)", ""]
     lines.append(
         "A game keeps the defaults it was dealt under (docs/PRESETS.md); these are the"
-        " changes, each with the value a game dealt before it keeps."
+        " changes, each with the value a game dealt before it keeps, and the changes of reading"
+        " where no default changed, each with the reading a game dealt before it keeps."
     )
     lines.append("")
-    for change in DEFAULT_CHANGES:
-        where = ", ".join(change.presets) if change.presets else "every preset that doesn't set it"
-        lines.append(
-            f"- revision {change.revision}: `{change.option}` was `{change.previous}` ({where}):"
-            f" {change.why}."
+    every = "every preset that doesn't set it"
+    changes = [
+        (
+            c.revision,
+            f"`{c.option}` was `{c.previous}` ({', '.join(c.presets) or every}): {c.why}.",
         )
+        for c in DEFAULT_CHANGES
+    ]
+    changes += [
+        (r.revision, f"reading `{r.reading}`: {r.why}. Before: {r.previous}.")
+        for r in READING_CHANGES
+    ]
+    lines += [f"- revision {revision}: {text}" for revision, text in sorted(changes)]
     return "\n".join(lines) + "\n"
 
 

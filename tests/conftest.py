@@ -300,10 +300,19 @@ class ServerProcess:
                     out.append(record)
         return out
 
-    def wait_for_event(self, event: str, timeout: float = STARTUP_TIMEOUT) -> dict[str, Any]:
-        """The first log record with this event name (reading as lines arrive)."""
+    def wait_for_event(
+        self, event: str, timeout: float = STARTUP_TIMEOUT, **fields: Any
+    ) -> dict[str, Any]:
+        """The first log record with this event name and these `fields` (reading as lines
+        arrive)."""
+
+        def wanted(record: dict[str, Any]) -> bool:
+            return record.get("event") == event and all(
+                record.get(k) == v for k, v in fields.items()
+            )
+
         for record in self.records():
-            if record.get("event") == event:
+            if wanted(record):
                 return record
         deadline = time.monotonic() + timeout
         while (remaining := deadline - time.monotonic()) > 0:
@@ -315,7 +324,7 @@ class ServerProcess:
                 break
             with contextlib.suppress(ValueError):
                 record = json.loads(line)
-                if isinstance(record, dict) and record.get("event") == event:
+                if isinstance(record, dict) and wanted(record):
                     return record
         output = "".join(self.lines)
         raise AssertionError(f"no {event!r} log line within {timeout} s; output:\n{output}")
@@ -366,6 +375,29 @@ def process_factory() -> Iterator[Callable[..., ServerProcess]]:
 
 
 @pytest.fixture
+def command_factory() -> Iterator[Callable[..., ServerProcess]]:
+    """Start `python ARGS` (a script of the repository that runs a server, e.g.
+    ``scripts/image.py run IMAGE``) with its output collected as for `process_factory`; after
+    the test, SIGTERM (which such a script passes on to its server), SIGKILL only if that does
+    not end it."""
+    started: list[ServerProcess] = []
+
+    def start(*args: str) -> ServerProcess:
+        process = ServerProcess(list(args))
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.proc.poll() is None:
+            process.terminate()
+            try:
+                process.wait()
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture
 def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     """Every metric a server registers (its `Metrics`, its web port's `WebMetrics` and
     `WebConnectionMetrics`): its
@@ -373,8 +405,7 @@ def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     and dashboards are checked against."""
     from prometheus_client.metrics import MetricWrapperBase
 
-    from tienlen_service.metrics import Metrics, WebConnectionMetrics
-    from tienlen_service.web.calls import WebMetrics
+    from tienlen_service.metrics import Metrics, WebConnectionMetrics, WebMetrics
     from tienlen_service.web.guard import REASONS
 
     metrics = Metrics()
@@ -392,7 +423,7 @@ def server_metrics() -> dict[str, tuple[str, tuple[str, ...]]]:
     # The families the service exports from collectors of its own (the standard gRPC series,
     # the in-flight gauge), as they describe themselves to the registry.
     for collector in list(metrics.registry._collector_to_names):
-        if type(collector).__module__ != "tienlen_service.metrics":
+        if not type(collector).__module__.startswith("tienlen_service.metrics"):
             continue  # prometheus_client's own (the wrappers above, process and platform)
         for family in collector.describe():
             found[family.name] = (family.type, tuple(getattr(family, "_labelnames", ())))

@@ -83,6 +83,7 @@ from tienlen_rules.constraints import (
     CONSTRAINTS,
     READINGS,
     RESOLUTION_ORDER,
+    TABLE_READINGS,
     Constraint,
     ConstraintKind,
     OptionCondition,
@@ -132,7 +133,13 @@ from tienlen_rules.options import (
     format_option_value,
 )
 from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
-from tienlen_rules.revisions import DEFAULT_CHANGES, DefaultChange, pinned_defaults
+from tienlen_rules.revisions import (
+    DEFAULT_CHANGES,
+    READING_CHANGES,
+    DefaultChange,
+    ReadingChange,
+    pinned_defaults,
+)
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.seat_view import SPECTATOR, SeatView, view
 from tienlen_rules.seating import (
@@ -186,10 +193,12 @@ __all__ = [
     "RANK_ACE",
     "RANK_TWO",
     "READINGS",
+    "READING_CHANGES",
     "RESOLUTION_ORDER",
     "SPECTATOR",
     "SUITS",
     "SUIT_SYMBOLS",
+    "TABLE_READINGS",
     "Abandoned",
     "AutoPlay",
     "Beat",
@@ -245,6 +254,7 @@ __all__ = [
     "PlayerFinished",
     "PlayerLeft",
     "PlayersFrozen",
+    "ReadingChange",
     "Reason",
     "RottenEntry",
     "RottenPayee",

@@ -86,8 +86,9 @@ class PlayerFinished:
 
 @dataclass(frozen=True, slots=True)
 class PlayersFrozen:
-    """Cóng / cháy bài: these seats had not played when the first player went out; they take the
-    last places and take no more turns."""
+    """Cóng / cháy bài: these seats had not played when a player went out (the winner, or as
+    `freeze_at` says); they take the last places and take no more turns (under the card count,
+    *đếm lá*, the game ends there)."""
 
     seats: tuple[int, ...]
     places: tuple[int, ...]

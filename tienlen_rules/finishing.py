@@ -5,12 +5,16 @@ ranks you last where the rules say so. At the first win, players who have not pl
 frozen: they take the last places and stop playing. The game ends when one player is left
 holding cards, or at the first finish under card counting (*đếm lá*).
 
-Two readings of *cóng* are options. When it is judged: at the win only (**[ours]**, RULES §10),
-or at every finish that is not ranked last (`freeze_at`) — which differs only for players a
-Đà Nẵng table spared at the win (`freeze_exempt_unplayed`) — or at every finish until the win,
+Who is frozen is decided in one place, `frozen_at_finish`, for every scheme (places, points,
+the card count): at which finish (`freeze_at`), with which exemption
+(`freeze_exempt_unplayed`). Two readings of *cóng* are options. When it is judged: at the win
+only (**[ours]**, RULES §10), or at every finish that is not ranked last (`freeze_at`) — which
+differs only for players a Đà Nẵng table spared at the win — or at every finish until the win,
 so that a first player out ranked last (going out on a 2 in Huế) freezes too. What it does to
 the game: the frozen stop and the others play on (RULES §7), or the game ends at once because
-the frozen pay the whole table (`frozen_pays`, sources 000/001/002).
+the frozen pay the whole table (`frozen_pays`, sources 000/001/002). Under the card count the
+game ends at the win, the one finish that judges it; the frozen are marked as in the other
+schemes, and the settlement charges exactly the seats marked.
 """
 
 from __future__ import annotations
@@ -19,13 +23,24 @@ from tienlen_rules.cards import TWOS
 from tienlen_rules.choices import FinishOnFourOfAKind, FinishOnTwo, FreezeAt, FrozenPays
 from tienlen_rules.combinations import FOUR_OF_A_KIND, Combination
 from tienlen_rules.events import Event, GameOver, PlayerFinished, PlayersFrozen
+from tienlen_rules.revisions import (
+    CARD_COUNT_FIRST_OUT_WINS,
+    CONG_DECIDED_ONCE,
+    keeps_old_reading,
+)
 from tienlen_rules.rounds import close_open_chain
 from tienlen_rules.state import EMPTY_SEAT, GameState, replaced
 
 
 def ranks_last(state: GameState, combo: Combination) -> bool:
-    """Whether going out with this play ranks the player last (*thua chót*)."""
+    """Whether going out with this play ranks the player last (*thua chót*). Never under the
+    card count, which prices no place: its first player out wins and ends the game (source 004:
+    "người đó cũng là người chiến thắng"), unless the game was dealt before rules revision 2."""
     rules = state.rules
+    if rules.ends_at_first_finish and not keeps_old_reading(
+        rules.revision, CARD_COUNT_FIRST_OUT_WINS
+    ):
+        return False
     if rules.finish_on_two == FinishOnTwo.RANKS_LAST and combo.cards & TWOS:
         return True
     return (
@@ -37,7 +52,6 @@ def ranks_last(state: GameState, combo: Combination) -> bool:
 def finish(state: GameState, seat: int, combo: Combination, events: list[Event]) -> GameState:
     """The seat has gone out: give it its place, judge cóng, end the game if done."""
     free = free_places(state.places)
-    won_before = 1 in state.places
     last = ranks_last(state, combo)
     place = free[-1] if last else free[0]
     places = list(state.places)
@@ -47,19 +61,15 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
     rules = state.rules
     if place == 1:
         state = replaced(state, winning_play=combo.cards)
-        if rules.ends_at_first_finish:
-            state = _rank_by_cards_left(state, seat)
-            return end_game(state, events)
-    if (
-        place == 1
-        or (not last and rules.freeze_at == FreezeAt.EVERY_FINISH)
-        or (not won_before and rules.freeze_at == FreezeAt.UNTIL_WIN)
-    ):
-        frozen_before = state.frozen
-        state = _freeze(state, seat, events)
-        if state.frozen != frozen_before and rules.frozen_pays == FrozenPays.WHOLE_TABLE:
-            # The frozen pay every other player (settlement): nothing is left to play for.
-            return end_game(_place_the_rest(state), events)
+    frozen = frozen_at_finish(state, seat)
+    if frozen:
+        state = _freeze(state, frozen, events)
+    if place == 1 and rules.ends_at_first_finish:
+        # The card count ends at the win: the others are placed by cards left.
+        return end_game(_rank_by_cards_left(state, seat), events)
+    if frozen and rules.frozen_pays == FrozenPays.WHOLE_TABLE:
+        # The frozen pay every other player (settlement): nothing is left to play for.
+        return end_game(_place_the_rest(state), events)
     remaining = [s for s, p in enumerate(state.places) if not p]
     if len(remaining) <= 1:
         if remaining:
@@ -70,8 +80,70 @@ def finish(state: GameState, seat: int, combo: Combination, events: list[Event])
     return state
 
 
+def frozen_at_finish(state: GameState, seat: int) -> tuple[int, ...]:
+    """Cóng (RULES §7, §10): the seats frozen as `seat` goes out — `state` already gives it its
+    place —, in seat order after the winner (after `seat` while nobody has won); () if none.
+
+    The one decision of who is frozen, for every scheme (the card count included):
+
+    1. Whether this finish judges cóng: the win (the finish that takes 1st) always, and under
+       the card count, which ends there, no other. With `freeze_at` = every_finish, every later
+       finish that is not ranked last too; with until_win, every finish before the win, one
+       ranked last included — but that one only if the game then goes on for 1st: two players
+       left in play besides the frozen, and the frozen not ending it (`frozen_pays` =
+       whole_table), since "người ăn cóng là người tới nhất" (the winner eats the cóng, source
+       000); else the win judges.
+    2. Who: every player still in play (no place yet) who has not played a card (`unplayed`:
+       a lead, a beat, a chop or a steal is a play; 2s laid down by four 3s are not).
+    3. The exemption (`freeze_exempt_unplayed`, Đà Nẵng: "nếu 1 người về nhất nhưng vẫn còn 2
+       nhà chưa ra bài thì vẫn đánh tiếp"): at the win, when exactly that many have not played,
+       nobody is frozen and they play on (under the card count: they pay as the other losers).
+       It is the rule of the win: a later finish that judges cóng, or one ranked last before
+       the win, freezes whoever has still not played.
+
+    Off where `freezing` is off. A game dealt before rules revision 2 keeps the old reading
+    (`revisions.READING_CHANGES`): the exemption at every finish that judges, none under the
+    card count, where the settlement alone charged the frozen."""
+    rules = state.rules
+    if not rules.freezing:
+        return ()
+    old = keeps_old_reading(rules.revision, CONG_DECIDED_ONCE)
+    places = state.places
+    winner = state.winner
+    won = winner == seat
+    if not won and (rules.ends_at_first_finish or not _judges_later(state, seat)):
+        return ()
+    if rules.ends_at_first_finish and old:
+        return ()
+    # A forfeiter that never played (RULES §9.4) is judged with the others, in its own place.
+    unplayed = state.unplayed & ~state.frozen
+    forfeited = state.forfeited
+    frozen = tuple(
+        s
+        for s in _after(winner if winner >= 0 else seat, state.players)
+        if unplayed >> s & 1 and (not places[s] or forfeited >> s & 1)
+    )
+    if not frozen or (len(frozen) == rules.freeze_exempt_unplayed and (won or old)):
+        return ()
+    if winner < 0:  # ranked last before the win: only if the game goes on for 1st
+        left = places.count(0) - sum(1 for s in frozen if not places[s])
+        if left < 2 or rules.frozen_pays == FrozenPays.WHOLE_TABLE:
+            return ()
+    return frozen
+
+
+def _judges_later(state: GameState, seat: int) -> bool:
+    """Whether a finish that does not take 1st judges cóng (`freeze_at`): after the win, one
+    not ranked last (every_finish); before it, one ranked last (until_win)."""
+    if state.winner >= 0:
+        place = state.places[seat]
+        ranked_last = any(p not in state.places for p in range(1, place))
+        return state.rules.freeze_at == FreezeAt.EVERY_FINISH and not ranked_last
+    return state.rules.freeze_at == FreezeAt.UNTIL_WIN
+
+
 def free_places(places: tuple[int, ...]) -> list[int]:
-    """The places no seat holds yet, best first (one place per occupied seat)."""
+    """The places no seat holds yet, best first (one place per occupied seat, RULES §9.1)."""
     taken = set(places)
     seated = len(places) - places.count(EMPTY_SEAT)
     return [p for p in range(1, seated + 1) if p not in taken]
@@ -81,37 +153,20 @@ def _after(winner: int, players: int) -> list[int]:
     return [(winner + step) % players for step in range(1, players)]
 
 
-def _freeze(state: GameState, seat: int, events: list[Event]) -> GameState:
-    """Cóng, judged as `seat` goes out: every player still in who has not played is frozen (at
-    the win, at every finish, or at every finish until the win, by `freeze_at`), unless exactly
-    `freeze_exempt_unplayed` of them have not played.
-
-    A finish ranked last before anyone has won (`freeze_at` = until_win) freezes only if the
-    game then goes on for 1st place — two players left in play, and the frozen not ending it
-    (`frozen_pays` = whole_table) — since "người ăn cóng là người tới nhất" (the winner eats
-    the cóng, source 000); else the win judges it. The frozen take the places above the player
-    ranked last, in seat order after them (**[ours]**, as after a winner)."""
-    rules = state.rules
-    if not rules.freezing or rules.ends_at_first_finish:
-        return state
-    winner = state.winner
-    frozen = [
-        s
-        for s in _after(seat if winner < 0 else winner, state.players)
-        if state.unplayed >> s & 1 and not state.places[s]
-    ]
-    if not frozen or len(frozen) == rules.freeze_exempt_unplayed:
-        return state
-    left = state.places.count(0) - len(frozen)
-    if winner < 0 and (left < 2 or rules.frozen_pays == FrozenPays.WHOLE_TABLE):
-        return state
-    free = free_places(state.places)[-len(frozen) :]
+def _freeze(state: GameState, frozen: tuple[int, ...], events: list[Event]) -> GameState:
+    """The frozen seats take the last places still open, in the order given (seat order after
+    the winner, RULES §7 [ours]), are marked and announced (PlayersFrozen); the settlement
+    charges exactly the seats marked. A forfeiter keeps the place it took when it left, below
+    every frozen player (RULES §9.4)."""
+    placing = [s for s in frozen if not state.places[s]]
+    free = free_places(state.places)[len(free_places(state.places)) - len(placing) :]
     places = list(state.places)
     mask = 0
-    for frozen_seat, place in zip(frozen, free, strict=True):
-        places[frozen_seat] = place
-        mask |= 1 << frozen_seat
-    events.append(PlayersFrozen(tuple(frozen), tuple(free)))
+    for seat, place in zip(placing, free, strict=True):
+        places[seat] = place
+    for seat in frozen:
+        mask |= 1 << seat
+    events.append(PlayersFrozen(frozen, tuple(places[s] for s in frozen)))
     return replaced(state, places=tuple(places), frozen=state.frozen | mask)
 
 
@@ -126,7 +181,8 @@ def _place_the_rest(state: GameState) -> GameState:
 
 
 def _rank_by_cards_left(state: GameState, winner: int) -> GameState:
-    """Đếm lá ends at the first finish: the others are placed by cards left, then seat order."""
+    """Đếm lá ends at the first finish: the others (the frozen placed already) are placed by
+    cards left, then seat order."""
     others = [s for s in _after(winner, state.players) if not state.places[s]]
     others.sort(key=lambda s: state.hands[s].bit_count())
     places = list(state.places)
@@ -145,7 +201,9 @@ def end_by_forfeit(state: GameState, events: list[Event]) -> GameState:
         places[seat] = free_places(state.places)[0]
         state = replaced(state, places=tuple(places))
         if places[seat] == 1:
-            state = _freeze(state, seat, events)
+            frozen = frozen_at_finish(state, seat)
+            if frozen:
+                state = _freeze(state, frozen, events)
     return end_game(state, events)
 
 

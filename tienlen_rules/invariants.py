@@ -11,7 +11,8 @@ and the property tests (tests/engine/properties/test_properties.py) at every mov
   the winner is 1st and every other seat last: RULES §7).
 * **settlement** (`check_settlement`): each net is the sum of its seat's transfers, and the
   game is zero-sum unless an option says otherwise (Huế's chop of a last card, paid by no one:
-  `chop_on_last_card = chopper_only`).
+  `chop_on_last_card = chopper_only`); a seat charged FROZEN is frozen in the state (its view
+  and the PlayersFrozen events say so, under every scheme: `finishing.frozen_at_finish`).
 
 A broken invariant raises `InvariantError`: an engine bug, never a player's mistake.
 """
@@ -23,7 +24,10 @@ from typing import TYPE_CHECKING
 from tienlen_rules.cards import format_cards
 from tienlen_rules.choices import ChopOnLastCard
 from tienlen_rules.events import Played
-from tienlen_rules.game import legal_plays
+from tienlen_rules.game import check_step, legal_plays
+from tienlen_rules.revisions import CONG_DECIDED_ONCE, keeps_old_reading
+from tienlen_rules.settlement import TransferReason
+from tienlen_rules.table_moves import timeout_move
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -81,16 +85,24 @@ def check_cards(state: GameState, before: GameState | None, events: Sequence[Eve
 def check_turn(state: GameState) -> tuple[list[Combination], bool]:
     """Exactly one seat to act, holding cards and a legal move, unless the game is over;
     returns the seat's legal plays and whether it may pass (none, False: the game is over)."""
-    n = state.players
+    n = state.seated_count  # an empty seat (RULES §9.1) holds no place
     if state.over:
         # Places are 1..n, except after an instant win: every other seat is last (RULES §7).
         expected = [1, *[n] * (n - 1)] if state.instant_winner >= 0 else list(range(1, n + 1))
-        if sorted(state.places) != expected:
+        if sorted(p for p in state.places if p >= 0) != expected:
             raise InvariantError(f"game over with places {state.places}")
         return [], False
     seat = state.to_act
-    if not 0 <= seat < n or state.places[seat] or not state.hands[seat]:
+    if (
+        not 0 <= seat < state.players
+        or state.places[seat]
+        or not state.hands[seat]
+        or state.forfeited >> seat & 1
+    ):
         raise InvariantError(f"seat {seat} is to act but cannot (places {state.places})")
+    if state.departed >> seat & 1:  # its player left: the host's time-out plays it (RULES §9.4)
+        check_step(state, timeout_move(state, seat))
+        return [], False
     plays, can_pass = legal_plays(state, seat)
     if not plays and not can_pass:
         raise InvariantError(f"seat {seat} is to act and has no legal move")
@@ -98,7 +110,13 @@ def check_turn(state: GameState) -> tuple[list[Combination], bool]:
 
 
 def check_settlement(state: GameState, settlement: Settlement) -> None:
-    """Nets are the transfers' sums; zero-sum unless an option says otherwise."""
+    """Nets are the transfers' sums; zero-sum unless an option says otherwise; FROZEN is
+    charged only to a seat frozen in the state (a game dealt before rules revision 2 under the
+    card count charged it by the hand alone)."""
+    charged = {t.payer for t in settlement.transfers if t.reason == TransferReason.FROZEN}
+    unshown = {s for s in charged if not state.frozen >> s & 1}
+    if unshown and not keeps_old_reading(state.rules.revision, CONG_DECIDED_ONCE):
+        raise InvariantError(f"seats {sorted(unshown)} are charged FROZEN but not frozen")
     net = [0] * state.players
     for t in settlement.transfers:
         if t.payer >= 0:

@@ -192,18 +192,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _b(
         "steal_winner_pairs_lead",
         True,
-        "Cướp cái: when the previous winner leads 3 consecutive pairs themselves, a higher 3 consecutive pairs may take the lead from them out of turn, as a steal (the winner's lead is open to stealing like a steal); off: only a player who did not win steals ('người không về nhất', sources 000/002), so the winner's 3 consecutive pairs are an ordinary lead, beaten in turn, and only a steal keeps the lead open.",
+        "Cướp cái: when the previous winner leads 3 consecutive pairs themselves, a higher 3 consecutive pairs may take the lead from them out of turn, as a steal (the winner's lead is open to stealing like a steal); off: the winner's own opening 3 consecutive pairs are an ordinary lead, beaten in turn and never stolen ('người không về nhất', sources 000/002: a steal is made by a player who did not win), so only a steal keeps the lead open — stealing itself is unchanged: any player, the previous winner included, may still steal back a steal with a higher 3 consecutive pairs.",
     ),
     # --- finishing ---
     _c(
         "finish_on_two",
         FinishOnTwo.ALLOWED,
-        "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế).",
+        "Going out with a play containing a 2: allowed, or it ranks you last (North, Huế); the card count prices no place: there the first player out wins whatever it goes out on (source 004).",
     ),
     _c(
         "finish_on_four_of_a_kind",
         FinishOnFourOfAKind.ALLOWED,
-        "Going out with a four of a kind: allowed, or it ranks you last (North).",
+        "Going out with a four of a kind: allowed, or it ranks you last (North); not under the card count, whose first player out wins.",
     ),
     # --- instant wins ---
     _c(
@@ -255,12 +255,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _b(
         "freezing",
         True,
-        "Cóng: players who have not played a card when the first player finishes are frozen.",
+        "Cóng: players who have not played a card when a player takes 1st (and at the finishes freeze_at adds) are frozen; under the card count, a loser who never played pays its whole payment times freeze_multiplier.",
     ),
     _c(
         "freeze_at",
         FreezeAt.FIRST_FINISH,
-        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played, who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
+        "When cóng is judged: only when a player takes 1st place (RULES §10 [ours]); or at every finish that is not ranked last, so a player spared by freeze_exempt_unplayed at the win is frozen if still unplayed when another goes out; or at every finish until someone takes 1st, so a first player out ranked last (going out on a 2) freezes the players who have not played (freeze_exempt_unplayed, the rule of the win, spares nobody there), who take the places above them and pay the eventual winner — unless fewer than two players would be left to play for 1st, or frozen_pays is whole_table: then the win judges (sources 000/001/002: 'while another player has played all their cards').",
     ),
     _s(
         "freeze_multiplier",
@@ -277,7 +277,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         0,
         0,
         3,
-        "Đà Nẵng: when exactly this many players have not played at the first finish, nobody is frozen (0: off).",
+        "Đà Nẵng: when exactly this many players have not played at the win (the finish that takes 1st: 'về nhất'), nobody is frozen and they play on — under the card count, which ends there, they pay as the other losers; only the win spares, so a later finish that judges cóng (freeze_at) freezes whoever has still not played (0: off).",
     ),
     _b(
         "alone_with_frozen_pays_place",

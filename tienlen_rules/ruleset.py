@@ -78,7 +78,12 @@ from tienlen_rules.options import (
     parse_option_value,
 )
 from tienlen_rules.presets import PRESETS
-from tienlen_rules.revisions import RULES_REVISION, pinned_defaults
+from tienlen_rules.revisions import (
+    FOLLOW_SUIT_OF_ONE_COLOUR_AND_SUIT,
+    RULES_REVISION,
+    keeps_old_reading,
+    pinned_defaults,
+)
 
 OptionValue = bool | int | Fraction | str
 
@@ -353,6 +358,7 @@ def _derive(rules: RuleSet) -> RuleSet:
 
 def _check(rules: RuleSet) -> None:
     """Reject rule sets that can't be played or paid in whole chips."""
+    _check_following(rules)
     # Amounts are option values, sums of them, or an option value times the frozen multiplier:
     # cóng multiplies L (places and points schemes), and đếm lá multiplies every part of a frozen
     # loser's payment (a stake per card and the rotten conversions). Each must be whole chips.
@@ -382,3 +388,25 @@ def _check(rules: RuleSet) -> None:
             "options.stake",
             constraint="whole_chips",
         )
+
+
+def _check_following(rules: RuleSet) -> None:
+    """Following suit and colour needs pairs of one colour and straights of one suit
+    (constraint follow_suit_needs_one_colour_and_suit): a mixed pair or straight has no colour
+    or suit to follow. A game dealt before rules revision 2 is played as it was dealt."""
+    if not rules.follow_suit or keeps_old_reading(
+        rules.revision, FOLLOW_SUIT_OF_ONE_COLOUR_AND_SUIT
+    ):
+        return
+    for option, what in (
+        ("same_colour_pairs", "pairs of one colour"),
+        ("single_suit_straights", "straights of one suit"),
+    ):
+        if not getattr(rules, option):
+            raise SetupError(
+                "INCOMPATIBLE_OPTIONS",
+                f"follow_suit follows a pair's colour and a straight's suit: it needs {what}"
+                f" ({option} = true)",
+                f"options.{option}",
+                constraint="follow_suit_needs_one_colour_and_suit",
+            )

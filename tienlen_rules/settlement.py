@@ -16,6 +16,7 @@ from tienlen_rules.bankroll import Payment, cap_losses
 from tienlen_rules.cards import THREE_OF_SPADES, CardSet
 from tienlen_rules.choices import CardCountRotten, FrozenPays, RottenPayee, Scoring
 from tienlen_rules.errors import SetupError
+from tienlen_rules.revisions import CONG_DECIDED_ONCE, keeps_old_reading
 from tienlen_rules.rotten import rotten_split
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
@@ -196,6 +197,7 @@ def _places(state: GameState, ledger: _Ledger) -> Settlement:
         _place_transfers(state, ledger, frozen)
     if not frozen:
         _rotten_last(state, ledger, winner)
+    _rotten_forfeiters(state, ledger, winner)
     return ledger.settlement(state, next_leader)
 
 
@@ -238,10 +240,23 @@ def _frozen(state: GameState, ledger: _Ledger, winner: int) -> int | None:
         penalty, counts_hand = rules.freeze_multiplier * rules.place_last_to_first, True
         payees = [winner]
     payer = state.compensation_seat
-    compensates = rules.compensation and payer >= 0 and len(frozen) == state.seated_count - 1
+    # Đền bài is judged by the opponents who did not forfeit, and never moves a forfeiter's
+    # payment nor makes one compensate (RULES §9.4).
+    forfeited = state.forfeited
+    stayed = [s for s in frozen if not forfeited >> s & 1]
+    opponents = (
+        state.seated_count - 1 - sum(1 for s in _others(state, winner) if forfeited >> s & 1)
+    )
+    compensates = (
+        rules.compensation
+        and payer >= 0
+        and not forfeited >> payer & 1
+        and bool(stayed)
+        and len(stayed) == opponents
+    )
     for seat in frozen:
         hand = state.hands[seat]
-        if compensates:  # every opponent frozen: the winner is the only payee
+        if compensates and seat in stayed:  # every opponent frozen: the winner is the payee
             parts = rotten_split(rules, hand) if counts_hand else ()
             ledger.rotten.extend(
                 RottenEntry(seat, p.chop_class.value, p.cards, rules.amount(p.value)) for p in parts
@@ -295,31 +310,58 @@ def _rotten_last(state: GameState, ledger: _Ledger, winner: int) -> None:
     (or to the winner, `rotten_payee`); rotten ♠3 (*thối 3 bích*): left with only ♠3, it pays
     the winner."""
     rules = state.rules
-    holders = [s for s in range(state.players) if state.hands[s] and s != winner]
+    holders = [
+        s
+        for s in range(state.players)
+        if state.hands[s] and s != winner and not state.forfeited >> s & 1
+    ]
     for seat in holders:
         payee = (
             winner
             if rules.rotten_payee == RottenPayee.WINNER
             else _seat_at(state, state.places[seat] - 1)
         )
-        if payee >= 0:
-            ledger.pay_rotten(seat, payee, state.hands[seat])
-        if rules.rotten_three_stakes and state.hands[seat] == 1 << THREE_OF_SPADES:
-            ledger.pay(
-                seat,
-                winner,
-                rules.rotten_three_stakes,
-                TransferReason.ROTTEN_THREE,
-                state.hands[seat],
-            )
+        _pay_rotten_hand(state, ledger, seat, payee, winner)
+
+
+def _pay_rotten_hand(state: GameState, ledger: _Ledger, seat: int, payee: int, winner: int) -> None:
+    """A hand left at the end rots: its 2s and bombs to `payee`, and a lone ♠3 (*thối 3
+    bích*) to the winner."""
+    rules = state.rules
+    if payee >= 0:
+        ledger.pay_rotten(seat, payee, state.hands[seat])
+    if rules.rotten_three_stakes and state.hands[seat] == 1 << THREE_OF_SPADES:
+        ledger.pay(
+            seat, winner, rules.rotten_three_stakes, TransferReason.ROTTEN_THREE, state.hands[seat]
+        )
+
+
+def _rotten_forfeiters(state: GameState, ledger: _Ledger, winner: int) -> None:
+    """A forfeiter that is not frozen (RULES §9.4) pays as a player ending in its place holding
+    its cards: its 2s and bombs rot to the player who would collect them from a last player
+    (`rotten_payee`: the player placed just above it, another forfeiter or the player left
+    holding cards included; or the winner) — never to a frozen player, but to the nearest one
+    placed above it who is not frozen —, whoever else is frozen; a lone ♠3 rots to the winner."""
+    for seat in range(state.players):
+        if not state.forfeited >> seat & 1 or state.frozen >> seat & 1 or not state.hands[seat]:
+            continue
+        payee = winner
+        if state.rules.rotten_payee != RottenPayee.WINNER:
+            above = [s for s in range(state.players) if 0 < state.places[s] < state.places[seat]]
+            above = [s for s in above if not state.frozen >> s & 1]
+            payee = max(above, key=lambda s: state.places[s], default=winner)
+        _pay_rotten_hand(state, ledger, seat, payee, winner)
 
 
 def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
     """Đếm lá (source 004): each loser pays the winner a stake per card left (option
     `card_count_per_card`) plus the rotten conversions of its 2s and bombs (RULES §10: in
-    addition to the cards; option `card_count_rotten`: instead of them); a frozen hand (every
-    dealt card) pays it all doubled."""
+    addition to the cards; option `card_count_rotten`: instead of them); a frozen loser (one the
+    win froze, `finishing.frozen_at_finish`: it holds every dealt card) pays it all times
+    `freeze_multiplier`. A game dealt before rules revision 2 froze nobody in its state: a loser
+    holding every dealt card pays so, whatever `freeze_exempt_unplayed` says."""
     rules = state.rules
+    old_reading = keeps_old_reading(rules.revision, CONG_DECIDED_ONCE)
     winner = state.winner
     if state.instant_winner >= 0:
         for seat in _others(state, winner):
@@ -330,7 +372,10 @@ def _card_count(state: GameState, ledger: _Ledger) -> Settlement:
     ledger.add_chops(state)
     for seat in _others(state, winner):
         hand = state.hands[seat]
-        frozen = rules.freezing and hand == state.dealt[seat]
+        if old_reading:
+            frozen = rules.freezing and hand == state.dealt[seat]
+        else:
+            frozen = bool(state.frozen >> seat & 1)
         multiplier = rules.freeze_multiplier if frozen else Fraction(1)
         reason = TransferReason.FROZEN if frozen else TransferReason.CARD_COUNT
         counted = hand

@@ -8,8 +8,6 @@ service needs to continue a game travels in it (the service signs it into an opa
 from __future__ import annotations
 
 from enum import StrEnum
-from functools import reduce
-from operator import or_
 from typing import NamedTuple
 
 from tienlen_rules.cards import CardSet
@@ -124,8 +122,11 @@ class GameState(NamedTuple):
 
     @property
     def played(self) -> CardSet:
-        """Every card played so far this game."""
-        return reduce(or_, self.dealt, 0) & ~reduce(or_, self.hands, 0)
+        """Every card played so far this game: what the seats were dealt and no longer hold.
+        A seat's hand is what is left of its dealt cards and no card is dealt twice, so the
+        sums of the masks (exact in C for 52-bit ints) are their unions: half the cost of
+        or-ing them, on every answer's view."""
+        return sum(self.dealt) - sum(self.hands)
 
 
 def _seated(places: tuple[int, ...]) -> int:

@@ -23,9 +23,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator
 
     _Handler = grpc.RpcMethodHandler[Any, Any]
-    _ServerInterceptor = grpc.ServerInterceptor[Any, Any]
-else:  # grpc's classes are not generic at run time
-    _ServerInterceptor = grpc.ServerInterceptor
 
 
 class DrainingHealthServicer(health.HealthServicer):
@@ -73,7 +70,7 @@ class DrainingHealthServicer(health.HealthServicer):
         return len(callbacks)
 
 
-class StreamCloser(_ServerInterceptor):
+class StreamCloser:
     """Remembers the open calls of the long-lived bidirectional `methods` (full paths, e.g.
     ``/tienlen.v1.TienLenEngine/PlayStream``); `close_streams()` cancels them, and any opened
     later."""
@@ -84,20 +81,9 @@ class StreamCloser(_ServerInterceptor):
         self._lock = threading.Lock()
         self._closed = False
 
-    def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], _Handler | None],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> _Handler | None:
-        """Wrap the handlers of `methods` (bidirectional streams) so their calls are known."""
-        handler = continuation(handler_call_details)
-        if handler is None:
-            return None
-        return self.wrap(handler_call_details.method, handler)
-
     def wrap(self, method: str, handler: _Handler) -> _Handler:
         """`handler` (of the full method path `method`), its calls remembered when it is one
-        of `methods`: what the server registers (`registration.Registrar`)."""
+        of `methods`: what the server registers (`handlers.HandlerRecorder`)."""
         if handler.stream_stream is None or method not in self._methods:
             return handler
         return grpc.stream_stream_rpc_method_handler(

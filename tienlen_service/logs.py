@@ -4,7 +4,7 @@ Logs are structlog, in JSON when stdout is not a terminal, readable colours when
 line ever holds a frame's locals (structlog's `dict_tracebacks` and the console's rich
 tracebacks render them by default: a state token and every hand, once) and no value in a line
 is longer than `MAX_VALUE_CHARS` (`cut_long_values`). Each call may get one canonical line (``rpc``, ``code``, ``duration_ms``, ``request_id``,
-``sampled``); `AccessLog` decides which: every failed, slow or streaming call, and one
+``sampled``, and a refused call's ``reason``); `AccessLog` decides which: every failed, slow or streaming call, and one
 successful unary call in ``--log-sample``.
 """
 
@@ -200,13 +200,14 @@ thousand times an ApplyMove's usual handling time, and a bucket bound of the his
 
 
 class CallFields:
-    """What identifies a call in the log: its RPC, its request id, its web transport.
+    """What identifies a call in the log: its RPC, its request id, its web transport, and
+    the `ErrorInfo.reason` of its refusal once it has one (`note_reason`).
 
     The request id is worked out only when a line needs it (most successful calls get none):
     from `request_id`, else from `metadata()`, by `_request_id`'s rule.
     """
 
-    __slots__ = ("_metadata", "_request_id", "rpc", "transport")
+    __slots__ = ("_metadata", "_request_id", "reason", "rpc", "transport")
 
     def __init__(
         self,
@@ -218,6 +219,7 @@ class CallFields:
     ) -> None:
         self.rpc = rpc
         self.transport = transport
+        self.reason: str | None = None
         self._request_id = request_id
         self._metadata = metadata
 
@@ -229,17 +231,30 @@ class CallFields:
         return self._request_id
 
     def add_to(self, event: MutableMapping[str, Any]) -> None:
-        """Put ``rpc``, ``request_id`` (and ``transport``) in `event`, keeping what is there."""
+        """Put ``rpc``, ``request_id`` (and ``transport``, ``reason``) in `event`, keeping what
+        is there."""
         event.setdefault("rpc", self.rpc)
         event.setdefault("request_id", self.request_id)
         if self.transport is not None:
             event.setdefault("transport", self.transport)
+        if self.reason is not None:
+            event.setdefault("reason", self.reason)
 
 
 _CALL: Final[ContextVar[CallFields | None]] = ContextVar("tienlen_call", default=None)
 """The call being handled in this context. grpcio runs every call in a context of its own, so
 setting it costs one `ContextVar.set` and nothing needs clearing; the web port sets it on its
 worker thread and resets it when the call ends."""
+
+
+def note_reason(reason: str) -> None:
+    """Give the call being handled the `ErrorInfo.reason` it is refused with, so that its
+    `rpc` line (and any line logged after) says why: DEAL_NOT_ALLOWED and SEAT_TOKEN_INVALID
+    share a code (PERMISSION_DENIED) and nothing else. Called where a refusal is made
+    (`statuses.abort`, the interceptor's MALFORMED_REQUEST), on either port."""
+    call = _CALL.get()
+    if call is not None:
+        call.reason = reason
 
 
 def add_call_fields(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:

@@ -1,5 +1,6 @@
-"""The server interceptor: it feeds the metrics (`metrics`) and the access log (`logs`), once
-per call, and turns request bytes that do not parse into a clear refusal.
+"""The call observer: it feeds the metrics (`metrics`) and the access log (`logs`), once per
+call, and turns request bytes that do not parse into a clear refusal. It wraps each handler
+once, at registration (`handlers`), not as a grpc interceptor on every call.
 """
 
 from __future__ import annotations
@@ -11,16 +12,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 
-from tienlen_service.logs import AccessLog, CallFields
+from tienlen_service.logs import AccessLog, CallFields, note_reason
 from tienlen_service.metrics import MethodSeries, Metrics
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     _Handler = grpc.RpcMethodHandler[Any, Any]
-    _ServerInterceptor = grpc.ServerInterceptor[Any, Any]
-else:
-    _ServerInterceptor = grpc.ServerInterceptor
 
 
 MALFORMED_REQUEST: Final = "MALFORMED_REQUEST"
@@ -47,7 +45,7 @@ def _status_code(context: grpc.ServicerContext, default: grpc.StatusCode) -> grp
 
 
 class _Malformed:
-    """Marks a request whose bytes didn't parse (see `ObservabilityInterceptor`)."""
+    """Marks a request whose bytes didn't parse (see `CallObserver`)."""
 
     __slots__ = ()
 
@@ -59,6 +57,7 @@ def _malformed_status() -> grpc.Status:
     from google.rpc import code_pb2, error_details_pb2, status_pb2
     from grpc_status import rpc_status
 
+    note_reason(MALFORMED_REQUEST)
     info = error_details_pb2.ErrorInfo(reason=MALFORMED_REQUEST, domain=ERROR_DOMAIN)
     status = status_pb2.Status(
         code=code_pb2.INVALID_ARGUMENT,
@@ -71,7 +70,7 @@ def _malformed_status() -> grpc.Status:
 
 @dataclass(frozen=True, slots=True)
 class _MethodInfo:
-    """What the interceptor precomputes once per method (labels, its metric series)."""
+    """What the observer precomputes once per method (labels, its metric series)."""
 
     rpc: str
     grpc_type: str
@@ -87,23 +86,22 @@ class _Call:
     """One streaming call being observed: started on creation, finished once. (A unary call
     is observed inline by its wrapper: one object and two method calls fewer per call.)"""
 
-    __slots__ = ("_done", "_fields", "_info", "_interceptor", "_start")
+    __slots__ = ("_done", "_fields", "_info", "_observer", "_start")
 
     def __init__(
         self,
-        interceptor: ObservabilityInterceptor,
+        observer: CallObserver,
         info: _MethodInfo,
         fields: CallFields,
         *,
         received: bool,
     ) -> None:
-        self._interceptor = interceptor
+        self._observer = observer
         self._info = info
         self._fields = fields
         self._done = False
         self._start = time.perf_counter()
         info.series.start(received=received)
-        interceptor.metrics.in_flight.inc()
 
     def finish(self, code: grpc.StatusCode) -> None:
         if self._done:
@@ -111,9 +109,8 @@ class _Call:
         self._done = True
         elapsed = time.perf_counter() - self._start
         info = self._info
-        self._interceptor.metrics.in_flight.dec()
-        info.series.finish(code.name, elapsed)
-        access_log = self._interceptor.access_log
+        info.series.finish(code, elapsed)
+        access_log = self._observer.access_log
         if access_log is not None:
             access_log.finish(
                 self._fields,
@@ -125,7 +122,7 @@ class _Call:
             )
 
 
-class ObservabilityInterceptor(_ServerInterceptor):
+class CallObserver:
     """Counts and times every call, unary or streaming, and gives it to `access_log` (None:
     no `rpc` lines), which logs the calls an operator needs (`AccessLog`).
 
@@ -147,20 +144,9 @@ class ObservabilityInterceptor(_ServerInterceptor):
         self._cache: dict[str, tuple[_Handler, _Handler]] = {}
         self._lock = threading.Lock()
 
-    def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], _Handler | None],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> _Handler | None:
-        """Wrap the method's handler (once per method; the wrapped one is cached)."""
-        handler = continuation(handler_call_details)
-        if handler is None:
-            return None
-        return self.wrap(handler_call_details.method, handler)
-
     def wrap(self, method: str, handler: _Handler) -> _Handler:
         """`handler` (of the full method path `method`) counted, timed and logged: what the
-        server registers (`registration.Registrar`), so that no interceptor pipeline runs per
+        server registers (`handlers.HandlerRecorder`), so that no interceptor pipeline runs per
         call; the wrapped handler is cached per method."""
         cached = self._cache.get(method)
         if cached is not None and cached[0] is handler:
@@ -235,7 +221,6 @@ class ObservabilityInterceptor(_ServerInterceptor):
         # bound once per method (bench/README.md, issue 28: 57.7k -> 29.9k instructions per call).
         rpc, sampler, quiet, series = info.rpc, info.sampler, info.quiet, info.series
         start_series, finish_series = series.start, series.finish
-        in_flight = self.metrics.in_flight
         access_log = self.access_log
         clock = time.perf_counter
         begin = AccessLog.begin
@@ -246,8 +231,7 @@ class ObservabilityInterceptor(_ServerInterceptor):
             begin(fields)
             start = clock()
             malformed = request is _MALFORMED
-            start_series(received=not malformed)
-            in_flight.inc()
+            start_series(received=not malformed)  # in flight until `finish_series`
             code = unknown
             sent = 0
             try:
@@ -261,8 +245,7 @@ class ObservabilityInterceptor(_ServerInterceptor):
                 raise
             finally:
                 elapsed = clock() - start
-                in_flight.dec()
-                finish_series(code.name, elapsed, sent=sent)
+                finish_series(code, elapsed, sent)
                 if access_log is not None:
                     access_log.finish(fields, sampler, code, elapsed, quiet=quiet)
             return response

@@ -21,11 +21,12 @@ from google.protobuf import descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tienlen_service.draining import DrainingHealthServicer, StreamCloser
+from tienlen_service.handlers import HandlerRecorder, wrapped_by
 from tienlen_service.keys import DealKey
 from tienlen_service.logs import AccessLog, get_logger
 from tienlen_service.metrics import Metrics
 from tienlen_service.metrics_server import MetricsServer, start_metrics_server
-from tienlen_service.observability import ObservabilityInterceptor
+from tienlen_service.observability import CallObserver
 from tienlen_service.reflection import enable_reflection
 from tienlen_service.tokens import KeyConfigError, KeyRing, TokenCodec
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from tienlen_service.config import Config
     from tienlen_service.web.serve import WebServer
 
-    _Handler: TypeAlias = grpc.RpcMethodHandler[Any, Any]
     Registrar: TypeAlias = Callable[[grpc.Server, TokenCodec, Metrics, Config], Sequence[str]]
     """Registers services on a grpc server; returns their full names (health, reflection)."""
 
@@ -230,9 +230,11 @@ class Server:
             experimental_non_blocking=True, experimental_thread_pool=self._health_executor
         )
         self._streams = StreamCloser(CLOSED_ON_DRAIN)
-        # Applied to every handler as it is registered (`_wrap`), not as grpc interceptors:
-        # the interceptor pipeline cost every call ~7k instructions (bench/README.md, issue 28).
-        self._observe = ObservabilityInterceptor(self.metrics, access_log=self.access_log)
+        # What every handler of the gRPC port is wrapped in as it is registered (`handlers`):
+        # counted, timed and logged (outermost), and a PlayStream's calls remembered so that a
+        # drain can close them.
+        self._observe = CallObserver(self.metrics, access_log=self.access_log)
+        self._wrap = wrapped_by(self._observe.wrap, self._streams.wrap)
         self._grpc = grpc.server(
             self._executor,
             options=grpc_options(config),
@@ -243,11 +245,6 @@ class Server:
         self._stop_lock = threading.Lock()
         self._stopped = False
         self._drain_delay_over = threading.Event()
-
-    def _wrap(self, method: str, handler: _Handler) -> _Handler:
-        """A handler as the gRPC port serves it: counted, timed and logged (outermost), and
-        a PlayStream's calls remembered so a drain can close them."""
-        return self._observe.wrap(method, self._streams.wrap(method, handler))
 
     @property
     def port(self) -> int:
@@ -280,25 +277,41 @@ class Server:
 
     def start(self) -> None:
         """Register the services, bind the ports and start serving (SERVING on health)."""
-        from tienlen_service.web.calls import RecordingServer
-
         config = self.config
         open_files = raise_open_file_limit()
         web_connections = web_connection_cap(config.web_max_connections, open_files)
+        recorder, names = self._register_services()
+        self._bound = self._bind_ports(recorder, web_connections)
+        self._grpc.start()
+        for name in ("", *names):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._warn_about_keys()
+        self._log_serving(open_files, web_connections)
+
+    def _register_services(self) -> tuple[HandlerRecorder, tuple[str, ...]]:
+        """Register the services (wrapped for the gRPC port, remembered for the web port),
+        health and reflection, each NOT_SERVING until the ports are bound; the recorder, and
+        the registered services' names."""
+        config = self.config
         # The web port serves again what is registered here (recorded, not registered twice).
-        recorder = RecordingServer(self._grpc, self._wrap)
+        recorder = HandlerRecorder(self._grpc, self._wrap)
         names = tuple(self._register(recorder, self.tokens, self.metrics, config))
         health_pb2_grpc.add_HealthServicer_to_server(self.health, recorder)
         self.service_names = (*names, HEALTH_SERVICE)
         if config.serves_reflection:
             # Observed like every call, but not recorded: the web port does not serve it.
-            reflected = RecordingServer(self._grpc, self._wrap)
+            reflected = HandlerRecorder(self._grpc, self._wrap)
             self.service_names = enable_reflection(self.service_names, reflected)
         for name in names:
             self.metrics.initialize_methods(name, _method_types(name))
             self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+        return recorder, names
 
+    def _bind_ports(self, recorder: HandlerRecorder, web_connections: int) -> _Bound:
+        """Bind the gRPC port, then start the /metrics port and the web port (serving what
+        `recorder` remembers); OSError when a port can't be bound (nothing left running)."""
+        config = self.config
         address = _address(config.host, config.port)
         try:
             if config.tls:
@@ -316,12 +329,14 @@ class Server:
             )
         web_server = None
         if config.web_port is not None:
+            from tienlen_service.registration import WIRE_METHODS
             from tienlen_service.web.transport import start_web_server
 
             try:
                 web_server = start_web_server(
                     config,
                     handlers=recorder.handlers,
+                    wire_methods=WIRE_METHODS,
                     executor=self._executor,
                     metrics=self.metrics,
                     serving=self._serving,
@@ -332,11 +347,10 @@ class Server:
                 if metrics_server is not None:
                     metrics_server.stop()
                 raise
-        self._bound = _Bound(port, metrics_server, web_server)
-        self._grpc.start()
-        for name in ("", *names):
-            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        return _Bound(port, metrics_server, web_server)
 
+    def _warn_about_keys(self) -> None:
+        """Log, loudly, a key made at start-up or the published example key (--dev)."""
         if self.keyring.generated:
             self.log.warning(
                 "generated_key",
@@ -351,10 +365,14 @@ class Server:
                 "can forge tokens with it. Never in production.",
                 kids=list(self.keyring.published_kids),
             )
+
+    def _log_serving(self, open_files: int, web_connections: int) -> None:
+        """The `serving` line: the ports and every setting an operator checks at start-up."""
+        config = self.config
         self.log.info(
             "serving",
-            address=address,
-            port=port,
+            address=_address(config.host, config.port),
+            port=self.port,
             metrics_port=self.metrics_port,
             web_port=self.web_port,
             cors_origins=list(config.cors_origins),

@@ -43,6 +43,7 @@ from tienlen.v1 import service_pb2
 from tienlen_rules import CardParseError, IllegalMove, SetupError
 from tienlen_service import codec, records
 from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.logs import note_reason
 from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
@@ -243,7 +244,11 @@ def error_status(exc: Exception, seat: int | None) -> status_pb2.Status | None:
 
 
 def abort(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn:
-    """End the call with this status (grpcio raises out of the handler)."""
+    """End the call with this status (grpcio raises out of the handler); the call's log line
+    gets its `ErrorInfo.reason`."""
+    info = error_details_pb2.ErrorInfo()
+    if any(detail.Unpack(info) for detail in status.details):
+        note_reason(info.reason)
     context.abort_with_status(rpc_status.to_status(status))
     raise AssertionError("abort_with_status returned")  # pragma: no cover - it raises
 

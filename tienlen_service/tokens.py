@@ -145,6 +145,7 @@ class TokenCodec:
         "_deal_prefix",
         "_dep_header",
         "_deployment",
+        "_header",
         "_keyring",
         "_max_age",
         "_require_sealed",
@@ -173,6 +174,15 @@ class TokenCodec:
         self._deployment = deployment
         dep = deployment.encode("ascii")
         self._dep_header = bytes([len(dep)]) + dep
+        # Without an issue time the header of a new token is the same for every token (the
+        # signing key is the ring's first for the codec's life): made once.
+        signing = keyring._signing()  # noqa: SLF001 - the ring and the codec are one unit
+        flags = FLAG_SEALED if seal else 0
+        self._header = (
+            bytes((VERSION_NO_TIME, flags, len(signing.kid_bytes)))
+            + signing.kid_bytes
+            + self._dep_header
+        )
         self._seat_prefix = b"tienlen seat token\x00" + self._dep_header
         self._deal_prefix = b"tienlen next deal\x00" + self._dep_header
 
@@ -208,8 +218,7 @@ class TokenCodec:
                 + _ISSUED.pack(max(0, int(self._clock())))
             )
         else:
-            header = bytes((VERSION_NO_TIME, flags, len(key.kid_bytes))) + key.kid_bytes
-            header += self._dep_header
+            header = self._header
         if self._seal:
             nonce = random_bytes(NONCE_BYTES)
             # The header (version, flags, key id, deployment) is the associated data: the

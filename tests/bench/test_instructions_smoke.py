@@ -45,17 +45,20 @@ def test_instruction_counts_cover_the_replayed_calls_and_every_answer_matches(
     )
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads(out.read_text())
-    assert set(report) >= {"ours", "echo-bare", "ratio", "targets", "breakdown"}
+    assert set(report) >= {"ours", "echo-bare", "ratio", "ours/miss", "miss_ratio", "targets"}
     targets = {t["target"]: t for t in report["targets"]}
-    assert set(targets) == {"ours", "echo-bare"}
+    assert set(targets) == {"ours", "ours/miss", "echo-bare"}
+    # The miss path: every other call of the game, each with a token of another replica.
+    assert targets["ours/miss"]["calls"] == (targets["ours"]["calls"] + 1) // 2
     for target in targets.values():
-        assert target["calls"] > 10, target  # one game's ApplyMove calls
+        assert target["calls"] > 5, target  # one game's ApplyMove calls (half: the miss path)
         assert target["errors"] == 0, target
         assert target["mismatches"] == 0, target
         # A window of calls, not the process's life: a Python start-up alone runs tens of
         # millions of instructions; a call runs under a few million.
         assert 0 < target["per_call"] < 5_000_000, target
     assert report["ratio"] == pytest.approx(report["ours"] / report["echo-bare"])
+    assert report["miss_ratio"] == pytest.approx(report["ours/miss"] / report["echo-bare"])
     labels = [part["label"] for part in report["breakdown"]]
     assert labels[0].startswith("servicer ApplyMove")
     assert all(part["per_call"] > 0 for part in report["breakdown"]), report["breakdown"]

@@ -207,3 +207,36 @@ def test_state_token_payloads_are_byte_for_byte_the_pinned_ones() -> None:
     if os.environ.get("TIENLEN_PIN_PAYLOADS") == "1":
         PINNED_PAYLOADS.write_text(json.dumps(digests, indent=1) + "\n", encoding="utf-8")
     assert digests == json.loads(PINNED_PAYLOADS.read_text(encoding="utf-8"))
+
+
+def test_a_payload_of_a_game_this_replica_wrote_decodes_from_its_moves_fields_alike() -> None:
+    """A replica that serialised a game's kept fields (game id, rules, match) parses only the
+    fields a move changes of that game's payloads: the same states as the whole decode."""
+    from tienlen_service.codec import state_decode
+
+    game_id = bytes(range(16))
+    for variant in VARIANTS:
+        for state in match_states(variant, 37)[::5]:
+            payload = codec.encode_state(state, game_id)  # remembers the game's runs
+            assert codec.decode_state(payload) == (state, game_id)
+            assert state_decode._decode_whole(payload) == (state, game_id)
+
+
+def test_a_payload_whose_kept_fields_differ_from_the_remembered_ones_decodes_whole() -> None:
+    """The same game id with other rules, another match, or a payload cut short: the bytes
+    around the move's fields are not the ones remembered, so it is decoded whole (or refused)."""
+    game_id = bytes(range(16, 32))
+    state, _ = game.new_game(build_rules("southern"), 4, seed=41)
+    codec.encode_state(state, game_id)
+    others = [
+        state._replace(match=state.match._replace(totals=(7, -7, 0, 0), dealer=2)),
+        state._replace(rules=build_rules("southern", {"stake": 50})),
+        state._replace(match=state.match._replace(seed=-1)),
+    ]
+    for other in others:
+        payload = codec.state_to_pb(other, game_id).SerializeToString(deterministic=True)
+        assert codec.decode_state(payload) == (other, game_id)
+    whole = codec.encode_state(state, game_id)
+    for cut in (1, 5, len(whole) // 2):
+        with pytest.raises(StateDecodeError):
+            codec.decode_state(whole[:-cut])

@@ -25,7 +25,8 @@ ENGINE_REASONS: Final = frozenset(
         "NOT_YOUR_TURN", "CARD_NOT_IN_HAND", "DUPLICATE_CARD", "EMPTY_PLAY", "NOT_A_COMBINATION",
         "MUST_INCLUDE_STARTING_CARD", "DOES_NOT_BEAT", "WRONG_TYPE_OR_LENGTH",
         "LOCKED_OUT_OF_ROUND", "LEADER_CANNOT_PASS", "GAME_OVER", "SEAT_FINISHED", "INVALID_SEAT",
-        "CANNOT_STEAL_LEAD", "GAME_NOT_OVER", "MATCH_OVER",
+        "CANNOT_STEAL_LEAD", "GAME_NOT_OVER", "MATCH_OVER", "SEAT_EMPTY", "SEAT_LEFT",
+        "LEAVE_REFUSED", "BANKROLL_TOO_LOW",
     }
 )  # fmt: skip
 DEAL_KEY: Final = (runner.REPO / "tests" / "contract" / "deal-key.txt").read_text().strip()
@@ -209,6 +210,8 @@ class Script:
         self.answers: dict[int, dict[str, Any]] = {}
         self.game_step = 0
         self.state_step = 0
+        # Seats whose token a NextGame gave (newcomers, RULES §9.1): the step that answered it.
+        self.token_steps: dict[int, int] = {}
 
     # --- the generic call ---------------------------------------------------------------------
 
@@ -274,8 +277,13 @@ class Script:
         self.steps.append(step)
         if rpc in {"NewGame", "ReplayGame"}:  # both answer a new match's seat tokens
             self.game_step = self.state_step = number
+            self.token_steps = {}
         elif rpc in {"ApplyMove", "NextGame"}:
             self.state_step = number
+        if rpc == "NextGame":  # a newcomer's token, from this answer on
+            for seat, token in enumerate(answer.get("seatTokens", [])):
+                if token:
+                    self.token_steps[seat] = number
         return answer
 
     def peek(self, rpc: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -320,13 +328,16 @@ class Script:
             request["leader"] = leader
         if dealer is not None:
             request["dealer"] = dealer
+        for name in ("playerIds", "bankrolls"):  # a live table's people (RULES §9)
+            if name in kw:
+                request[name] = kw.pop(name)
         return self.call("NewGame", request, **kw)
 
     def _seat_request(self, seat: int, **extra: Any) -> dict[str, Any]:
         request = {
             "stateToken": {"$stateFrom": self.state_step},
             "seat": seat,
-            "seatToken": {"$seatToken": [self.game_step, seat]},
+            "seatToken": {"$seatToken": [self.token_steps.get(seat, self.game_step), seat]},
         }
         request.update(extra)
         return request
@@ -343,6 +354,20 @@ class Script:
     def pass_(self, seat: int, **kw: Any) -> dict[str, Any]:
         """ApplyMove: `seat` passes."""
         return self.call("ApplyMove", self._seat_request(seat, move={"passTurn": {}}), **kw)
+
+    def timeout(self, seat: int, **kw: Any) -> dict[str, Any]:
+        """ApplyMove: the host's time-out of `seat` (RULES §9.3)."""
+        return self.call("ApplyMove", self._seat_request(seat, move={"timeout": {}}), **kw)
+
+    def leave(self, seat: int, **kw: Any) -> dict[str, Any]:
+        """ApplyMove: `seat`'s player leaves during the game (RULES §9.4)."""
+        return self.call("ApplyMove", self._seat_request(seat, move={"leave": {}}), **kw)
+
+    def host_play(self, seat: int, text: str, **kw: Any) -> dict[str, Any]:
+        """ApplyMove as the host sends it (with the deal key: its answer names the seats that
+        could chop out of turn, RULES §9.5)."""
+        request = self._seat_request(seat, move={"play": {"cards": cards(text)}}, dealKey=DEAL_KEY)
+        return self.call("ApplyMove", request, **kw)
 
     def validate(self, seat: int, text: str | None, **kw: Any) -> dict[str, Any]:
         """ValidateMove of a play (`text`) or of a pass (None)."""
@@ -366,6 +391,9 @@ class Script:
             request["seed"] = str(seed)
         if hands is not None or seed is not None:
             request["dealKey"] = DEAL_KEY
+        for name in ("seating", "bankrolls"):  # the table's people (RULES §9.1, §9.2)
+            if name in kw:
+                request[name] = kw.pop(name)
         return self.call("NextGame", request, **kw)
 
     def legal(self, seat: int, **kw: Any) -> dict[str, Any]:

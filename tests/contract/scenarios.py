@@ -2497,3 +2497,122 @@ def game_record_refusals(s: Script) -> None:
         error="INVALID_ARGUMENT",
         fields=["record.match_totals[0]"],
     )
+
+
+@scenario(
+    "tables",
+    "A table of people (RULES §9): player ids and bankrolls at the deal, the host's time-outs, a player leaving mid-game (played out on auto, frozen and capped at its bankroll), a seat change between games (a newcomer with a token of its own), the winner leaving (a first game again), a bankroll below the table's minimum, and an out-of-turn chop the host is told about",
+    "RULES §9",
+    "docs/HOSTS.md",
+)
+def tables(s: Script) -> None:
+    chips = {"min_bankroll_stakes": "1"}  # 1 stake = 100 chips to sit down
+    s.new_game(
+        ["3S 9S", "4S 5S", "6S 7S", "8S JS"],
+        options=chips,
+        first_game=False,
+        leader=0,
+        playerIds=["an", "binh", "chi", "dung"],
+        bankrolls=["500", "500", "500", "150"],
+        must={
+            "game": {
+                "toAct": 0,
+                "view": {
+                    "seats": [
+                        {"playerId": "an", "bankroll": "500"},
+                        {"playerId": "binh"},
+                        {"playerId": "chi"},
+                        {"playerId": "dung", "bankroll": "150"},
+                    ]
+                },
+            }
+        },
+    )
+    s.timeout(2, note="A time-out is for the seat to act.", error="NOT_YOUR_TURN")
+    s.timeout(
+        0,
+        note="Seat 0's time ran out while leading: it plays its lowest single.",
+        must={"game": {"events": {"$contains": [{"timedOut": {"seat": 0, "timeouts": 1}}, played(0, "SINGLE", 1, "3S", "3S", 1)]}}},
+    )  # fmt: skip
+    s.play(1, "5S")
+    s.play(2, "7S")
+    s.leave(
+        3,
+        note="Seat 3's player closes the app (leave_mid_game play_out): on auto, the game goes on.",
+        must={"game": {"events": [{"playerLeft": {"seat": 3, "forfeit": False, "place": 0}}, {"autoPlay": {"seat": 3, "on": True}}], "view": {"seats": [{}, {}, {}, {"left": True, "auto": True}]}}},
+    )  # fmt: skip
+    s.play(
+        3,
+        "8S",
+        note="Its own moves are refused: only the host's time-outs play it.",
+        error="SEAT_LEFT",
+    )
+    s.timeout(
+        3,
+        note="The host plays its time-out: a pass.",
+        must=acts(0, [{"timedOut": {"seat": 3, "timeouts": 1}}, passed(3), turn(0)]),
+    )
+    s.play(
+        0,
+        "9S",
+        note="Seat 0 goes out first; seat 3 never played: frozen.",
+        must={"game": {"events": {"$contains": [played(0, "SINGLE", 1, "9S", "9S", 0), {"playerFinished": {"seat": 0, "place": 1, "rankedLast": False}}, {"playersFrozen": {"seats": [3], "places": [4]}}]}}},
+    )  # fmt: skip
+    s.timeout(1)
+    s.timeout(2)
+    s.timeout(
+        1,
+        note="Seat 3 owes 2L = 400 as frozen but sat down with 150 chips: it pays 150 (loss_cap), the transfer says what was owed.",
+        must={"game": {"finished": True, "settlement": {"transfers": [{"payer": 3, "payee": 0, "amount": "150", "reason": "TRANSFER_REASON_FROZEN", "owed": "400"}, {"payer": 2, "payee": 1, "amount": "100", "reason": "TRANSFER_REASON_PLACE", "owed": "0"}], "net": ["150", "100", "-100", "-150"]}}},
+    )  # fmt: skip
+    s.next_game(
+        ["3D 4D", "", "5D 9C", "6D 7H"],
+        note="Binh (seat 1) leaves; seat 3's leaver is dropped by itself; Em sits down in seat 3 with 900 chips. The winner, seat 0, stayed: it leads (not a first game). Seat 1 stays empty.",
+        seating={"staying": [0, 2], "newcomers": [{"seat": 3, "playerId": "em", "bankroll": "900"}]},
+        must={"game": {"toAct": 0, "events": [{"seatVacated": {"seat": 1, "playerId": "binh", "total": "100"}}, {"seatVacated": {"seat": 3, "playerId": "dung", "total": "-150"}}, {"seatTaken": {"seat": 3, "playerId": "em"}}, {"gameStarted": {"leader": 0, "firstGame": False, "handSizes": [2, 0, 2, 2]}}], "view": {"seats": [{"matchTotal": "150", "bankroll": "650"}, {"empty": True}, {"matchTotal": "-100", "bankroll": "400"}, {"matchTotal": "0", "playerId": "em", "bankroll": "900"}]}}},
+    )  # fmt: skip
+    s.pass_(
+        1,
+        note="Nobody sits in seat 1: its former player's token opens nothing.",
+        error="SEAT_TOKEN_INVALID",
+        code="PERMISSION_DENIED",
+    )
+    s.play(0, "3D", must=acts(2))
+    s.play(2, "5D", note="Turns skip the empty seat 1.", must=acts(3))
+    s.play(3, "6D", note="The newcomer acts with its own seat token (NextGame's seatTokens).")
+    s.timeout(0)
+    s.play(2, "9C", note="Seat 2 goes out first.")
+    s.timeout(3)
+    s.timeout(3, must={"game": {"finished": True, "settlement": {"places": [3, 0, 1, 2], "net": ["-200", "0", "300", "-100"]}}})  # fmt: skip
+    hands = ["3S 2S 9D", "8H 9H 10H", "", "3C 3D 4C 4D 5C 5D 6C 6D KD"]
+    s.next_game(
+        hands,
+        note="The winner (seat 2) leaves and Phương sits in seat 1 with 50 chips: below the table's 100.",
+        seating={"staying": [0, 3], "newcomers": [{"seat": 1, "playerId": "phuong", "bankroll": "50"}]},
+        error="BANKROLL_TOO_LOW",
+        metadata={"seat": "1", "shortfall": "50"},
+    )  # fmt: skip
+    s.next_game(
+        hands,
+        note="With 2000 chips. The previous winner left: a first game again (the 3 of spades leads), dealt by the lowest occupied seat.",
+        seating={"staying": [0, 3], "newcomers": [{"seat": 1, "playerId": "phuong", "bankroll": "2000"}]},
+        must={"game": {"toAct": 0, "events": [{"seatVacated": {"seat": 2, "playerId": "chi", "total": "200"}}, {"seatTaken": {"seat": 1, "playerId": "phuong"}}, {"gameStarted": {"leader": 0, "firstGame": True, "dealer": 0, "mustInclude": {"$card": "3S"}}}]}},
+    )  # fmt: skip
+    s.play(0, "3S")
+    s.pass_(1)
+    s.pass_(3)
+    s.host_play(
+        0,
+        "2S",
+        note="The host's own request (with its deal key) is told who could chop the 2 out of turn: seat 3. The pause signal chopOpen is public.",
+        must={"game": {"chopSeats": [3], "chopOpen": True}},
+    )  # fmt: skip
+    s.play(
+        3,
+        "3C 3D 4C 4D 5C 5D 6C 6D",
+        note="A player's own request is not told who could chop; seat 3 chops out of turn.",
+        must={"game": {"chopSeats": [], "events": {"$contains": [played(3, "CONSECUTIVE_PAIRS", 4, "6D", "3C 3D 4C 4D 5C 5D 6C 6D", 1, chop=True, out_of_turn=True)]}}},
+    )  # fmt: skip
+    s.pass_(0)
+    s.pass_(1, must={"game": {"events": {"$contains": [passed(1), {"chopSettled": {"payer": 0, "payee": 3, "amount": "50"}}]}}})  # fmt: skip
+    s.play(3, "KD", must=over([-50, -400, 0, 450], [2, 3, 0, 1]))

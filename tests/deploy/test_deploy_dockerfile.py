@@ -1,9 +1,10 @@
-"""deploy/Dockerfile is structurally right (no Docker engine is needed to check this).
+"""deploy/Dockerfile is structurally right (no builder is needed to check this).
 
-A real build needs a Docker engine, which CI machines do not have; these checks catch what most
-often breaks an image unnoticed: a COPY of a path that moved or that .dockerignore leaves out,
-running as root, a HEALTHCHECK fighting the orchestrator's probes, a shell-form ENTRYPOINT that
-keeps SIGTERM from the server.
+`make image-test` builds the image and runs it (test_image.py); these checks say at once, and
+where no image can be built, what most often breaks an image unnoticed: a COPY of a path that
+moved or that .dockerignore leaves out, running as root, a HEALTHCHECK fighting the
+orchestrator's probes, a shell-form ENTRYPOINT that keeps SIGTERM from the server, a `python`
+that a Debian base lacks, pip in the runtime venv, no way to reach a package mirror.
 """
 
 from __future__ import annotations
@@ -248,3 +249,35 @@ def test_the_image_ships_no_developer_tools() -> None:
         assert ignored(path, patterns), f"{path} would be sent to the build"
     sources = [s for i in instructions() if i.keyword in {"COPY", "ADD"} for s in copy_sources(i)]
     assert not [s for s in sources if s.strip("/").split("/")[0] in {"tools", "bench", "."}]
+
+
+def test_the_build_calls_python3_which_every_python_base_has() -> None:
+    # A Debian base (made with debootstrap where no registry answers) has python3 and no
+    # `python` unless python-is-python3 is installed.
+    for instruction in instructions():
+        if instruction.keyword == "RUN":
+            assert not re.search(r"(^|[;&|]\s*)python\s", instruction.args), (
+                f"line {instruction.line}: call python3, not python"
+            )
+
+
+def test_the_runtime_venv_gets_no_pip_or_setuptools() -> None:
+    # ensurepip's pip and setuptools are in neither the lock nor the SBOM; the build's pip
+    # installs into the runtime venv from outside it (--python).
+    runs = [i.args for i in stages(instructions())[0] if i.keyword == "RUN"]
+    assert any("-m venv --without-pip /opt/venv" in run for run in runs)
+    assert not any("/opt/venv/bin/pip" in run for run in runs)
+    installs = [p for run in runs for p in run.split("&&") if re.search(r"pip .*install", p)]
+    assert all("/opt/build/bin/pip" in p for p in installs), installs
+    assert all(
+        "--python /opt/venv/bin/python" in p for p in installs if "requirements-build" not in p
+    )
+
+
+def test_a_package_index_and_a_ca_can_be_given_to_the_build_stage_only() -> None:
+    build, runtime = stages(instructions())[0], stages(instructions())[-1]
+    args = {i.args.partition("=")[0] for i in build if i.keyword == "ARG"}
+    assert "PIP_INDEX_URL" in args, "a mirror or proxy of the package index"
+    mounts = [i.args for i in build if i.keyword == "RUN" and "--mount=type=secret" in i.args]
+    assert any("id=pip-ca" in m and "PIP_CERT" in m for m in mounts), "a CA for pip, as a secret"
+    assert not [i for i in runtime if "PIP_INDEX_URL" in i.args or "pip-ca" in i.args]

@@ -5,7 +5,9 @@ so every PromQL expression is parsed for its metric names and label matchers, an
 checked against what a real server's /metrics exposes. The alerts' selectors are evaluated
 against the engine's real methods (from the protobuf descriptor): the latency alerts must
 select unary calls only, with the bots apart, and no rule may hang on a scrape job's name.
-(promtool is not available here: structure and labels are what is checked.)
+Calls come on two ports, gRPC (grpc_server_*) and the web port (tienlen_web_*): every call
+panel and call alert reads both. What the rules do with data is test_deploy_alerts.py's
+(promtool).
 """
 
 from __future__ import annotations
@@ -38,9 +40,25 @@ COUNTERS = {
     "tienlen_chops_total",
     "tienlen_tokens_rejected_total",
     "tienlen_bot_searches_total",
+    "tienlen_web_started_total",
+    "tienlen_web_handled_total",
+    "tienlen_web_refused_total",
+    "tienlen_web_connections_refused_total",
 }
-HISTOGRAMS = {"grpc_server_handling_seconds", "tienlen_bot_search_seconds"}
-GAUGES = {"tienlen_rpcs_in_flight", "tienlen_build_info"}
+HISTOGRAMS = {
+    "grpc_server_handling_seconds",
+    "tienlen_web_handling_seconds",
+    "tienlen_bot_search_seconds",
+}
+GAUGES = {"tienlen_rpcs_in_flight", "tienlen_build_info", "tienlen_web_connections"}
+# Each gRPC call family and its web port twin (same method labels; `transport`, no `grpc_type`).
+PORT_TWINS = {
+    "grpc_server_started_total": "tienlen_web_started_total",
+    "grpc_server_handled_total": "tienlen_web_handled_total",
+    "grpc_server_handling_seconds_bucket": "tienlen_web_handling_seconds_bucket",
+    "grpc_server_handling_seconds_sum": "tienlen_web_handling_seconds_sum",
+    "grpc_server_handling_seconds_count": "tienlen_web_handling_seconds_count",
+}
 # prometheus_client's process and GC collectors, registered in the server's own registry.
 RUNTIME = {
     "process_cpu_seconds_total",
@@ -249,6 +267,9 @@ def test_dashboard_breaks_down_by_the_contract_labels() -> None:
         ("tienlen_tokens_rejected_total", "reason"),
         ("tienlen_bot_searches_total", "outcome"),
         ("tienlen_bot_search_seconds_bucket", "bot"),
+        ("tienlen_web_handled_total", "transport"),
+        ("tienlen_web_refused_total", "reason"),
+        ("tienlen_web_connections_refused_total", "reason"),
     ]:
         assert re.search(rf"by \([^)]*\b{label}\b[^)]*\) \(rate\({metric}\b", text), (
             f"no panel shows {metric} by {label}"
@@ -351,17 +372,21 @@ def engine_methods() -> dict[str, str]:
     return {m.name: kinds[m.client_streaming, m.server_streaming] for m in service.methods}
 
 
-def engine_calls_selected(matchers: list[Matcher]) -> set[str]:
-    """The engine methods whose series a selector of the gRPC metrics picks (matchers on other
-    labels, such as the dashboard's job variable, are left aside)."""
+def engine_calls_selected(matchers: list[Matcher], metric: str = "grpc_server_") -> set[str]:
+    """The engine methods whose series a selector of the call metrics picks (matchers on other
+    labels, such as the dashboard's job variable, are left aside). The web port's series
+    (`tienlen_web_*`) have no `grpc_type`: it serves unary calls only."""
     rpc_labels = {"grpc_service", "grpc_method", "grpc_type"}
     matchers = [m for m in matchers if m[0] in rpc_labels]
+    web = metric.startswith("tienlen_web_")
     return {
         method
         for method, kind in engine_methods().items()
-        if matches(
+        if (kind == "unary" or not web)
+        and matches(
             matchers,
-            {"grpc_service": ENGINE_SERVICE, "grpc_method": method, "grpc_type": kind},
+            {"grpc_service": ENGINE_SERVICE, "grpc_method": method}
+            | ({} if web else {"grpc_type": kind}),
         )
     }
 
@@ -400,6 +425,7 @@ def test_every_matcher_value_can_occur() -> None:
         "grpc_type": GRPC_TYPES,
         "grpc_code": GRPC_CODES,
         "generation": {"0", "1", "2"},
+        "transport": {"connect", "grpc_web"},
     }
     for expr in all_exprs():
         for metric, matchers in selectors(expr):
@@ -434,22 +460,30 @@ def test_replicas_down_fires_with_zero_replicas() -> None:
     assert "up" not in metric_names(expr)
 
 
-def latency_selectors(expr: str) -> list[list[Matcher]]:
-    return [m for metric, m in selectors(expr) if metric.startswith("grpc_server_handling_")]
+def latency_selectors(expr: str) -> list[tuple[str, list[Matcher]]]:
+    return [
+        (metric, m)
+        for metric, m in selectors(expr)
+        if metric.startswith(("grpc_server_handling_", "tienlen_web_handling_"))
+    ]
 
 
-def test_slow_calls_is_the_unary_slo_without_streams_or_bots() -> None:
-    (matchers,) = latency_selectors(rule("TienLenEngineSlowCalls")["expr"])
+def test_slow_calls_is_the_unary_slo_without_streams_or_bots_on_both_ports() -> None:
+    found = latency_selectors(rule("TienLenEngineSlowCalls")["expr"])
     unary = {m for m, kind in engine_methods().items() if kind == "unary"}
     assert "SuggestMove" in unary
     assert "PlayStream" in engine_methods()
     assert "PlayStream" not in unary
-    assert engine_calls_selected(matchers) == unary - {"SuggestMove"}
+    assert sorted(metric.split("_")[0] for metric, _ in found) == ["grpc", "tienlen"]
+    for metric, matchers in found:
+        assert engine_calls_selected(matchers, metric) == unary - {"SuggestMove"}, metric
 
 
-def test_bots_have_their_own_latency_alert() -> None:
-    (matchers,) = latency_selectors(rule("TienLenEngineSlowBots")["expr"])
-    assert engine_calls_selected(matchers) == {"SuggestMove"}
+def test_bots_have_their_own_latency_alert_on_both_ports() -> None:
+    found = latency_selectors(rule("TienLenEngineSlowBots")["expr"])
+    assert sorted(metric.split("_")[0] for metric, _ in found) == ["grpc", "tienlen"]
+    for metric, matchers in found:
+        assert engine_calls_selected(matchers, metric) == {"SuggestMove"}, metric
     threshold = float(rule("TienLenEngineSlowBots")["expr"].rsplit(">", 1)[1])
     assert threshold > float(rule("TienLenEngineSlowCalls")["expr"].rsplit(">", 1)[1])
 
@@ -457,10 +491,70 @@ def test_bots_have_their_own_latency_alert() -> None:
 def test_no_latency_query_reads_streams() -> None:
     # A stream's handling time is its lifetime: its p99 says nothing about speed.
     for expr in all_exprs():
-        for matchers in latency_selectors(expr):
-            selected = engine_calls_selected(matchers)
+        for metric, matchers in latency_selectors(expr):
+            selected = engine_calls_selected(matchers, metric)
             assert selected, expr
             assert all(engine_methods()[m] == "unary" for m in selected), expr
+
+
+def joins_both_ports(expr: str) -> bool:
+    """Whether every gRPC call family `expr` reads is joined with its web twin by `or`: the
+    two never share a label set, so `or` keeps both, where `+` or `sum() + sum()` would
+    drop a method one port has not served yet, or all of it while a port has no series."""
+    names = metric_names(expr)
+    for grpc_name, web_name in PORT_TWINS.items():
+        if grpc_name in names:
+            if web_name not in names:
+                return False
+            pattern = rf"{grpc_name}\{{[^}}]*\}}\[[^\]]*\]\)\s*or\s*rate\({web_name}\b"
+            if not re.search(pattern, expr):
+                return False
+    return True
+
+
+def test_joins_of_both_ports_are_recognised() -> None:
+    grpc = 'rate(grpc_server_started_total{a="b"}[5m])'
+    web = 'rate(tienlen_web_started_total{a="b"}[5m])'
+    assert joins_both_ports(f"sum({grpc} or {web})")
+    assert not joins_both_ports(f"sum({grpc})")
+    assert not joins_both_ports(f"sum({grpc}) + sum({web})")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "TienLenEngineServerErrors",
+        "TienLenEngineSlowCalls",
+        "TienLenEngineSlowBots",
+        "TienLenTokensRejected",
+    ],
+)
+def test_call_alerts_read_both_ports(name: str) -> None:
+    expr = rule(name)["expr"]
+    assert metric_names(expr) & set(PORT_TWINS.values()), f"{name} never sees a web call"
+    assert joins_both_ports(expr), f"{name} does not join the two ports with `or`"
+
+
+def test_every_call_panel_reads_both_ports() -> None:
+    for panel in panels():
+        exprs = [t["expr"] for t in panel.get("targets", [])]
+        grpc_only = [e for e in exprs if metric_names(e) & set(PORT_TWINS)]
+        reads_web = any(metric_names(e) & set(PORT_TWINS.values()) for e in exprs)
+        for expr in grpc_only:
+            # Either the expression joins both ports, or the panel has a web target beside it.
+            assert joins_both_ports(expr) or reads_web, f"{panel['title']!r}: {expr}"
+
+
+def test_the_web_port_has_its_saturation_alert() -> None:
+    expr = rule("TienLenEngineWebPortFull")["expr"]
+    (selector,) = selectors(expr)
+    assert selector == (
+        "tienlen_web_connections_refused_total",
+        [("reason", "=", "CONNECTION_LIMIT")],
+    )
+    from tienlen_service.web.guard import REASONS
+
+    assert "CONNECTION_LIMIT" in REASONS
 
 
 def test_process_alerts_watch_cpu_memory_fds_and_gc() -> None:

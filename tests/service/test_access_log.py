@@ -174,6 +174,22 @@ def test_metrics_count_and_time_every_call_whatever_is_logged(
     assert samples[("tienlen_rpcs_in_flight", frozenset())] == 0
 
 
+def test_the_in_flight_gauge_counts_a_call_from_its_start_to_its_status(
+    server_factory, probe
+) -> None:
+    """A gRPC call is in flight from its method's `started` to its `handled` count (no
+    counter of its own per call): a held call counts 1, and 0 once it has ended."""
+    running = server_factory(register=probe.register)
+    with grpc.insecure_channel(running.address) as channel:
+        held = probe.open_hold(channel, timeout=30)
+        assert next(held) == b"started"
+        during = scrape(running.metrics_url)[("tienlen_rpcs_in_flight", frozenset())]
+        probe.release.set()
+        assert list(held) == [b"done"]
+    after = scrape(running.metrics_url)[("tienlen_rpcs_in_flight", frozenset())]
+    assert (during, after) == (1, 0)
+
+
 def test_a_line_logged_during_a_call_names_the_call(server_factory, probe, log_stream) -> None:
     # grpc logs a crashing handler's traceback itself, after our interceptor has seen it end.
     running = server_factory(register=probe.register, log_sample=1000, log_slow_ms=NEVER_SLOW_MS)

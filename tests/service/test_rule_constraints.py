@@ -3,6 +3,7 @@ effective values a game's view carries, and the constraint a refusal names."""
 
 from __future__ import annotations
 
+import pytest
 from google.rpc import error_details_pb2
 
 from tienlen.v1 import rules_pb2
@@ -52,13 +53,47 @@ def test_effective_values_are_ignored_on_the_way_in() -> None:
     assert codec.rules_from_pb(spec).penalty_two_hearts == 1
 
 
-def test_a_refusal_names_the_broken_constraint_in_its_error_info() -> None:
-    try:
-        build_rules("southern", {"stake": 1})
-    except SetupError as exc:
-        status = error_status(exc, None)
+def error_info(refused: SetupError) -> error_details_pb2.ErrorInfo:
+    """The ErrorInfo of the status the service answers a refusal with."""
+    status = error_status(refused, None)
     assert status is not None
     info = error_details_pb2.ErrorInfo()
     assert any(d.Unpack(info) for d in status.details if d.Is(info.DESCRIPTOR))
+    return info
+
+
+def test_a_refusal_names_the_broken_constraint_in_its_error_info() -> None:
+    with pytest.raises(SetupError) as refused:
+        build_rules("southern", {"stake": 1})
+    info = error_info(refused.value)
     assert info.reason == "FRACTIONAL_AMOUNT"
     assert info.metadata["constraint"] == "whole_chips"
+
+
+def test_following_suit_with_mixed_pairs_is_refused_naming_its_constraint() -> None:
+    # Issue #38: follow_suit needs same_colour_pairs and single_suit_straights.
+    spec = rules_pb2.RuleSetSpec(variant="southern", options={"follow_suit": "true"})
+    with pytest.raises(SetupError) as refused:
+        codec.rules_from_pb(spec)
+    info = error_info(refused.value)
+    assert info.reason == "INCOMPATIBLE_OPTIONS"
+    assert info.metadata["constraint"] == "follow_suit_needs_one_colour_and_suit"
+    described = {c.name: c for c in codec.constraints_to_pb()}
+    refused = described["follow_suit_needs_one_colour_and_suit"]
+    assert (refused.kind, refused.refusal) == (
+        rules_pb2.CONSTRAINT_KIND_REFUSED_UNLESS,
+        "INCOMPATIBLE_OPTIONS",
+    )
+
+
+def test_a_refusal_read_from_the_wire_still_names_its_constraint() -> None:
+    # NewGame reads the rules through the codec, which re-roots the field path: the constraint
+    # must survive it (it was dropped there, so NewGame's ErrorInfo named no constraint).
+    with pytest.raises(SetupError) as refused:
+        codec.rules_from_pb(rules_pb2.RuleSetSpec(variant="southern", options={"stake": "1"}))
+    exc = refused.value
+    assert (exc.code, exc.field, exc.constraint) == (
+        "FRACTIONAL_AMOUNT",
+        "rules.options.stake",
+        "whole_chips",
+    )

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tienlen.v1 import cards_pb2, moves_pb2, service_pb2
 from tienlen_rules.cards import parse_set
 from tienlen_service import codec as wire_codec
+from tienlen_service.keys import KeyedMac, mac_of
 from tienlen_service.metrics import Metrics
 from tienlen_service.servicer import TienLenServicer
 from tienlen_service.tokens import (
@@ -482,3 +483,11 @@ def test_a_replica_does_not_verify_again_a_token_it_signed_but_verifies_every_ot
     with pytest.raises(_Refused):
         mine.ApplyMove(_first_play(bytes(tampered)), ctx)
     assert my_tokens.verified == 2
+
+
+@pytest.mark.parametrize("size", [0, 1, 55, 56, 63, 64, 65, 200, 3000])
+def test_a_keyed_mac_is_hmac_sha256_of_its_key(size: int) -> None:
+    """Tokens are signed with the key's padded blocks hashed once (`keys.KeyedMac`): the tag
+    must be RFC 2104's HMAC-SHA256, for data around a block's edges and past 2 KiB."""
+    key, data = bytes(range(32)), bytes(i % 251 for i in range(size))
+    assert mac_of(KeyedMac(key), data) == hmac.new(key, data, hashlib.sha256).digest()

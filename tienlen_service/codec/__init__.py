@@ -4,7 +4,8 @@ The engine (`tienlen_rules`) never sees protobuf; this package is the one place 
 
     cards       cards (ints 0..51 <-> Card enums), moves, combinations
     rules       RuleSetSpec <-> RuleSet; DescribeRules' options and presets
-    state       GameState <-> the payload of a state token (protobuf's deterministic bytes)
+    state       GameState -> the payload of a state token (protobuf's deterministic bytes)
+    state_decode  the payload of a state token -> GameState, never trusting the bytes
     events      the engine's events -> Event (the events of a move's answer)
     listing     a seat's legal-move listing -> ListLegalMoves' LegalMove and MoveGroupCount
     settlement  a finished game's Settlement
@@ -68,11 +69,11 @@ from tienlen_service.codec.seating import seating_from_pb
 from tienlen_service.codec.settlement import settlement_to_pb
 from tienlen_service.codec.state import (
     GAME_ID_BYTES,
-    decode_state,
     encode_state,
     new_game_id,
     state_to_pb,
 )
+from tienlen_service.codec.state_decode import decode_state
 from tienlen_service.codec.update import (
     apply_answer_wire,
     assemble_update,

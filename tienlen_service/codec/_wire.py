@@ -70,6 +70,13 @@ def _long_varint(value: int) -> bytes:
     return bytes(out)
 
 
+#: The varint of every value below VARINT_TABLE, to index instead of calling `varint` where a
+#: call would cost more than the encoding (lengths, seats and counts on every answer):
+#: `VARINTS[n] if n < VARINT_TABLE else varint(n)`.
+VARINT_TABLE: Final = 1 << 12
+VARINTS: Final = tuple(varint(i) for i in range(VARINT_TABLE))
+
+
 def int_field(key: bytes, value: int) -> bytes:
     """The record of an integer field without presence (proto3 writes no 0)."""
     return key + varint(value) if value else b""

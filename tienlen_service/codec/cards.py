@@ -30,11 +30,8 @@ from tienlen_rules import (
     TableAction,
     card_name,
     cards_of,
-    leave,
     parse_card,
-    pass_turn,
     play,
-    timeout,
 )
 from tienlen_service.codec._layouts import COMBINATION
 from tienlen_service.codec._wire import int_field, length_delimited
@@ -127,21 +124,47 @@ def card_to_text(card: cards_pb2.Card) -> str:
 
 
 def move_from_pb(move: moves_pb2.Move, seat: int, field: str = "move") -> Move:
-    """The engine move of a wire move for `seat`; FieldError if no action is set."""
+    """The engine move of a wire move for `seat`; FieldError if no action is set.
+
+    Every ApplyMove reads one, and reading a play's cards field by field is most of it (a
+    message and two fields per card): a move read before is found by its bytes instead, so
+    a single, a pair or a pass costs one serialisation and a lookup. Only moves that read
+    well are remembered (one that does not raises its FieldError each time)."""
+    data = move.SerializeToString()
+    known = _MOVES.get(data)
+    if known is None:
+        known = _move_of(move, field)
+        if len(_MOVES) >= _MOVES_SIZE:
+            _MOVES.clear()
+        _MOVES[data] = known
+    cards, is_pass, action = known
+    result: Move = _new_tuple(Move, (seat, cards, is_pass, action))
+    return result
+
+
+def _move_of(move: moves_pb2.Move, field: str) -> tuple[tuple[int, ...], bool, TableAction | None]:
+    """A wire move's cards, whether it passes, and the host's report it is, if any
+    (`move_from_pb`, read field by field)."""
     action = move.WhichOneof("action")
     if action == "play":
-        return play(seat, cards_from_pb(move.play.cards, f"{field}.play.cards"))
+        return play(0, cards_from_pb(move.play.cards, f"{field}.play.cards")).cards, False, None
     if action == "pass_turn":
-        return pass_turn(seat)
+        return (), True, None
     if action == "timeout":
-        return timeout(seat)
+        return (), False, TableAction.TIMEOUT
     if action == "leave":
-        return leave(seat)
+        return (), False, TableAction.LEAVE
     raise FieldError(
         INVALID_ARGUMENT,
         field,
         "set the move: play (with cards), pass_turn, or the host's timeout or leave",
     )
+
+
+# Moves read lately, by their bytes: (cards, passes?). Cleared when full (a miss reads one).
+_MOVES: Final[dict[bytes, tuple[tuple[int, ...], bool, TableAction | None]]] = {}
+_MOVES_SIZE: Final = 4096
+_new_tuple: Final = tuple.__new__
 
 
 def move_to_pb(move: Move) -> moves_pb2.Move:
@@ -212,17 +235,8 @@ class RepeatedCards:
     def encode(self, mask: int) -> bytes:
         """The records of the cards of `mask`, weakest first."""
         c0, c1, c2, c3, c4, c5, c6 = self._chunks
-        return b"".join(
-            (
-                c0[mask & 255],
-                c1[mask >> 8 & 255],
-                c2[mask >> 16 & 255],
-                c3[mask >> 24 & 255],
-                c4[mask >> 32 & 255],
-                c5[mask >> 40 & 255],
-                c6[mask >> 48 & 255],
-            )
-        )
+        b = mask.to_bytes(7, "little")  # its bytes at once: no shifted int made per byte
+        return b"".join((c0[b[0]], c1[b[1]], c2[b[2]], c3[b[3]], c4[b[4]], c5[b[5]], c6[b[6]]))
 
 
 _CO_TYPE: Final = COMBINATION.tag("type")
@@ -233,12 +247,25 @@ _CO_CARDS: Final = RepeatedCards(COMBINATION, "cards")
 
 def combination_wire(kind: int, length: int, top: int, cards: int) -> bytes:
     """The bytes of a `Combination` message (of a table's play, or of a Played event): those of
-    `combination_to_pb(Combination(kind, length, top, cards))`."""
-    return b"".join(
-        (
-            int_field(_CO_TYPE, kind),
-            int_field(_CO_LENGTH, length),
-            _CO_TOP[top],
-            _CO_CARDS.encode(cards),
+    `combination_to_pb(Combination(kind, length, top, cards))`. Remembered: a move's Played
+    event and its view's table are the same combination, which stays the table while the
+    other seats pass."""
+    key = (kind, length, top, cards)
+    wire = _COMBINATIONS.get(key)
+    if wire is None:
+        wire = b"".join(
+            (
+                int_field(_CO_TYPE, kind),
+                int_field(_CO_LENGTH, length),
+                _CO_TOP[top],
+                _CO_CARDS.encode(cards),
+            )
         )
-    )
+        if len(_COMBINATIONS) >= _COMBINATIONS_SIZE:
+            _COMBINATIONS.clear()
+        _COMBINATIONS[key] = wire
+    return wire
+
+
+_COMBINATIONS: Final[dict[tuple[int, int, int, int], bytes]] = {}
+_COMBINATIONS_SIZE: Final = 4096

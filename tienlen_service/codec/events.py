@@ -39,7 +39,7 @@ from tienlen_service.codec._layouts import (
     TIMED_OUT,
     TURN_PASSED,
 )
-from tienlen_service.codec._wire import int_field, packed_varints, varint
+from tienlen_service.codec._wire import VARINT_TABLE, VARINTS, int_field, packed_varints, varint
 from tienlen_service.codec.cards import (
     CARD_COUNT,
     RepeatedCards,
@@ -227,8 +227,10 @@ def events_to_wire(events: Iterable[engine.Event]) -> bytes:
 def _event_record(key: bytes, body: bytes) -> bytes:
     """The `events` record of a GameUpdate holding one event: the Event's oneof `key` and its
     message's `body`, wrapped (tag, length, Event)."""
-    record = key + varint(len(body)) + body
-    return _GU_EVENTS + varint(len(record)) + record
+    size = len(body)
+    record = key + (VARINTS[size] if size < VARINT_TABLE else varint(size)) + body
+    size = len(record)
+    return _GU_EVENTS + (VARINTS[size] if size < VARINT_TABLE else varint(size)) + record
 
 
 def _played_record(event: engine.Played) -> bytes:
@@ -239,7 +241,7 @@ def _played_record(event: engine.Played) -> bytes:
         (
             _PL_SEATS[event.seat],
             _PL_COMBINATION,
-            varint(len(combination)),
+            VARINTS[len(combination)],  # at most 13 cards
             combination,
             _PL_CHOP if event.chop else b"",
             _PL_OUT_OF_TURN if event.out_of_turn else b"",
@@ -247,8 +249,8 @@ def _played_record(event: engine.Played) -> bytes:
             _PL_CARDS_LEFT[event.cards_left],
         )
     )
-    record = _EV_PLAYED + varint(len(body)) + body  # `_event_record`, inline: most moves
-    return _GU_EVENTS + varint(len(record)) + record
+    record = _EV_PLAYED + VARINTS[len(body)] + body  # `_event_record`, inline: most moves
+    return _GU_EVENTS + VARINTS[len(record)] + record
 
 
 def _event_body(event: engine.Event) -> tuple[bytes, bytes]:

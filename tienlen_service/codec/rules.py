@@ -73,7 +73,10 @@ def rules_from_pb(spec: rules_pb2.RuleSetSpec, field: str = "rules") -> RuleSet:
         rules = build_rules(variant, dict(spec.options))
     except SetupError as exc:
         raise SetupError(
-            exc.code, exc.message, f"{field}.{exc.field}" if exc.field else field
+            exc.code,
+            exc.message,
+            f"{field}.{exc.field}" if exc.field else field,
+            constraint=exc.constraint,  # the ErrorInfo's "constraint" metadata
         ) from None
     check_amounts(rules, field)
     return rules

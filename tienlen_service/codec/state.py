@@ -19,36 +19,26 @@ bytes: anything that does not rebuild a game the engine can index safely is a
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING, Final, NamedTuple
-
-from google.protobuf.message import DecodeError
 
 from tienlen.v1 import rules_pb2, state_pb2
 from tienlen_rules import (
-    EMPTY_SEAT,
     MAX_PLAYERS,
-    MIN_PLAYERS,
-    ChopPayment,
-    Combination,
     GameState,
     Match,
     RuleSet,
-    SetupError,
-    classify,
 )
 from tienlen_service.codec._layouts import CHAIN_LINK_STATE, CHOP_PAYMENT_STATE, GAME_STATE
 from tienlen_service.codec._wire import (
     fixed64,
     int_field,
     length_delimited,
-    packed_fixed64,
     packed_varints,
     sint_field,
     varint,
 )
 from tienlen_service.codec.cards import CARD_COUNT
-from tienlen_service.codec.errors import StateDecodeError
-from tienlen_service.codec.rules import cached_rules
 from tienlen_service.entropy import random_bytes
 
 if TYPE_CHECKING:
@@ -78,7 +68,7 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
 
     `_layouts.GAME_STATE` declares the payload's fields in field-number order, each either
     kept by the game (`serialised`: the game id, the rules, the match) or changed by a move.
-    The game's runs of fields are serialised by protobuf once per game (`_GameParts`), and
+    The game's runs of fields are serialised by protobuf once per game (`GameParts`), and
     `_payload_wire` writes the move's fields by hand around them, in the layout's order. A
     deterministic serialisation writes a message's fields in field-number order, each record
     on its own, so the runs joined in order are exactly the whole message's bytes
@@ -96,7 +86,7 @@ def encode_state(state: GameState, game_id: bytes) -> bytes:
     return _payload_wire(state, parts.runs)
 
 
-class _GameParts(NamedTuple):
+class GameParts(NamedTuple):
     """The serialised runs of a payload's fields that stay the same through a game, and what
     they were made of (checked on every use: a game id alone does not pin its rules or
     match)."""
@@ -107,11 +97,17 @@ class _GameParts(NamedTuple):
 
 
 # Games in progress on this replica, by game id; cleared when full (a miss costs one build).
-_GAME_PARTS: Final[dict[bytes, _GameParts]] = {}
+_GAME_PARTS: Final[dict[bytes, GameParts]] = {}
 _GAME_PARTS_SIZE: Final = 4096
 # The layout's runs of fields a game keeps: each is serialised on its own (`_game_parts`).
 _GAME_RUNS: Final = tuple(fields for serialised, fields in GAME_STATE.pieces() if serialised)
 _GAME_STATE_FIELDS: Final = frozenset(GAME_STATE.fields)
+
+
+def game_parts(game_id: bytes) -> GameParts | None:
+    """What this replica serialised of the game `game_id` lately (None: nothing): its rules,
+    its match and the runs of fields it keeps (`state_decode` reads a payload of it faster)."""
+    return _GAME_PARTS.get(game_id)
 
 
 def _game_pb(game_id: bytes, rules: RuleSet, match: Match) -> state_pb2.GameState:
@@ -173,7 +169,7 @@ def _move_pb(state: GameState) -> state_pb2.GameState:
     )
 
 
-def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
+def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> GameParts:
     whole = _game_pb(game_id, rules, match)
     runs: list[bytes] = []
     for fields in _GAME_RUNS:  # each run alone: a copy of the whole without the other fields
@@ -182,7 +178,7 @@ def _game_parts(game_id: bytes, rules: RuleSet, match: Match) -> _GameParts:
         for other in _GAME_STATE_FIELDS.difference(fields):
             run.ClearField(other)
         runs.append(run.SerializeToString(deterministic=True))
-    parts = _GameParts(rules, match, tuple(runs))
+    parts = GameParts(rules, match, tuple(runs))
     if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
         _GAME_PARTS.clear()
     _GAME_PARTS[bytes(game_id)] = parts
@@ -239,6 +235,13 @@ _FROZEN: Final = _records(_GS_FROZEN, int_field, _MASKS)
 _UNPLAYED: Final = _records(_GS_UNPLAYED, int_field, _MASKS)
 
 
+# The packed records of the seats' masks (hands, dealt), by the number of seats: the key and
+# the length, then the masks packed at once (`packed_fixed64`'s bytes, with no call).
+_SEAT_MASKS: Final = tuple(struct.Struct(f"<{n}Q") for n in range(MAX_PLAYERS + 1))
+_HANDS_KEYS: Final = tuple(_GS_HANDS + varint(8 * n) if n else b"" for n in range(MAX_PLAYERS + 1))
+_DEALT_KEYS: Final = tuple(_GS_DEALT + varint(8 * n) if n else b"" for n in range(MAX_PLAYERS + 1))
+
+
 def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
     """The bytes of `state_to_pb(state, ...)` (deterministic): every field in GAME_STATE's
     order, the game's runs (`game`, serialised once per game) in their places. A new field a
@@ -248,10 +251,15 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
     places = state.places
     to_act, must_include, table_seat = state.to_act, state.must_include, state.table_seat
     passed, frozen, unplayed = state.passed, state.frozen, state.unplayed
+    hands, dealt = state.hands, state.dealt
+    seats = len(hands)  # 2 to MAX_PLAYERS: one record of `seats` fixed64s each
+    pack = _SEAT_MASKS[seats].pack
     out = [
         head,
-        packed_fixed64(_GS_HANDS, state.hands),
-        packed_fixed64(_GS_DEALT, state.dealt),
+        _HANDS_KEYS[seats],
+        pack(*hands),
+        _DEALT_KEYS[seats],
+        pack(*dealt),
         _TO_ACT[to_act] if to_act in _TO_ACT else sint_field(_GS_TO_ACT, to_act),
         _MUST_INCLUDE[must_include]
         if must_include in _MUST_INCLUDE
@@ -318,96 +326,3 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
             if mask:
                 out.append(int_field(key, mask))
     return b"".join(out)
-
-
-def decode_state(payload: bytes) -> tuple[GameState, bytes]:
-    """The engine state and game id of a token payload; StateDecodeError if it is not one."""
-    msg = state_pb2.GameState()
-    try:
-        msg.ParseFromString(payload)
-    except DecodeError:
-        raise StateDecodeError("the state does not parse") from None
-    if msg.rules_revision < 0:
-        raise StateDecodeError("the state's rules revision is negative")
-    try:
-        overrides = tuple((o.name, o.value) for o in msg.overrides)
-        rules = cached_rules(msg.variant, overrides, msg.rules_revision)
-    except SetupError as exc:
-        raise StateDecodeError(f"the state's rules can't be built: {exc.message}") from None
-    hands = tuple(msg.hands[:])
-    dealt = tuple(msg.dealt[:])
-    places = tuple(msg.places[:])
-    match = msg.match
-    totals = tuple(match.totals[:])
-    chain = tuple((link.seat, link.cards) for link in msg.chain)
-    to_act, table_seat, dealer = msg.to_act, msg.table_seat, match.dealer
-    instant_winner, compensation_seat = msg.instant_winner, msg.compensation_seat
-    timeouts = tuple(msg.timeouts[:])
-    player_ids = tuple(match.player_ids[:])
-    occupants = tuple(match.occupants[:])
-    bankrolls = tuple(match.bankrolls[:])
-    # Cheap consistency checks, so the engine never indexes out of range on a state.
-    players = len(hands)
-    if (
-        not MIN_PLAYERS <= players <= MAX_PLAYERS
-        or not len(dealt) == len(places) == len(totals) == players
-        or any(len(v) not in (0, players) for v in (timeouts, player_ids, occupants, bankrolls))
-        or max(msg.auto, msg.departed, msg.forfeited) >> players
-    ):
-        raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
-    if max(hands) > FULL_MASK or max(dealt) > FULL_MASK or msg.table > FULL_MASK:
-        raise StateDecodeError("the state holds a card that does not exist")
-    if (
-        min(to_act, table_seat, dealer, instant_winner, compensation_seat) < -1
-        or max(to_act, table_seat, dealer, instant_winner, compensation_seat) >= players
-        or (chain and not all(0 <= seat < players for seat, _ in chain))
-        or len(chain) == 1  # a chain is the chopped play and at least one chop
-        or not -1 <= msg.must_include < CARD_COUNT
-        or not all(EMPTY_SEAT <= place <= players for place in places)  # 0: still playing
-        or places.count(EMPTY_SEAT) > players - MIN_PLAYERS
-    ):
-        raise StateDecodeError("the state names a seat or card that is not at the table")
-    table: Combination | None = None
-    if msg.table:
-        table = classify(msg.table, rules)
-        if table is None:
-            raise StateDecodeError("the state's table is not a combination")
-    state = GameState(
-        rules=rules,
-        hands=hands,
-        dealt=dealt,
-        to_act=to_act,
-        must_include=msg.must_include,
-        table=table,
-        table_seat=table_seat,
-        passed=msg.passed,
-        chain=chain,
-        chain_victim_out=msg.chain_victim_out,
-        places=places,
-        frozen=msg.frozen,
-        unplayed=msg.unplayed,
-        chop_payments=tuple(
-            ChopPayment(p.payer, p.payee, p.amount, p.cards) for p in msg.chop_payments
-        ),
-        first_game=msg.first_game,
-        steal_open=msg.steal_open,
-        instant_winner=instant_winner,
-        instant_pattern=msg.instant_pattern,
-        compensation_seat=compensation_seat,
-        winning_play=msg.winning_play,
-        move_count=msg.move_count,
-        match=Match(
-            match.game_number,
-            totals,
-            match.seed if match.HasField("seed") else -1,
-            dealer,
-            player_ids or ("",) * players,
-            occupants or (0,) * players,
-            bankrolls,
-        ),
-        timeouts=timeouts or (0,) * players,
-        auto=msg.auto,
-        departed=msg.departed,
-        forfeited=msg.forfeited,
-    )
-    return state, msg.game_id

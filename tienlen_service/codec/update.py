@@ -28,7 +28,7 @@ from tienlen_service.codec._layouts import (
     MOVE_BATCH_RESULT,
     PLAY_STREAM_RESPONSE,
 )
-from tienlen_service.codec._wire import varint
+from tienlen_service.codec._wire import VARINT_TABLE, VARINTS, varint
 from tienlen_service.codec.events import events_to_pb, events_to_wire
 from tienlen_service.codec.settlement import settlement_to_pb
 from tienlen_service.codec.view import spectator_view_to_wire, view_to_pb
@@ -117,33 +117,41 @@ def assemble_update(
 ) -> bytes:
     """`update_to_wire` around the wire bytes of its events (`events_to_wire`) and of its view
     (`spectator_view_to_wire`, None: no view), in `GAME_UPDATE`'s order."""
-    out = [_GU_TOKEN, varint(len(token)), token, events]
+    size = len(token)
+    out = [_GU_TOKEN, (VARINTS[size] if size < VARINT_TABLE else varint(size)), token, events]
     if table is not None:
-        out += (_GU_VIEW, varint(len(table)), table)
+        size = len(table)
+        out += (_GU_VIEW, (VARINTS[size] if size < VARINT_TABLE else varint(size)), table)
     to_act = state.to_act
     if to_act >= 0:
         out.append(_GU_TO_ACT[to_act])
     else:
         settlement = settlement_to_pb(settle(state)).SerializeToString(deterministic=True)
         out += (_GU_FINISHED, _GU_SETTLEMENT, varint(len(settlement)), settlement)
-    out += (_GU_GAME_ID, varint(len(game_id)), game_id)
+    size = len(game_id)
+    out += (_GU_GAME_ID, (VARINTS[size] if size < VARINT_TABLE else varint(size)), game_id)
     game_number = state.match.game_number
     if game_number:
-        out += (_GU_GAME_NUMBER, varint(game_number))
-    if state.move_count:
-        out += (_GU_MOVE_NUMBER, varint(state.move_count))
+        out += (
+            _GU_GAME_NUMBER,
+            (VARINTS[game_number] if game_number < VARINT_TABLE else varint(game_number)),
+        )
+    moves = state.move_count
+    if moves:
+        out += (_GU_MOVE_NUMBER, (VARINTS[moves] if moves < VARINT_TABLE else varint(moves)))
     if state.table is not None and chop_open(state):
         if chops:
             seats = chop_seats(state)
             if seats:
-                out += (_GU_CHOP_SEATS, varint(len(seats)), bytes(seats))
+                out += (_GU_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
         out.append(_GU_CHOP_OPEN)
     return b"".join(out)
 
 
 def apply_answer_wire(update: bytes) -> bytes:
     """The bytes of `ApplyMoveResponse(game=GameUpdate.FromString(update))`."""
-    return _AM_GAME + varint(len(update)) + update
+    size = len(update)
+    return _AM_GAME + (VARINTS[size] if size < VARINT_TABLE else varint(size)) + update
 
 
 def stream_applied_wire(tag_text: str, answer: bytes) -> bytes:

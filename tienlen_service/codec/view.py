@@ -36,7 +36,7 @@ from tienlen_rules import (
     chop_seats,
 )
 from tienlen_service.codec._layouts import SEAT_STATUS, TABLE_VIEW
-from tienlen_service.codec._wire import int_field, length_delimited, varint
+from tienlen_service.codec._wire import VARINT_TABLE, VARINTS, int_field, length_delimited, varint
 from tienlen_service.codec.cards import (
     CARD_COUNT,
     RepeatedCards,
@@ -222,32 +222,32 @@ def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True)
     out: list[bytes] = []
     if viewer >= 0:  # optional: a seat 0 viewer is still present on the wire
         out += (_TV_SEAT, varint(viewer), _TV_HAND.encode(hand))
-    out += (_TV_PLAYERS, varint(len(counts)), rules_record)
+    out += (_TV_PLAYERS, VARINTS[len(counts)], rules_record)  # a table of 2 to 4
     unplayed = state.unplayed
     statuses = _STATUSES
     people = _people(state)
-    for s, cards_left in enumerate(counts):
-        key = (
-            s,
-            cards_left,
-            places[s],
-            passed >> s & 1,
-            frozen >> s & 1,
-            unplayed >> s & 1,
-            totals[s],
-            *(people[s] if people else _NOBODY),
-        )
+    flags = (
+        _SEAT_FLAGS[passed | frozen << 4 | unplayed << 8]
+        if (passed | frozen | unplayed) < 16
+        else _seat_flags(passed, frozen, unplayed)
+    )
+    # Each seat's record by what it says, the keys made by zip (no tuple built per seat here);
+    # a live table's people (RULES §9) add their facts to the key.
+    keys = (
+        zip(_SEATS, counts, places, flags, totals, people, strict=False)
+        if people
+        else zip(_SEATS, counts, places, flags, totals, strict=False)
+    )
+    for key in keys:  # 4 seats at most
         record = statuses.get(key)
-        if record is None:
-            record = _status_record(*key)
-        out.append(record)
+        out.append(_status_record(*key) if record is None else record)
     if table is not None:
         combo = combination_wire(table.kind, table.length, table.top, table.cards)
-        out += (_TV_TABLE, varint(len(combo)), combo)
+        out += (_TV_TABLE, VARINTS[len(combo)], combo)  # at most 13 cards
         if table_seat >= 0:
-            out += (_TV_TABLE_SEAT, varint(table_seat))
+            out += (_TV_TABLE_SEAT, VARINTS[table_seat])
     if not over:
-        out += (_TV_TO_ACT, varint(to_act))
+        out += (_TV_TO_ACT, VARINTS[to_act])
     if must_include >= 0:
         out.append(_TV_MUST_INCLUDE[must_include])
     if over:
@@ -255,21 +255,25 @@ def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True)
     if first_game:
         out.append(_TV_FIRST_GAME)
     if game_number:
-        out += (_TV_GAME_NUMBER, varint(game_number))
+        out += (
+            _TV_GAME_NUMBER,
+            (VARINTS[game_number] if game_number < VARINT_TABLE else varint(game_number)),
+        )
     dealer = state.match.dealer
     if dealer:
-        out += (_TV_DEALER, varint(dealer))
+        out += (_TV_DEALER, VARINTS[dealer])
     out.append(_TV_PLAYED.encode(played))
     if state.steal_open:
         out.append(_TV_STEAL_OPEN)
-    if state.move_count:
-        out += (_TV_MOVE_COUNT, varint(state.move_count))
+    moves = state.move_count
+    if moves:
+        out += (_TV_MOVE_COUNT, (VARINTS[moves] if moves < VARINT_TABLE else varint(moves)))
     out.append(follow_rules_record)
     if table is not None and chop_open(state):
         if chops and viewer < 0:
             seats = chop_seats(state)
             if seats:
-                out += (_TV_CHOP_SEATS, varint(len(seats)), bytes(seats))
+                out += (_TV_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
         out.append(_TV_CHOP_OPEN)
     return b"".join(out)
 
@@ -303,36 +307,42 @@ def _people(state: GameState) -> tuple[_People, ...]:
 
 # The `seats` records already written, by what they say: from one move to the next most seats
 # do not change (a move changes one seat's count, pass or place), so a view is mostly lookups.
-_STATUSES: Final[dict[tuple[int | str | None, ...], bytes]] = {}
+_STATUSES: Final[dict[tuple[object, ...], bytes]] = {}
 _STATUSES_SIZE: Final = 16384
+_SEATS: Final = range(MAX_PLAYERS)
+# A seat's three flags in one small int: passed 1, frozen 2, has not played 4.
+_PASSED, _FROZEN, _UNPLAYED = 1, 2, 4
+
+
+def _seat_flags(passed: int, frozen: int, unplayed: int) -> tuple[int, ...]:
+    """Each seat's flags, from the three seat masks."""
+    return tuple(
+        (passed >> s & 1) * _PASSED | (frozen >> s & 1) * _FROZEN | (unplayed >> s & 1) * _UNPLAYED
+        for s in _SEATS
+    )
+
+
+# By the three masks of a table of up to four seats (passed | frozen << 4 | unplayed << 8).
+_SEAT_FLAGS: Final = tuple(
+    _seat_flags(k & 15, k >> 4 & 15, k >> 8) for k in range(1 << 3 * MAX_PLAYERS)
+)
 
 
 def _status_record(
-    s: int,
-    cards_left: int,
-    place: int,
-    passed: int,
-    frozen: int,
-    unplayed: int,
-    total: int,
-    auto: int,
-    left: int,
-    forfeited: int,
-    player_id: str,
-    timeouts: int,
-    bankroll: int | None,
+    s: int, cards_left: int, place: int, flags: int, total: int, people: _People = _NOBODY
 ) -> bytes:
     """One `seats` record of a TableView (tag, length, SeatStatus in `SEAT_STATUS`'s order),
     remembered. An empty seat (place -1 in the engine) has place 0 and `empty` on the wire."""
+    auto, left, forfeited, player_id, timeouts, bankroll = people
     name = player_id.encode()
     status = b"".join(
         (
             _SS_SEAT[s],
             _SS_CARDS_LEFT[cards_left],
             _SS_PLACE[max(place, 0)],
-            _SS_PASSED if passed else b"",
-            _SS_FROZEN if frozen else b"",
-            b"" if unplayed or place == EMPTY_SEAT else _SS_HAS_PLAYED,
+            _SS_PASSED if flags & _PASSED else b"",
+            _SS_FROZEN if flags & _FROZEN else b"",
+            b"" if flags & _UNPLAYED or place == EMPTY_SEAT else _SS_HAS_PLAYED,
             int_field(_SS_MATCH_TOTAL, total),
             _SS_EMPTY if place == EMPTY_SEAT else b"",
             _SS_AUTO if auto else b"",
@@ -346,19 +356,6 @@ def _status_record(
     record = _TV_SEATS + varint(len(status)) + status
     if len(_STATUSES) >= _STATUSES_SIZE:
         _STATUSES.clear()
-    _STATUSES[
-        s,
-        cards_left,
-        place,
-        passed,
-        frozen,
-        unplayed,
-        total,
-        auto,
-        left,
-        forfeited,
-        player_id,
-        timeouts,
-        bankroll,
-    ] = record
+    key = (s, cards_left, place, flags, total)
+    _STATUSES[key if people is _NOBODY else (*key, people)] = record
     return record

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from connectrpc.codec import Codec
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from tienlen_service.web.calls import WebMetrics
+    from tienlen_service.metrics import WebMetrics
 
 #: What a browser client may send and must read (connect-web, grpc-web, our request ids).
 ALLOW_HEADERS: Final = (

@@ -1,10 +1,10 @@
 """The RPCs of the web port: every unary method registered on the gRPC server, served again.
 
-`RecordingServer` stands between the service registrars and the `grpc.Server`: it passes every
-registration on and remembers each service's method handlers. `WebCalls.endpoints` turns the
-unary ones into connectrpc endpoints that call the very same behaviour function (the servicer
-method) with a `WebContext`. So a new RPC in the contract is served on both ports as soon as
-the servicer has it, and nothing of an RPC is written twice.
+The server's `handlers.HandlerRecorder` remembers each service's method handlers as the
+registrars gave them. `WebCalls.endpoints` turns the unary ones into connectrpc endpoints that
+call the very same behaviour function (the servicer method) with a `WebContext`. So a new RPC
+in the contract is served on both ports as soon as the servicer has it, and nothing of an RPC
+is written twice.
 
 A web call goes through the same gates as a gRPC call: the request-size limit (the request
 *message*, as grpcio's ``max_receive_message_length``), the admission limit
@@ -25,27 +25,22 @@ import grpc
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.server import Endpoint
 from google.protobuf import descriptor_pool, message_factory
-from prometheus_client import Counter, Histogram
 
-from tienlen_service import codec
 from tienlen_service.logs import REQUEST_ID_HEADER, AccessLog, CallFields, get_logger, request_id_of
-from tienlen_service.metrics import HANDLING_BUCKETS
+from tienlen_service.metrics import WebMetrics
 from tienlen_service.observability import QUIET_SERVICES
 from tienlen_service.web.context import WebAbort, WebContext, connect_error
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Collection, Mapping
     from concurrent.futures import Executor
 
     from connectrpc.request import RequestContext
     from google.protobuf.message import Message
-    from prometheus_client import CollectorRegistry
 
     from tienlen_service.metrics import Metrics
 
     _Handler = grpc.RpcMethodHandler[Any, Any]
-    Wrap = Callable[[str, _Handler], _Handler]
-    """A handler wrapped for its full method path (the observability and the stream closer)."""
 
 CONNECT: Final = "connect"
 GRPC_WEB: Final = "grpc_web"
@@ -55,125 +50,6 @@ TRANSPORTS: Final = (CONNECT, GRPC_WEB)
 def transport_of(content_type: str) -> str:
     """``grpc_web`` for a gRPC-Web content type, ``connect`` for anything else."""
     return GRPC_WEB if content_type.startswith("application/grpc-web") else CONNECT
-
-
-# --------------------------------------------------------------------------------------------
-# Metrics
-
-
-class WebMetrics:
-    """The web port's call metrics, in the server's registry.
-
-    The gRPC families (``grpc_server_*``) stay what gRPC dashboards expect; web calls are
-    counted in these, with the same method labels plus ``transport`` (``connect`` or
-    ``grpc_web``). Requests refused before they reach an RPC (wrong content type, unknown
-    method, foreign origin, oversize body) are counted by ``reason``, a short fixed list.
-    The in-flight gauge (``tienlen_rpcs_in_flight``) and the domain counters are shared.
-    """
-
-    def __init__(self, registry: CollectorRegistry) -> None:
-        labels = ("transport", "grpc_service", "grpc_method")
-        self.started = Counter(
-            "tienlen_web_started",
-            "Web (Connect, gRPC-Web) calls started, by transport and method.",
-            labels,
-            registry=registry,
-        )
-        self.handled = Counter(
-            "tienlen_web_handled",
-            "Web calls completed, by transport, method and status code.",
-            (*labels, "grpc_code"),
-            registry=registry,
-        )
-        self.handling_seconds = Histogram(
-            "tienlen_web_handling_seconds",
-            "Time from the start of a web call to its status, in seconds.",
-            labels,
-            buckets=HANDLING_BUCKETS,
-            registry=registry,
-        )
-        self.refused = Counter(
-            "tienlen_web_refused",
-            "Web requests refused before reaching an RPC, by reason.",
-            ("reason",),
-            registry=registry,
-        )
-
-
-# --------------------------------------------------------------------------------------------
-# Recording what the registrars register
-
-
-def _as_is(method: str, handler: _Handler) -> _Handler:
-    del method
-    return handler
-
-
-class RecordingServer(grpc.Server):
-    """A `grpc.Server` that forwards everything to `server` and remembers each service's
-    method handlers (what `add_registered_method_handlers` is given by generated code), as
-    they were given: the web port serves those. What `server` gets is each handler wrapped by
-    `wrap` (the server's observability and stream closer, applied once at registration
-    instead of by an interceptor pipeline on every call)."""
-
-    def __init__(self, server: grpc.Server, wrap: Wrap = _as_is) -> None:
-        self._server = server
-        self._wrap = wrap
-        self.handlers: dict[str, dict[str, _Handler]] = {}
-
-    def add_registered_method_handlers(
-        self, service_name: str, method_handlers: Mapping[str, _Handler]
-    ) -> None:
-        """Remember, then register on the real server (wrapped)."""
-        self.handlers.setdefault(service_name, {}).update(method_handlers)
-        wrapped = {
-            name: self._wrap(f"/{service_name}/{name}", handler)
-            for name, handler in method_handlers.items()
-        }
-        self._server.add_registered_method_handlers(service_name, wrapped)  # type: ignore[attr-defined]
-
-    def add_generic_rpc_handlers(
-        self, generic_rpc_handlers: Iterable[grpc.GenericRpcHandler[Any, Any]]
-    ) -> None:
-        """Forwarded, each handler they find wrapped (generated code also registers its
-        handlers by name, recorded above; those are found first)."""
-        self._server.add_generic_rpc_handlers(
-            tuple(_WrappedGeneric(generic, self._wrap) for generic in generic_rpc_handlers)
-        )
-
-    def add_insecure_port(self, address: str) -> int:
-        """Forwarded."""
-        return self._server.add_insecure_port(address)
-
-    def add_secure_port(self, address: str, server_credentials: grpc.ServerCredentials) -> int:
-        """Forwarded."""
-        return self._server.add_secure_port(address, server_credentials)
-
-    def start(self) -> None:
-        """Forwarded."""
-        self._server.start()
-
-    def stop(self, grace: float | None = None) -> threading.Event:
-        """Forwarded."""
-        return self._server.stop(grace)
-
-    def wait_for_termination(self, timeout: float | None = None) -> bool:
-        """Forwarded."""
-        return self._server.wait_for_termination(timeout)
-
-
-class _WrappedGeneric(grpc.GenericRpcHandler):  # type: ignore[type-arg]
-    """A generic handler whose handlers are wrapped (each once: the wrap caches per method)."""
-
-    def __init__(self, generic: grpc.GenericRpcHandler[Any, Any], wrap: Wrap) -> None:
-        self._generic = generic
-        self._wrap = wrap
-
-    def service(self, handler_call_details: grpc.HandlerCallDetails) -> _Handler | None:
-        handler = self._generic.service(handler_call_details)
-        if handler is None:
-            return None
-        return self._wrap(handler_call_details.method, handler)
 
 
 # --------------------------------------------------------------------------------------------
@@ -219,9 +95,12 @@ class WebCalls:
         # The gRPC port's access log (which calls get their `rpc` line, and how).
         self._access_log = access_log if access_log is not None else AccessLog()
 
-    def endpoints(self, handlers: Mapping[str, Mapping[str, _Handler]]) -> dict[str, Any]:
+    def endpoints(
+        self, handlers: Mapping[str, Mapping[str, _Handler]], wire_methods: Collection[str] = ()
+    ) -> dict[str, Any]:
         """URL path -> connectrpc endpoint for every unary method of `handlers` whose service
-        is known to the protobuf descriptor pool (so its messages have JSON forms)."""
+        is known to the protobuf descriptor pool (so its messages have JSON forms); the
+        answers of `wire_methods` (full paths) are their responses' wire bytes, parsed here."""
         pool = descriptor_pool.Default()
         out: dict[str, Any] = {}
         for service, methods in handlers.items():
@@ -242,7 +121,7 @@ class WebCalls:
                     stream_type=StreamType.UNARY,
                 )
                 behavior = handler.unary_unary
-                if handler.response_serializer is codec.wire_answer:
+                if f"/{service}/{method.name}" in wire_methods:
                     behavior = _parsed(behavior, info.output)
                 target = _Method(
                     service,
@@ -302,7 +181,7 @@ class WebCalls:
         )
 
     def _call(self, method: _Method, request: Any, context: WebContext, transport: str) -> Any:
-        """On a worker thread: the servicer's method, observed as the gRPC interceptor does."""
+        """On a worker thread: the servicer's method, observed as the gRPC port's call observer does."""
         request_id = _request_id(context._ctx)  # noqa: SLF001 - our own class
         context._ctx.response_headers[REQUEST_ID_HEADER] = request_id  # noqa: SLF001
         fields = CallFields(method.rpc, request_id=request_id, transport=transport)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from tienlen_service.metrics import WebConnectionMetrics
+from tienlen_service.metrics import WebConnectionMetrics, WebMetrics
 from tienlen_service.web.app import build_app
-from tienlen_service.web.calls import WebCalls, WebMetrics
+from tienlen_service.web.calls import WebCalls
 from tienlen_service.web.codecs import web_codecs
 from tienlen_service.web.guard import REASONS, Limits
 from tienlen_service.web.serve import WebServer
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Collection, Mapping
     from concurrent.futures import Executor
 
     from tienlen_service.config import Config
@@ -38,6 +38,7 @@ def start_web_server(
     config: Config,
     *,
     handlers: Mapping[str, Mapping[str, Any]],
+    wire_methods: Collection[str] = (),
     executor: Executor,
     metrics: Metrics,
     serving: Callable[[], bool],
@@ -45,7 +46,8 @@ def start_web_server(
     max_connections: int | None = None,
 ) -> WebServer:
     """Build the web application over the recorded gRPC method handlers and start serving it
-    on --web-host/--web-port. Raises OSError when the port can't be bound.
+    on --web-host/--web-port. Raises OSError when the port can't be bound. `wire_methods`: the
+    methods (full paths) whose handlers answer with wire bytes (`registration.WIRE_METHODS`).
 
     `max_connections`: the connections the port may hold (default --web-max-connections; the
     server passes less when the open-file limit leaves no more room beside the gRPC port).
@@ -60,7 +62,7 @@ def start_web_server(
         max_request_bytes=config.max_request_bytes,
         access_log=access_log,
     )
-    endpoints = calls.endpoints(handlers)
+    endpoints = calls.endpoints(handlers, wire_methods)
     streams = [
         f"/{service}/{name}"
         for service, methods in handlers.items()

@@ -27,6 +27,7 @@ from itertools import combinations
 from typing import NamedTuple
 
 import pytest
+from helpers.option_tables import documented_values, mend_following
 
 from tienlen_rules.beating import Beat, beat, is_out_of_turn_chop
 from tienlen_rules.cards import format_cards, parse_set
@@ -185,6 +186,10 @@ SOUTH_VALUES: dict[str, Fraction] = {
     "four": Fraction(2),
     "4 pairs": Fraction(5, 2),
 }
+# §10 Northern: "chops are paid at the Southern penalty values" — of the bombs the North plays;
+# it plays no runs of pairs, and its preset prices them at 0 (docs/RULE-OPTIONS.md): a table that
+# turns consecutive_pairs on pays their chops only at the values it gives them.
+NORTH_VALUES = {k: v for k, v in SOUTH_VALUES.items() if not k.endswith("pairs")}
 # §10 Huế and Đà Nẵng: 3 consecutive pairs are not bombs and don't rot.
 HUE_VALUES = {k: v for k, v in SOUTH_VALUES.items() if k != "3 pairs"}
 # §8 Đấu: 4 pairs 1½, 5 pairs 2, 3 triples 2½, 6 pairs 3; 3 pairs and four of a kind are no bombs.
@@ -223,19 +228,67 @@ class House:
     straight_chops: bool = False  # §5 Northern option
     out_of_turn: bool = True
     long_pairs: str = "ladder"  # option long_pairs_chop: ladder | nothing
+    twos_on_twos: bool = False  # §6 option: a higher pair of 2s beats a pair of 2s (follow suit)
     values: Mapping[str, Fraction] = field(default_factory=lambda: SOUTH_VALUES)
 
     def with_options(self, options: Mapping[str, object]) -> House:
+        """The house with a table's overrides, each read as its option's description says."""
         changes: dict[str, object] = {}
-        if "chop_table" in options:
-            changes["chop_book"] = options["chop_table"]
-        if "suited_straight_chops" in options:
-            changes["straight_chops"] = options["suited_straight_chops"]
-        if "out_of_turn_chops" in options:
-            changes["out_of_turn"] = options["out_of_turn_chops"]
-        if "long_pairs_chop" in options:
-            changes["long_pairs"] = options["long_pairs_chop"]
+        for option, name in HOUSE_OPTIONS.items():
+            if option in options:
+                value = options[option]
+                changes[name] = (
+                    value == "true" if isinstance(value, str) and name in FLAGS else value
+                )
+        values = dict(self.values)
+        if options.get("scoring") == "points":  # §8: the points scheme is its values
+            values = {k: POINT_VALUES.get(k, Fraction(4)) for k in ALL_VALUE_NAMES}
+        for option, name in VALUE_OPTIONS.items():
+            if option in options:
+                values[name] = Fraction(str(options[option]))
+        changes["values"] = values
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+#: The beating options and the `House` field each sets (docs/RULE-OPTIONS.md).
+HOUSE_OPTIONS = {
+    "chop_table": "chop_book",
+    "suited_straight_chops": "straight_chops",
+    "out_of_turn_chops": "out_of_turn",
+    "long_pairs_chop": "long_pairs",
+    "same_colour_pairs": "colour_pairs",
+    "single_suit_straights": "suited_straights",
+    "consecutive_pairs": "consecutive_pairs",
+    "consecutive_triples": "consecutive_triples",
+    "follow_suit": "follow_suit",
+    "pair_of_twos_beats_pair_of_twos": "twos_on_twos",
+}
+FLAGS = {
+    "straight_chops",
+    "out_of_turn",
+    "colour_pairs",
+    "suited_straights",
+    "consecutive_pairs",
+    "consecutive_triples",
+    "follow_suit",
+    "twos_on_twos",
+}
+#: The penalty options and the value each sets (§8).
+VALUE_OPTIONS = {
+    "penalty_two_spades": "2S",
+    "penalty_two_clubs": "2C",
+    "penalty_two_diamonds": "2D",
+    "penalty_two_hearts": "2H",
+    "penalty_three_pairs": "3 pairs",
+    "penalty_four_of_a_kind": "four",
+    "penalty_four_pairs": "4 pairs",
+    "penalty_five_pairs": "5 pairs",
+    "penalty_six_pairs": "6 pairs",
+    "penalty_three_triples": "3 triples",
+}
+ALL_VALUE_NAMES = tuple(VALUE_OPTIONS.values())
+#: §8 points: ♠2 = 1, ♣2 = 2, ♦2 = 3, ♥2 = 4, any bomb = 4.
+POINT_VALUES = {"2S": Fraction(1), "2C": Fraction(2), "2D": Fraction(3), "2H": Fraction(4)}
 
 
 HOUSES: dict[str, House] = {
@@ -249,7 +302,7 @@ HOUSES: dict[str, House] = {
         consecutive_pairs=False,
         follow_suit=True,
         chop_book="northern",
-        values=SOUTH_VALUES,  # §10 "chops are paid at the Southern penalty values"
+        values=NORTH_VALUES,  # §10 "chops are paid at the Southern penalty values"
     ),
     "dau": House(consecutive_triples=True, chop_book="dau", values=DAU_VALUES),
 }
@@ -327,7 +380,7 @@ def model_chops(new: Play, table: Play, house: House) -> bool:
     return any(_phrase_matches(p, new, bomb, table) for p in phrases)
 
 
-def _northern_follows(new: Play, table: Play) -> bool:
+def _northern_follows(new: Play, table: Play, house: House) -> bool:
     """§6 and §10: follow suit, colour and suit make-up; the [ours] rules on 2s."""
     higher = new.top > table.top
     if new.kind == "single":
@@ -336,8 +389,8 @@ def _northern_follows(new: Play, table: Play) -> bool:
         # "A 2 may be played on any single that is not a 2"; else a higher card of the suit.
         return new.is_twos or (higher and suit(new.top) == suit(table.top))
     if new.kind == "pair":
-        if table.is_twos:  # §10 "only a chop beats a pair of 2s"
-            return False
+        if table.is_twos:  # §10 "only a chop beats a pair of 2s"; §6 option: a higher pair of 2s
+            return house.twos_on_twos and new.is_twos and higher
         if new.is_twos:  # §10 "A pair of 2s may be played on any pair that is not 2s"
             return True
         return higher and is_red(new.top) == is_red(table.top)
@@ -385,7 +438,7 @@ def model_verdict(new: Play, table: Play, house: House) -> Verdict:
         return Verdict("CHOPS", None, ooo, paid)
     if (new.kind, new.size) != (table.kind, table.size):
         return Verdict("NO", "WRONG_TYPE_OR_LENGTH", False, Fraction(0))
-    ok = _northern_follows(new, table) if house.follow_suit else new.top > table.top
+    ok = _northern_follows(new, table, house) if house.follow_suit else new.top > table.top
     if ok:
         return Verdict("BEATS", None, False, Fraction(0))
     return Verdict("NO", "DOES_NOT_BEAT", False, Fraction(0))
@@ -848,3 +901,43 @@ def test_hue_four_consecutive_pairs_do_not_chop_a_four_of_a_kind() -> None:
     engine, model = verdicts("3S 3C 4S 4C 5S 5C 6S 6C", "9S 9C 9D 9H", "da_nang")
     assert engine == model
     assert model.result == "CHOPS"
+
+
+# =========================================================================== option combinations
+
+BEATING_OPTIONS = (*HOUSE_OPTIONS, *VALUE_OPTIONS, "scoring")
+COMBINATION_TABLES = 120
+
+
+def test_random_combinations_of_the_beating_options_agree_with_the_rule_book() -> None:
+    """Issue #38: random tables — a preset, and every option that bears on what a play forms,
+    what beats it, what chops it out of turn and what a chop is paid, each overridden at one of
+    its documented values with a probability (and one value of one option in turn) — compared
+    with the rule book on bombs against 2s and bombs, and on random pairs."""
+    rng = random.Random(38)
+    bombs = list(every_bomb())
+    twos = list(every_twos_play())
+    cells = [(o, v) for o in BEATING_OPTIONS for v in documented_values(o)]
+    drawn: Counter[str] = Counter()
+    problems: list[str] = []
+    for index in range(COMBINATION_TABLES):
+        variant = rng.choice(sorted(HOUSES))
+        options = {
+            o: rng.choice(documented_values(o)) for o in BEATING_OPTIONS if rng.random() < 0.3
+        }
+        option, value = cells[index % len(cells)]
+        options[option] = value
+        options = mend_following(variant, options, keep=option)
+        ruleset, house = rules_for(variant, options)
+        drawn.update(f"{o}={v}" for o, v in options.items())
+        diff = Diff(ruleset, house)
+        for bomb in rng.sample(bombs, 25):
+            for target in twos + rng.sample(bombs, 3):
+                diff.compare(bomb, target)
+        for _ in range(300):
+            diff.compare(*random_pair(rng))
+        problems += [f"{variant} {options}: {p}" for p in diff.problems[:3]]
+    shown = "\n".join(problems[:8])
+    assert not problems, f"{len(problems)} disagreements, e.g.\n{shown}"
+    missing = [f"{o}={v}" for o, v in cells if not drawn[f"{o}={v}"]]
+    assert not missing, f"never drawn: {missing}"

@@ -8,9 +8,12 @@ from tienlen_rules import revisions
 from tienlen_rules.options import OPTIONS_BY_NAME, parse_option_value
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.revisions import (
+    CONG_DECIDED_ONCE,
     DEFAULT_CHANGES,
+    READING_CHANGES,
     RULES_REVISION,
     DefaultChange,
+    keeps_old_reading,
     pinned_defaults,
 )
 from tienlen_rules.ruleset import build_rules
@@ -18,11 +21,24 @@ from tienlen_rules.ruleset import build_rules
 
 def test_every_recorded_change_names_an_option_its_old_value_and_a_revision_in_order() -> None:
     assert [c.revision for c in DEFAULT_CHANGES] == sorted(c.revision for c in DEFAULT_CHANGES)
-    assert {c.revision for c in DEFAULT_CHANGES} == set(range(1, RULES_REVISION + 1))
+    assert [c.revision for c in READING_CHANGES] == sorted(c.revision for c in READING_CHANGES)
+    revisions = {c.revision for c in (*DEFAULT_CHANGES, *READING_CHANGES)}
+    assert revisions == set(range(1, RULES_REVISION + 1))
     for change in DEFAULT_CHANGES:
         parse_option_value(OPTIONS_BY_NAME[change.option], change.previous)  # a value it takes
         assert set(change.presets) <= set(PRESETS)
         assert change.why
+    for reading in READING_CHANGES:
+        assert reading.reading
+        assert reading.previous
+        assert reading.why
+
+
+def test_a_game_dealt_before_a_reading_changed_keeps_the_old_reading() -> None:
+    assert keeps_old_reading(1, CONG_DECIDED_ONCE)
+    assert keeps_old_reading(0, CONG_DECIDED_ONCE)
+    assert not keeps_old_reading(RULES_REVISION, CONG_DECIDED_ONCE)
+    assert not keeps_old_reading(RULES_REVISION + 1, CONG_DECIDED_ONCE)
 
 
 def test_new_games_are_dealt_under_the_current_revision_which_pins_nothing() -> None:

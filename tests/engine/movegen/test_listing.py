@@ -185,7 +185,10 @@ def test_the_listing_is_the_legal_plays_and_every_chop_flag_is_what_apply_record
     assert chops_seen, f"no chop was listed in 40 {variant} games: the flag went untested"
 
 
+FOLLOWING = rules(follow_suit=True, same_colour_pairs=True, single_suit_straights=True)
+
+
 def test_rules_keep_the_listing_to_the_legal_plays() -> None:
-    state = start("3S 9S", "4S 4C 10S", "5S JS", "6S QS", ruleset=rules(follow_suit=True))
+    state = start("3S 9S", "4S 4C 10S", "5S JS", "6S QS", ruleset=FOLLOWING)
     state = play(state, 0, "3S")
     assert texts(state, 1) == ["pass", "4S", "10S"]  # following suit: no ♣4

@@ -27,12 +27,25 @@ RULE_SETS: tuple[RuleSet, ...] = (
     build_rules("northern", {"suited_straight_chops": True}),
     build_rules("southern", {"suited_straight_chops": True, "out_of_turn_chops": False}),
     # Odd combinations an API caller may ask for: generation must still agree with classify.
+    # (Following suit needs pairs of one colour and straights of one suit: the Northern table
+    # with mixed ones is played without following suit.)
     build_rules(
         "northern",
-        {"consecutive_pairs": True, "same_colour_pairs": False, "single_suit_straights": False},
+        {
+            "consecutive_pairs": True,
+            "same_colour_pairs": False,
+            "single_suit_straights": False,
+            "follow_suit": False,
+        },
     ),
     build_rules(
-        "southern", {"follow_suit": True, "same_colour_pairs": True, "consecutive_triples": True}
+        "southern",
+        {
+            "follow_suit": True,
+            "same_colour_pairs": True,
+            "single_suit_straights": True,
+            "consecutive_triples": True,
+        },
     ),
 )
 RULE_IDS = [

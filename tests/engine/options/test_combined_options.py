@@ -18,6 +18,7 @@ import random
 from collections.abc import Mapping
 
 import pytest
+from helpers.option_tables import documented_values
 from helpers.tables import TransferReason, later, reasons
 
 from tienlen_rules import apply, legal_moves, new_game
@@ -218,14 +219,14 @@ def _failing(condition: OptionCondition) -> str:
 
 
 def _values(name: str) -> tuple[str, ...]:
+    """Two values of an int or stakes option (its bounds; 1 and 3 stakes), every value of the
+    others."""
     spec = OPTIONS_BY_NAME[name]
-    if spec.type is OptionType.BOOL:
-        return ("true", "false")
-    if spec.type is OptionType.CHOICE:
-        return tuple(str(c) for c in spec.choices)
     if spec.type is OptionType.INT:
         return (str(spec.minimum), str(spec.maximum if spec.maximum < 100 else spec.minimum + 1))
-    return ("1", "3")
+    if spec.type is OptionType.STAKES:
+        return ("1", "3")
+    return documented_values(name)
 
 
 def _games(options: Mapping[str, str], seed: int) -> list[tuple[list[str], tuple[int, ...]]]:

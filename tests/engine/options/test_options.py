@@ -204,7 +204,8 @@ def test_option_single_suit_straights() -> None:
 
 @covers("follow_suit")
 def test_option_follow_suit() -> None:
-    t = later("southern", "4D 9S", "6H 6D", options={"follow_suit": True})
+    following = {"follow_suit": True, "same_colour_pairs": True, "single_suit_straights": True}
+    t = later("southern", "4D 9S", "6H 6D", options=following)
     t.play(0, "4D")
     assert t.legal(1) == {"6D"}
 

@@ -12,14 +12,17 @@ Hands are seeded with runs of pairs and 2s so that chops, and out-of-turn chops,
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pytest
+from helpers.option_tables import mend_following
 
 from tienlen_rules import apply, legal_moves, movegen, new_game
 from tienlen_rules.beating import Beat, beat
 from tienlen_rules.cards import TWOS, CardSet, cards_of
 from tienlen_rules.combinations import Combination, Kind, chop_class, classify
+from tienlen_rules.options import OPTIONS_BY_NAME, OptionType
 from tienlen_rules.ruleset import RuleSet, build_rules
 from tienlen_rules.state import GameState, Move, play
 
@@ -37,11 +40,35 @@ OUT_OF_TURN = {
 # you last.
 RANKS_LAST_ON_TWO = {"northern", "hue"}
 RANKS_LAST_ON_FOUR = {"northern"}
+# §5 by chop table (option chop_table): its bombs that chop out of turn, and its longest run of
+# pairs (the ladder of option long_pairs_chop grows from it).
+OUT_OF_TURN_BY_TABLE = {
+    "southern": ({"4pairs"}, 4),
+    "hue": ({"4pairs"}, 4),
+    "da_nang": ({"4pairs"}, 4),
+    "northern": (set(), 0),
+    "dau": ({"3triples", "6pairs"}, 6),
+    "none": (set(), 0),
+}
+
+
+def out_of_turn_bombs(chop_table: str, long_pairs: str, allowed: bool) -> set[str]:
+    """§5: the bombs that may chop out of turn: the table's, the longer runs of pairs the ladder
+    adds after an out-of-turn run, none where out_of_turn_chops is off."""
+    if not allowed:
+        return set()
+    bombs, longest = OUT_OF_TURN_BY_TABLE[chop_table]
+    bombs = set(bombs)
+    if long_pairs == "ladder" and f"{longest}pairs" in bombs:
+        bombs |= {f"{n}pairs" for n in range(longest + 1, 10)}
+    return bombs
 
 
 @dataclass
 class Model:
-    """The rule book's view of a game in progress."""
+    """The rule book's view of a game in progress. `out_of_turn` names the bombs that may chop
+    out of turn; `last_on_two` / `last_on_four`: going out on a 2 / a four of a kind ranks last;
+    `lockout`: a pass keeps the passer out of the round (qua tay, option pass_lockout)."""
 
     variant: str
     rules: RuleSet
@@ -52,6 +79,23 @@ class Model:
     passed: set[int] = field(default_factory=set)
     places: list[int] = field(default_factory=list)
     over: bool = False
+    out_of_turn: set[str] = field(default_factory=set)
+    last_on_two: bool = False
+    last_on_four: bool = False
+    lockout: bool = True
+
+    @classmethod
+    def of_preset(cls, variant: str, rules: RuleSet, hands: list[CardSet]) -> Model:
+        """The model of a preset's table, from the rule book's preset tables above."""
+        return cls(
+            variant,
+            rules,
+            hands,
+            places=[0] * len(hands),
+            out_of_turn=OUT_OF_TURN[variant],
+            last_on_two=variant in RANKS_LAST_ON_TWO,
+            last_on_four=variant in RANKS_LAST_ON_FOUR,
+        )
 
     @property
     def players(self) -> int:
@@ -85,7 +129,7 @@ class Model:
         return (
             self.table is not None
             and seat != self.table_seat
-            and chop_class(combo) in OUT_OF_TURN[self.variant]
+            and chop_class(combo) in self.out_of_turn
             and beat(combo, self.table, self.rules)[0] == Beat.CHOPS
         )
 
@@ -101,6 +145,8 @@ class Model:
         self.hands[seat] &= ~mask
         self.table, self.table_seat = combo, seat
         self.passed.discard(seat)  # §5: an out-of-turn chopper is back in the round
+        if not self.lockout:  # pass_lockout off: a play brings every passer back in
+            self.passed.clear()
         if not self.hands[seat]:
             self._finish(seat, combo, mask)
             if self.over:
@@ -110,8 +156,8 @@ class Model:
     def _finish(self, seat: int, combo: Combination, mask: CardSet) -> None:
         """§4: the next place, or the last place free for a finish that ranks last; the game
         ends when only one player still holds cards."""
-        last = (self.variant in RANKS_LAST_ON_TWO and mask & TWOS) or (
-            self.variant in RANKS_LAST_ON_FOUR and combo.kind == Kind.FOUR_OF_A_KIND
+        last = (self.last_on_two and mask & TWOS) or (
+            self.last_on_four and combo.kind == Kind.FOUR_OF_A_KIND
         )
         free = [p for p in range(1, self.players + 1) if p not in self.places]
         self.places[seat] = free[-1] if last else free[0]
@@ -162,17 +208,34 @@ def _engine_moves(state: GameState, seat: int) -> set[tuple[bool, tuple[int, ...
     return {(m.is_pass, tuple(sorted(m.cards))) for m in legal_moves(state, seat)}
 
 
-def _play_one(variant: str, seed: int) -> int:
-    """Play one seeded random game in the engine and the model; return its out-of-turn plays."""
+#: §4-§5 only: no instant wins, no freezing, no stealing of the lead.
+PURE_ROUNDS = {
+    "instant_wins": "none",
+    "freezing": False,
+    "compensation": False,
+    "lead_stealing": False,
+}
+
+
+def _play_one(variant: str, seed: int, options: Mapping[str, object] | None = None) -> int:
+    """Play one seeded random game in the engine and the model; return its out-of-turn plays.
+    With `options`, the table's round-flow options override the preset's, as each says."""
     rnd = random.Random(seed)
-    players = 3 if variant == "dau" else rnd.choice([2, 3, 4])
-    rules = build_rules(
-        variant,
-        {"instant_wins": "none", "freezing": False, "compensation": False, "lead_stealing": False},
-    )
+    rules = build_rules(variant, {**PURE_ROUNDS, **(options or {})})
+    players = 3 if rules.deal_all_cards else rnd.choice([2, 3, 4])
     hands = _hands(rnd, players, rnd.choice([6, 8, 11]))
     state, _ = new_game(rules, players, hands=hands, first_game=False, leader=0)
-    model = Model(variant, rules, list(hands), places=[0] * players)
+    model = Model.of_preset(variant, rules, list(hands))
+    if options is not None:
+        values = rules.option_values()
+        model.out_of_turn = out_of_turn_bombs(
+            str(values["chop_table"]),
+            str(values["long_pairs_chop"]),
+            bool(values["out_of_turn_chops"]),
+        )
+        model.last_on_two = values["finish_on_two"] == "ranks_last"
+        model.last_on_four = values["finish_on_four_of_a_kind"] == "ranks_last"
+        model.lockout = bool(values["pass_lockout"])
     out_of_turn = 0
     while not state.over:
         moves: list[Move] = []
@@ -211,3 +274,55 @@ def test_round_flow_agrees_with_the_rule_book_model(variant: str) -> None:
     out_of_turn = sum(_play_one(variant, seed) for seed in range(200))
     if OUT_OF_TURN[variant]:
         assert out_of_turn > 0  # the deals do exercise out-of-turn chops
+
+
+#: The options that bear on the round flow (§4-§6) and on who may play what, each drawn at
+#: every documented value (issue #38).
+ROUND_OPTIONS = (
+    "chop_table",
+    "long_pairs_chop",
+    "out_of_turn_chops",
+    "suited_straight_chops",
+    "pass_lockout",
+    "finish_on_two",
+    "finish_on_four_of_a_kind",
+    "consecutive_pairs",
+    "consecutive_triples",
+    "same_colour_pairs",
+    "single_suit_straights",
+    "follow_suit",
+    "pair_of_twos_beats_pair_of_twos",
+    "deal_all_cards",
+)
+ROUND_TABLES = 90
+
+
+def test_round_flow_agrees_with_the_rule_book_model_under_random_option_combinations() -> None:
+    """Random tables: a preset, each round-flow option overridden at a documented value with a
+    probability (and one value of one option in turn), one game each."""
+    rnd = random.Random(38)
+    cells = [
+        (name, value)
+        for name in ROUND_OPTIONS
+        for value in (
+            ("true", "false")
+            if OPTIONS_BY_NAME[name].type is OptionType.BOOL
+            else tuple(str(c) for c in OPTIONS_BY_NAME[name].choices)
+        )
+    ]
+    drawn: set[tuple[str, str]] = set()
+    out_of_turn = 0
+    for index in range(ROUND_TABLES):
+        variant = rnd.choice(sorted(OUT_OF_TURN))
+        options = {
+            name: rnd.choice([v for n, v in cells if n == name])
+            for name in ROUND_OPTIONS
+            if rnd.random() < 0.3
+        }
+        name, value = cells[index % len(cells)]
+        options[name] = value
+        options = mend_following(variant, options, keep=name)
+        drawn |= set(options.items())
+        out_of_turn += _play_one(variant, index, options)
+    assert not set(cells) - drawn, f"never drawn: {sorted(set(cells) - drawn)}"
+    assert out_of_turn > 0

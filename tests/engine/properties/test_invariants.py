@@ -74,6 +74,18 @@ def test_the_settlement_check_needs_zero_sum_and_nets_from_transfers() -> None:
     check_settlement(state._replace(rules=build_rules("hue")), unpaid)  # Huế: chopper_only
 
 
+def test_the_settlement_check_needs_a_seat_charged_frozen_to_be_frozen() -> None:
+    state = two_hands()
+    frozen = Settlement(
+        (Transfer(1, 0, 400, TransferReason.FROZEN, 0),), (400, -400), (1, 2), (), True, -1
+    )
+    with pytest.raises(InvariantError, match="charged FROZEN but not frozen"):
+        check_settlement(state, frozen)
+    check_settlement(state._replace(frozen=1 << 1), frozen)
+    old = state._replace(rules=build_rules("dem_la", revision=1))  # the settlement alone, then
+    check_settlement(old, frozen)
+
+
 def test_the_card_check_catches_a_card_played_from_another_hand() -> None:
     state = two_hands()
     after, events = game.apply(state, play(0, parse_cards("3S")))

@@ -17,7 +17,12 @@ runs of pairs rotted where consecutive pairs are no combination, and the card co
 repriced another preset's 2s and bombs).
 
 Beyond the presets, `test_random_option_combinations_settle_as_the_rule_book_says` draws whole
-tables from every documented value of every option and plays matches through `next_game`.
+tables from every documented value of every option and plays matches through `next_game`,
+checking every game's lead as dealt (góp 3 included), the deal's own rules (the four 2s'
+redeal, the four 3s' lay-down), who is frozen in the state, the events and the FROZEN transfers
+alike, and between games the leader, the dealer, first games and the totals (issue #38: those
+match checks had never run); `test_matches_with_the_options_of_issue_38_...` sets góp 3, a
+bankroll, freeze_at, the redeal and same-suit straights in turn.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
+from helpers.option_tables import documented_values, mend_following
 
 from tienlen_rules import apply, legal_moves, new_game, next_game
 from tienlen_rules.cards import TWOS, cards_of, format_cards, parse_cards, parse_set
@@ -47,15 +53,12 @@ from tienlen_rules.events import (
 )
 from tienlen_rules.options import (
     BOMB_PENALTY_OPTIONS,
-    FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
-    OPTIONS_BY_NAME,
-    OptionType,
 )
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.ruleset import RuleSet, build_rules
-from tienlen_rules.settlement import settle
+from tienlen_rules.settlement import Settlement, TransferReason, settle
 from tienlen_rules.state import GameState, Move, pass_turn, play
 
 F = Fraction
@@ -435,7 +438,10 @@ def expected(b: Book, record: Record) -> Outcome:
 
     def go_out(seat: int, cards: int) -> None:
         nonlocal winning_play, game_over
-        last = (b.last_on_two and cards & TWOS) or (b.last_on_four and shape(cards)[0] == "four")
+        # Not under the card count, whose first player out wins (source 004, issue #38).
+        last = not b.counts_cards and (
+            (b.last_on_two and cards & TWOS) or (b.last_on_four and shape(cards)[0] == "four")
+        )
         place = free[-1] if last else free[0]
         if last:
             ranked_last.add(seat)
@@ -466,7 +472,10 @@ def expected(b: Book, record: Record) -> Outcome:
             unplayed = [s for s in after if not places[s] and s not in played]
             others_left = [s for s in after if not places[s] and s not in unplayed]
             goes_on = 1 in places or (len(others_left) >= 2 and b.frozen_pays == "winner")
-            if b.freezing and unplayed and len(unplayed) != b.freeze_exempt and goes_on:
+            # freeze_exempt_unplayed is the Đà Nẵng rule of the win ("về nhất"): it spares only
+            # at the finish that takes 1st (issue #38).
+            exempt = place == 1 and len(unplayed) == b.freeze_exempt
+            if b.freezing and unplayed and not exempt and goes_on:
                 if place != 1:
                     notes.append("cóng at a later finish" if 1 in places else "cóng ranked last")
                 for s, p in zip(unplayed, free[-len(unplayed) :], strict=True):
@@ -530,15 +539,20 @@ def expected(b: Book, record: Record) -> Outcome:
     assert game_over, "the game did not end"
     winner = places.index(1)
     if b.counts_cards:
+        # §8 đếm lá: a loser holding every dealt card is frozen, unless exactly
+        # freeze_exempt_unplayed losers never played (the exemption of the win, issue #38).
+        unplayed = {s for s in range(n) if s != winner and hands[s] == record.dealt[s]}
+        if b.freezing and len(unplayed) != b.freeze_exempt:
+            frozen |= unplayed
         for other in range(n):
             if other == winner:
                 continue
             # §10: conversions in addition to the cards, or instead (the largest payment).
             credit = b.per_card if b.count_rotten_instead else NONE
             stakes = hands[other].bit_count() * b.per_card + rotten_value(b, hands[other], credit)
-            if b.freezing and hands[other] == record.dealt[other]:
+            if other in frozen:
                 stakes *= b.freeze_multiplier
-            pay(other, winner, stakes, "cards left")
+            pay(other, winner, stakes, "frozen cards left" if other in frozen else "cards left")
         pay_chops()
         return _outcome(b, places, frozenset(frozen), net, notes)
 
@@ -819,10 +833,11 @@ def compare(b: Book, rules: RuleSet, game: Game, kind: str) -> Mismatch | None:
     mine = expected(b, game.record)
     engine = settle(state)
     same_places = b.counts_cards or list(state.places) == mine.places
-    if list(engine.net) == mine.net and same_places:
+    frozen = shown_frozen(state, game, engine)
+    if list(engine.net) == mine.net and same_places and frozen == mine.frozen:
         return None
     return Mismatch(
-        kind,
+        f"{kind}; frozen {sorted(frozen)} expected {sorted(mine.frozen)}",
         rules.variant,
         engine.net,
         mine.net,
@@ -832,6 +847,21 @@ def compare(b: Book, rules: RuleSet, game: Game, kind: str) -> Mismatch | None:
         game.record,
         mine.notes,
     )
+
+
+def shown_frozen(state: GameState, game: Game, settlement: Settlement) -> frozenset[int]:
+    """The seats the engine calls frozen, which must be one set wherever it says so (issue #38):
+    in its state (the view's flag), in its PlayersFrozen events, and among the seats the
+    settlement charges FROZEN (a frozen seat pays FROZEN unless đền bài or a multiplier of 0
+    leaves it nothing to pay)."""
+    in_state = frozenset(s for s in range(state.players) if state.frozen >> s & 1)
+    in_events = frozenset(
+        s for e in game.record.events if isinstance(e, PlayersFrozen) for s in e.seats
+    )
+    charged = {t.payer for t in settlement.transfers if t.reason == TransferReason.FROZEN}
+    assert in_state == in_events, f"frozen in the state {in_state}, in the events {in_events}"
+    assert charged <= in_state, f"charged FROZEN {charged}, frozen {in_state}"
+    return in_state
 
 
 #: The engine's option name for each `Book` field a test may change.
@@ -912,6 +942,7 @@ def run_games(
                 hands=hands,
                 first_game=first,
                 leader=None if first else rng.randrange(players),
+                seed=rng.randrange(1 << 30),  # a random first leader is drawn from it
             )
         play_out(game, b, rng, style)
         played[kind] += 1
@@ -1112,7 +1143,7 @@ def test_rotten_and_frozen_hands_split_as_the_rule_book_says(variant: str, scori
     # 2 players: seat 1 leads ♥3, seat 0 beats with its only card ♥A and wins; seat 1 is last
     # (or, when seat 0 leads ♥A at once, frozen) holding a hand loaded with 2s and bombs.
     b, rules = table_rules(variant, scoring, engine={"instant_wins": "none"})
-    rng = random.Random(hash((variant, scoring)) & 0xFFFF)
+    rng = random.Random(f"rotten/{variant}/{scoring}")  # a str seed: the same every run
     avoid = parse_set("3H AH")
     most = 17 if variant == "dau" else 12
     problems = []
@@ -1148,7 +1179,7 @@ def test_chains_past_a_last_card_settle_as_the_rule_book_says(variant: str, valu
     b, rules = table_rules(
         variant, changes={"chain_out_link": value}, engine={"instant_wins": "none"}
     )
-    rng = random.Random(hash((variant, value)) & 0xFFFF)
+    rng = random.Random(f"chains/{variant}/{value}")  # a str seed: the same every run
     chopper = Style(0.3, chop_rate=0.95, out_of_turn_rate=0.5)
     problems = []
     voided = 0
@@ -1169,18 +1200,24 @@ def test_chains_past_a_last_card_settle_as_the_rule_book_says(variant: str, valu
     assert bool(voided) is (value == "void")
 
 
-@pytest.mark.parametrize("frozen_pays", ["winner", "whole_table"])
-def test_cong_judged_until_the_win_settles_as_the_rule_book_says(frozen_pays: str) -> None:
+@pytest.mark.parametrize(
+    ("frozen_pays", "exempt"), [("winner", 0), ("whole_table", 0), ("winner", 1)]
+)
+def test_cong_judged_until_the_win_settles_as_the_rule_book_says(
+    frozen_pays: str, exempt: int
+) -> None:
     # freeze_at = until_win (Huế): seats 0..2 each play a single (3 players: seats 0 and 1),
     # the last seat passes, seat 0 goes out on a 2 ranked last with that seat still unplayed;
     # loaded hands then play on at random. With 4 players the unplayed seat is frozen at once;
     # with 3 (one player would be left) or whole_table (the game would end) the win judges it.
+    # freeze_exempt_unplayed = 1 (exactly the one unplayed seat) spares nobody there: it is
+    # the rule of the win (issue #38).
     b, rules = table_rules(
         "hue",
-        changes={"freeze_at": "until_win", "frozen_pays": frozen_pays},
+        changes={"freeze_at": "until_win", "frozen_pays": frozen_pays, "freeze_exempt": exempt},
         engine={"instant_wins": "none"},
     )
-    rng = random.Random(f"until_win/{frozen_pays}")
+    rng = random.Random(f"until_win/{frozen_pays}/{exempt}")
     problems = []
     notes: Counter[str] = Counter()
     for i in range(150):
@@ -1440,37 +1477,14 @@ def test_card_count_scoring_on_another_preset_keeps_its_penalty_values() -> None
 # every option, each read as the rule book reads it, played as matches through `next_game`.
 # --------------------------------------------------------------------------------------------
 
-#: The values drawn for a stakes option (L where the option takes it).
-STAKES_VALUES = ("0", "1/2", "1", "3/2", "2", "3")
-#: Values drawn for the int options: their bounds and a value between.
-INT_VALUES = {
-    "cards_per_hand": ("9", "11", "13"),
-    "freeze_exempt_unplayed": ("0", "1", "2", "3"),
-    "stake": ("100", "200"),
-    "match_bankroll": ("0", "300", "1000"),
-}
-#: freeze_multiplier × L × stake stays whole chips with these (the only refusal, whole_chips).
-MULTIPLIERS = ("0", "1", "3/2", "2", "4")
 
-
-def documented_values(name: str) -> tuple[str, ...]:
-    """Every documented value of an option, as text (stakes: a spread, and L where allowed)."""
-    spec = OPTIONS_BY_NAME[name]
-    if spec.type is OptionType.BOOL:
-        return ("true", "false")
-    if spec.type is OptionType.CHOICE:
-        return tuple(str(c) for c in spec.choices)
-    if spec.type is OptionType.INT:
-        return INT_VALUES[name]
-    if name == "freeze_multiplier":
-        return MULTIPLIERS
-    return STAKES_VALUES + ((LAST_PLACE,) if name in FOLLOWS_LAST_PLACE else ())
-
-
-def random_table(rng: random.Random, round_robin: int) -> tuple[str, dict[str, str]]:
+def random_table(
+    rng: random.Random, round_robin: int, forced: Sequence[Mapping[str, str]] = ()
+) -> tuple[str, dict[str, str]]:
     """A preset and overrides: every option is overridden with a probability, at a random
     documented value; `round_robin` also sets one value of one option in turn, so a run of
-    `sum(len(values))` tables sets every value of every option at least once."""
+    `sum(len(values))` tables sets every value of every option at least once; and, with
+    `forced`, the options of `forced[round_robin % len(forced)]` over all of it."""
     variant = rng.choice(sorted(PRESETS))
     options: dict[str, str] = {}
     for spec in OPTIONS:
@@ -1479,7 +1493,9 @@ def random_table(rng: random.Random, round_robin: int) -> tuple[str, dict[str, s
     cells = [(spec.name, v) for spec in OPTIONS for v in documented_values(spec.name)]
     name, value = cells[round_robin % len(cells)]
     options[name] = value
-    return variant, options
+    if forced:
+        options |= forced[round_robin % len(forced)]
+    return variant, mend_following(variant, options, keep=name)
 
 
 #: How each option the settlement reads maps onto the rule book's numbers (`Book`): option ->
@@ -1554,35 +1570,150 @@ def book_for(variant: str, options: Mapping[str, str]) -> Book:
 REFUSED_DEALS = frozenset({"REDEAL_REQUIRED", "INVALID_DEAL"})
 
 
+def four_twos_deal(rng: random.Random, players: int) -> list[int]:
+    """Small hands, one of them holding all four 2s (a redeal, or an instant win, or a four of a
+    kind where neither applies)."""
+    hands = tiny_deal(rng, players)
+    holder = rng.randrange(players)
+    hands = [h & ~TWOS for h in hands]
+    hands[holder] |= TWOS
+    return [h or (1 << c) for h, c in zip(hands, (0, 1, 2, 3), strict=False)]
+
+
+def straights_deal(rng: random.Random, players: int) -> list[int]:
+    """Hands built around same-suit straights of 5-7 cards and 2s (suited_straight_chops), padded
+    with random cards."""
+    free = set(range(52))
+    hands = [0] * players
+    for seat in range(players):
+        picks: list[int] = []
+        if rng.random() < 0.7:
+            length, suit = rng.randint(5, 7), rng.randrange(4)
+            low = rng.randrange(0, 12 - length + 1)
+            picks += [r * 4 + suit for r in range(low, low + length)]
+        picks += rng.sample(range(48, 52), rng.randint(0, 2))
+        for c in picks:
+            if c in free:
+                free.discard(c)
+                hands[seat] |= 1 << c
+        for c in rng.sample(sorted(free), rng.randint(1, 3)):
+            free.discard(c)
+            hands[seat] |= 1 << c
+    return hands
+
+
+def twos_deal(rng: random.Random, players: int) -> list[int]:
+    """Hands of 1-3 cards, each with a 2 where there is one left: where going out on a 2 ranks
+    last, the first player out often does so (cóng judged until the win)."""
+    hands = tiny_deal(rng, players, most=3)
+    hands = [h & ~TWOS for h in hands]
+    for seat, two in zip(rng.sample(range(players), players), range(48, 52), strict=False):
+        hands[seat] |= 1 << two
+    return hands
+
+
 def deal_for(
     rng: random.Random, b: Book, rules: RuleSet, players: int, state: GameState | None
-) -> tuple[GameState, list[Event]] | None:
+) -> tuple[GameState, list[Event], str]:
     """The next game of a match (or its first): a seeded deal, or an explicit tiny or bomb deal
-    (those make cóng, chains and thối common); None where the table refuses the deal."""
-    kind = rng.choice(["seeded", "tiny", "bombs"])
-    seed, hands = None, None
+    (those make cóng, chains and thối common), now and then one hand of four 2s, and same-suit
+    straights where they chop; with the kind of deal it was. A deal the table refuses (an
+    explicit deal its redeal options can't play) is counted and dealt again from a seed."""
+    kinds = ["seeded", "tiny", "bombs", "four twos" if rng.random() < 0.1 else "tiny"]
+    if b.suited_straights:
+        kinds.append("straights")
+    if b.last_on_two:
+        kinds.append("twos")
+    kind = rng.choice(kinds)
+    # Explicit deals take a seed too: the draws a deal makes (a random first leader) come from
+    # it, so every run plays the same games.
+    seed, hands = rng.randrange(1 << 30), None
     if kind == "seeded" or rules.deal_all_cards:
-        seed = rng.randrange(1 << 30)
+        kind = "seeded"
+    elif kind == "four twos":
+        hands = four_twos_deal(rng, players)
+    elif kind == "straights":
+        hands = straights_deal(rng, players)
+    elif kind == "twos":
+        hands = twos_deal(rng, players)
     else:
         most = 13
         hands = tiny_deal(rng, players) if kind == "tiny" else bomb_deal(rng, players, b, most)
+    first = rng.random() < 0.5
+    leader = None if first or rules.starting_card_every_game else rng.randrange(players)
     try:
         if state is None:
-            first = rng.random() < 0.5
-            leader = None if first or rules.starting_card_every_game else rng.randrange(players)
             dealt, events = new_game(
                 rules, players, seed=seed, hands=hands, first_game=first, leader=leader
             )
         else:
             dealt, events = next_game(state, seed=seed, hands=hands)
     except SetupError as exc:
-        if exc.code not in REFUSED_DEALS:
+        if exc.code not in REFUSED_DEALS or hands is None:
             raise
-        return None
-    return dealt, list(events)
+        seed = rng.randrange(1 << 30)
+        if state is None:
+            dealt, events = new_game(rules, players, seed=seed, first_game=first, leader=leader)
+        else:
+            dealt, events = next_game(state, seed=seed)
+        kind = f"refused {exc.code}"
+    return dealt, list(events), kind
 
 
-def run_matches(tables: int, games: int, seed: int) -> Counter[str]:
+def lead_problems(rules: RuleSet, state: GameState, where: str) -> list[str]:
+    """Who leads a game as dealt, and what its lead must contain (RULES §4; góp 3's readings,
+    issue #38): a first game is led by the starting card's holder with it (♣3 where the table
+    says), by a fair draw with first_game_leader = random, and where the card is out of play by
+    the lowest card's holder, with it (lowest_card), freely (lowest_card_free), or by a draw
+    (random); with góp 3 every other game is led by the same holder — the lowest card's where
+    the starting card is out — with anything. Other games: the previous winner (`match_problems`)."""
+    if state.instant_winner >= 0:
+        return []
+    values = rules.option_values()
+    first = state.first_game
+    if not first and not values["starting_card_every_game"]:
+        return []
+    everything = 0
+    for hand in state.dealt:
+        everything |= hand
+    start_card = 1 if values["starting_card"] == "3C" else SPADE_THREE
+    missing = values["missing_starting_card"]
+    drawn = first and (
+        values["first_game_leader"] == "random"
+        or (not everything >> start_card & 1 and missing == "random")
+    )
+    if drawn:
+        leader, must = state.to_act, -1
+    else:
+        card = start_card if everything >> start_card & 1 else min(cards_of(everything))
+        leader = next(s for s, h in enumerate(state.dealt) if h >> card & 1)
+        free = card != start_card and missing == "lowest_card_free"
+        must = card if first and not free else -1
+    if (state.to_act, state.must_include) != (leader, must):
+        got = f"seat {state.to_act} leads including {state.must_include}"
+        return [f"{where}: {got}, expected seat {leader} including {must}"]
+    return []
+
+
+def deal_problems(rules: RuleSet, state: GameState, events: list[Event], where: str) -> list[str]:
+    """The deal's own rules: four_twos = redeal deals no hand all four 2s (sources 000/001),
+    whatever the instant-win list; with four_threes_lay_down_twos, a deal with four 3s in a hand
+    leaves no 2 in any hand (source 000)."""
+    problems = []
+    if rules.four_twos == "redeal":
+        if any(h & TWOS == TWOS for h in state.dealt):
+            problems.append(f"{where}: a hand was dealt all four 2s under four_twos = redeal")
+        if any(isinstance(e, InstantWin) and e.pattern == "four_twos" for e in events):
+            problems.append(f"{where}: four 2s won under four_twos = redeal")
+    four_threes = any(h & 0xF == 0xF for h in state.dealt)
+    if rules.four_threes_lay_down_twos and four_threes and any(h & TWOS for h in state.dealt):
+        problems.append(f"{where}: four 3s dealt, and 2s still in hand")
+    return problems
+
+
+def run_matches(
+    tables: int, games: int, seed: int, forced: Sequence[Mapping[str, str]] = ()
+) -> Counter[str]:
     """`tables` random tables (`random_table`), each a match of up to `games` games through
     `next_game`; every game's nets must be the calculator's, and between games the match must
     carry on as RULES §7, §9 say: the winner (or the player who compensated) leads, a game after
@@ -1593,7 +1724,7 @@ def run_matches(tables: int, games: int, seed: int) -> Counter[str]:
     seen: Counter[str] = Counter()
     problems: list[str] = []
     for index in range(tables):
-        variant, options = random_table(rng, index)
+        variant, options = random_table(rng, index, forced)
         for name, value in options.items():
             seen[f"{name}={value}"] += 1
         rules = build_rules(variant, options)
@@ -1603,19 +1734,24 @@ def run_matches(tables: int, games: int, seed: int) -> Counter[str]:
         previous: Outcome | None = None
         totals = [0] * players
         for number in range(games):
-            dealt = deal_for(rng, b, rules, players, state)
-            if dealt is None:
-                seen["refused deal"] += 1
-                break
-            new_state, events = dealt
+            new_state, events, kind = deal_for(rng, b, rules, players, state)
+            seen[f"deal {kind}"] += 1
             game = Game(
                 new_state, Record(players, new_state.dealt, events, [], new_state.first_game)
             )
+            where = f"table {index} ({variant} {options}) game {number}"
             if state is not None and previous is not None:
-                where = f"table {index} ({variant} {options}) game {number}"
                 problems += match_problems(b, state, previous, new_state, totals, where)
+            problems += lead_problems(rules, new_state, where)
+            problems += deal_problems(rules, new_state, events, where)
+            if rules.starting_card_every_game and not new_state.first_game:
+                seen["góp 3 lead"] += 1
             play_out(game, b, rng, rng.choice(STYLES))
             seen["game"] += 1
+            seen["suited straight chop"] += sum(
+                isinstance(e, Played) and e.chop and chop_class(e.cards).startswith("straight")
+                for e in game.record.events
+            )
             mine = expected(b, game.record)
             for note in mine.notes:
                 seen[
@@ -1625,7 +1761,7 @@ def run_matches(tables: int, games: int, seed: int) -> Counter[str]:
             if problem is not None:
                 problems.append(str(problem))
             totals = [t + n for t, n in zip(totals, mine.net, strict=True)]
-            state = game.state
+            state, previous = game.state, mine
             if rules.match_bankroll and any(rules.match_bankroll + t < 0 for t in totals):
                 with pytest.raises(SetupError, match="match is over"):
                     next_game(state, seed=1)
@@ -1680,6 +1816,34 @@ def test_random_option_combinations_settle_as_the_rule_book_says() -> None:
     for part in ("cóng", "thối", "chop x1", "instant win", "place", "match over"):
         assert seen[part], f"no game settled {part}"
     assert seen["game"] >= COMBINATION_TABLES * 2
+
+
+#: Options each table of `test_matches_with_the_options_of_issue_38_...` sets in turn, over a
+#: random table (issue #38): góp 3, a match bankroll, cóng at every finish with the exemption of
+#: the win, cóng until the win where going out on a 2 ranks last, the four 2s' redeal, and
+#: same-suit straight bombs.
+FORCED_OPTIONS: tuple[dict[str, str], ...] = (
+    {"starting_card_every_game": "true"},
+    {"match_bankroll": "300"},
+    {"freezing": "true", "freeze_at": "every_finish", "freeze_exempt_unplayed": "1"},
+    {"freezing": "true", "freeze_at": "until_win", "finish_on_two": "ranks_last"},
+    {"four_twos": "redeal"},
+    {"suited_straight_chops": "true"},
+)
+FORCED_TABLES = 240
+
+
+def test_matches_with_the_options_of_issue_38_play_and_settle_as_the_rule_book_says() -> None:
+    seen = run_matches(FORCED_TABLES, COMBINATION_GAMES, seed=38, forced=FORCED_OPTIONS)
+    for part in (
+        "góp 3 lead",
+        "match over",
+        "cóng at a later finish",
+        "deal refused REDEAL_REQUIRED",
+        "suited straight chop",
+        "frozen cards left",
+    ):
+        assert seen[part], f"no game reached {part}"
 
 
 def test_card_count_conversions_instead_of_cards_take_the_split_of_the_largest_payment() -> None:

@@ -1,0 +1,206 @@
+"""The payload of a state token -> the engine's GameState and game id, never trusting the bytes.
+
+Protobuf parses them (`ParseFromString`: no hand-written code meets untrusted bytes), and
+anything that does not rebuild a game the engine can index safely is a `StateDecodeError`:
+the seats, cards and places are checked against the table, the table is classified again
+under the game's rules, and the rules are built from the variant, the overrides and the rules
+revision the game was dealt under.
+
+A replica decodes a payload when the token is not one it made or checked lately (a state cache
+miss: behind a round-robin balancer, most calls). The fields a game keeps from move to move
+(the game id, the rules, the match) are then usually ones this replica serialised itself on
+an earlier move of the same game (`state.game_parts`): when the payload starts and ends with
+those very bytes, only the fields between (those a move changes) are parsed, and the rules
+and the match are the ones already built. The split is exact: the runs are what
+`encode_state` wrote, and a payload cut anywhere else leaves a truncated record, or a field a
+game keeps, in the part parsed; both send it the whole way.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from google.protobuf.message import DecodeError
+
+from tienlen.v1 import state_pb2
+from tienlen_rules import (
+    EMPTY_SEAT,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ChopPayment,
+    Combination,
+    GameState,
+    Match,
+    RuleSet,
+    SetupError,
+    classify,
+)
+from tienlen_service.codec._layouts import GAME_STATE
+from tienlen_service.codec.cards import CARD_COUNT
+from tienlen_service.codec.errors import StateDecodeError
+from tienlen_service.codec.rules import cached_rules
+from tienlen_service.codec.state import FULL_MASK, GAME_ID_BYTES, game_parts
+
+# A payload of a game with a game id starts with its record: key, length, the id.
+_GAME_ID_KEY: Final = GAME_STATE.tag("game_id") + bytes((GAME_ID_BYTES,))
+_GAME_ID_END: Final = len(_GAME_ID_KEY) + GAME_ID_BYTES
+# The fields a move changes start with the hands (always written: a table has seats).
+_MOVE_START: Final = GAME_STATE.tag("hands")[0]
+_new_tuple: Final = tuple.__new__
+
+
+def decode_state(payload: bytes) -> tuple[GameState, bytes]:
+    """The engine state and game id of a token payload; StateDecodeError if it is not one."""
+    if payload[:2] == _GAME_ID_KEY:
+        game_id = payload[2:_GAME_ID_END]
+        parts = game_parts(game_id)
+        if parts is not None:
+            head, tail = parts.runs  # as `state._payload_wire` joins them
+            end = len(payload) - len(tail)
+            if (
+                payload.startswith(head)
+                and payload.endswith(tail)
+                and end > len(head)
+                and payload[len(head)] == _MOVE_START
+            ):
+                msg = state_pb2.GameState()
+                try:
+                    msg.ParseFromString(payload[len(head) : end])
+                    whole = msg.HasField("match")  # cut inside the kept fields: not ours
+                except DecodeError:
+                    whole = True
+                if not whole:
+                    return _state(msg, parts.rules, parts.match), game_id
+    return _decode_whole(payload)
+
+
+def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
+    msg = state_pb2.GameState()
+    try:
+        msg.ParseFromString(payload)
+    except DecodeError:
+        raise StateDecodeError("the state does not parse") from None
+    if msg.rules_revision < 0:
+        raise StateDecodeError("the state's rules revision is negative")
+    try:
+        overrides = tuple((o.name, o.value) for o in msg.overrides)
+        rules = cached_rules(msg.variant, overrides, msg.rules_revision)
+    except SetupError as exc:
+        raise StateDecodeError(f"the state's rules can't be built: {exc.message}") from None
+    played = msg.match
+    seats = len(msg.hands)
+    ids, occupants, bankrolls = (
+        tuple(played.player_ids[:]),
+        tuple(played.occupants[:]),
+        tuple(played.bankrolls[:]),
+    )
+    if any(len(v) not in (0, seats) for v in (ids, occupants, bankrolls)):
+        raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
+    match = Match(
+        played.game_number,
+        tuple(played.totals[:]),
+        played.seed if played.HasField("seed") else -1,
+        played.dealer,
+        ids or ("",) * seats,  # absent: nobody gave ids (the match's first players)
+        occupants or (0,) * seats,
+        bankrolls,
+    )
+    return _state(msg, rules, match), msg.game_id
+
+
+def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
+    """The state of a parsed payload's fields a move changes, with its rules and match, after
+    cheap consistency checks so that the engine never indexes out of range on it."""
+    hands = tuple(msg.hands[:])
+    dealt = tuple(msg.dealt[:])
+    places = tuple(msg.places[:])
+    links = msg.chain
+    chain = tuple((link.seat, link.cards) for link in links) if links else ()
+    payments = msg.chop_payments
+    to_act, table_seat, dealer = msg.to_act, msg.table_seat, match.dealer
+    instant_winner, compensation_seat = msg.instant_winner, msg.compensation_seat
+    must_include, table_cards = msg.must_include, msg.table
+    timeouts = tuple(msg.timeouts[:])
+    auto, departed, forfeited = msg.auto, msg.departed, msg.forfeited
+    players = len(hands)
+    if (
+        not MIN_PLAYERS <= players <= MAX_PLAYERS
+        or not len(dealt) == len(places) == len(match.totals) == players
+        or len(match.player_ids) != players
+        or len(timeouts) not in (0, players)
+        or (auto | departed | forfeited) >> players
+    ):
+        raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
+    if max(hands) > FULL_MASK or max(dealt) > FULL_MASK or table_cards > FULL_MASK:
+        raise StateDecodeError("the state holds a card that does not exist")
+    seats = (to_act, table_seat, dealer, instant_winner, compensation_seat)
+    if (
+        min(seats) < -1
+        or max(seats) >= players
+        or (chain and (len(chain) == 1 or not all(0 <= seat < players for seat, _ in chain)))
+        or not -1 <= must_include < CARD_COUNT
+        or min(places) < EMPTY_SEAT  # an empty seat (RULES §9.1)
+        or max(places) > players  # 0: still playing
+        or places.count(EMPTY_SEAT) > players - MIN_PLAYERS
+    ):  # a chain is the chopped play and at least one chop
+        raise StateDecodeError("the state names a seat or card that is not at the table")
+    table = None
+    if table_cards:
+        table = _table(table_cards, rules)
+        if table is None:
+            raise StateDecodeError("the state's table is not a combination")
+    # Positionally, in GameState's field order (a named tuple built by keywords costs ~3x;
+    # tests/codec/ round-trips every state, so an order that disagrees fails there).
+    state: GameState = _new_tuple(
+        GameState,
+        (
+            rules,
+            hands,
+            dealt,
+            to_act,
+            must_include,
+            table,
+            table_seat,
+            msg.passed,
+            chain,
+            msg.chain_victim_out,
+            places,
+            msg.frozen,
+            msg.unplayed,
+            tuple(ChopPayment(p.payer, p.payee, p.amount, p.cards) for p in payments)
+            if payments
+            else (),
+            msg.first_game,
+            msg.steal_open,
+            instant_winner,
+            msg.instant_pattern,
+            compensation_seat,
+            msg.winning_play,
+            msg.move_count,
+            match,
+            timeouts or (0,) * players,
+            auto,
+            departed,
+            forfeited,
+        ),
+    )
+    return state
+
+
+def _table(cards: int, rules: RuleSet) -> Combination | None:
+    """The combination a table's cards form under `rules` (`classify`), remembered: the same
+    plays come back to the table game after game, and a miss's decode classified each anew."""
+    key = (cards, id(rules))
+    known = _TABLES.get(key)
+    if known is not None and known[0] is rules:  # the id of this very rule set
+        return known[1]
+    table = classify(cards, rules)
+    if len(_TABLES) >= _TABLES_SIZE:
+        _TABLES.clear()
+    _TABLES[key] = (rules, table)
+    return table
+
+
+# Tables classified lately, by (cards, id of the rule set), with the rule set they were for.
+_TABLES: Final[dict[tuple[int, int], tuple[RuleSet, Combination | None]]] = {}
+_TABLES_SIZE: Final = 4096
