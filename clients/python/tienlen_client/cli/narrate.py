@@ -156,11 +156,11 @@ class Narrator:
     def _left(self, event: PlayerLeft) -> str:
         """A player who left during the game (RULES §9.4)."""
         how = (
-            f"forfeits: {ordinal(event.place)} place, its cards stay in its hand"
+            f"a forfeit, {ordinal(event.place)} place, its cards stay in its hand"
             if event.forfeit
-            else "is played out on auto, and leaves before the next game"
+            else "played out on auto until the game ends"
         )
-        return self.style.paint(f"seat {event.seat}'s player left: the seat {how}", "magenta")
+        return self.style.paint(f"seat {event.seat}'s player left: {how}", "magenta")
 
     def _chop_settled(self, event: ChopSettled) -> str:
         s = self.style
