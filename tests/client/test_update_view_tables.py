@@ -203,3 +203,18 @@ def test_basic_answers_follow_a_table_of_people(
     reached = {"timed_out", "auto_play", "player_left", "seat_vacated", "seat_taken", "game_over"}
     assert reached <= set(seen), f"random play never reached {reached - set(seen)}"
     assert handled(running, "GetView") == 0  # every view was followed from the events
+
+
+def test_a_seat_that_had_passed_and_forfeits_is_out_of_the_round(
+    full: TienLenClient, basic: TienLenClient, stream: MoveStream
+) -> None:
+    """A forfeit forgets the seat's pass (it no longer plays in the round): followed so."""
+    hands = ["3S 9S KD", "4S 10S KH", "5S JS AS", "6S QS AD"]
+    game = full.new_game(hands=hands, options={"leave_mid_game": "forfeit"})
+    table = LiveTable(full, basic, stream, game)
+    table.move(0, ["3S"])
+    table.move(1, None)
+    assert table.ref.view.seats[1].passed
+    table.report(1, "leave")
+    assert table.ref.view.seats[1].forfeited
+    assert not table.ref.view.seats[1].passed

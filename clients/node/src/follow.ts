@@ -295,12 +295,16 @@ export function onAutoPlay(view: TableView, event: AutoPlay): void {
   seatOf(view, event.seat).auto = event.on;
 }
 
-/** A seat's player left during the game (RULES §9.4): a move; a forfeit takes its place. */
+/** A seat's player left during the game (RULES §9.4): a move; a forfeit takes its place and is
+ * out of the round (a pass it had made is forgotten). */
 export function onPlayerLeft(view: TableView, event: PlayerLeft): void {
   const status = seatOf(view, event.seat);
   status.left = true;
   status.forfeited = event.forfeit;
-  if (event.forfeit) status.place = event.place;
+  if (event.forfeit) {
+    status.place = event.place;
+    status.passed = false;
+  }
   view.moveCount += 1;
 }
 

@@ -360,12 +360,14 @@ def on_auto_play(view: game_pb2.TableView, event: events_pb2.AutoPlay) -> None:
 
 
 def on_player_left(view: game_pb2.TableView, event: events_pb2.PlayerLeft) -> None:
-    """A seat's player left during the game (RULES §9.4): a move; a forfeit takes its place."""
+    """A seat's player left during the game (RULES §9.4): a move; a forfeit takes its place and
+    is out of the round (a pass it had made is forgotten)."""
     status = _seat(view, event.seat)
     status.left = True
     status.forfeited = event.forfeit
     if event.forfeit:
         status.place = event.place
+        status.passed = False
     view.move_count += 1
 
 
