@@ -4,7 +4,6 @@ auto and a leave draws who sits where in each game and says what happened."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,10 +73,8 @@ def test_replay_draws_a_seat_change_and_a_seat_on_auto(
             game = client.timeout(game, game.to_act)
         path = tmp_path / "match.tlr"
         path.write_text(game.match_record().to_text(), encoding="utf-8")
-    capsys.readouterr()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sys, "stdin", None)
-        code = main(["replay", "--address", address, str(path)])
+    capsys.readouterr()  # what came before is not the tool's
+    code = main(["replay", "--address", address, str(path)])
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
     assert "  seat 0: an, seat 1: binh, seat 2: chi, seat 3: dung" in out

@@ -5,12 +5,14 @@
 // answers followed at a live table, and records with the people's tags. The Node twin of
 // tests/client/test_tables.py, test_table_records.py and test_update_view_tables.py.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { TienLenClient, type MoveStream } from "../src/client.js";
 import { InvalidRequest, MoveRejected, PermissionDenied, TienLenError } from "../src/errors.js";
 import type { Game } from "../src/models.js";
 import { formatMatch, formatRecord, GameRecorder, parseMatch, parseRecord, replayRecord } from "../src/record.js";
-import { startServer, type RunningServer } from "../src/server.js";
+import { REPO, startServer, type RunningServer } from "../src/server.js";
 import { choice, randomFrom } from "./support.js";
 
 let server: RunningServer;
@@ -218,38 +220,8 @@ test("basic answers follow a table of people: time-outs, auto, leaves and seat c
   for (const kind of ["timedOut", "autoPlay", "playerLeft", "seatVacated", "seatTaken"]) assert.ok(seen.has(kind), `never reached ${kind}`);
 });
 
-const LIVE = `[Variant "southern"]
-[Players "4"]
-[Dealer "0"]
-[Leader "2"]
-[FirstGame "false"]
-[Game "2"]
-[Totals "-100 0 300 0"]
-[Empty "1"]
-[PlayerId0 "an"]
-[PlayerId2 "chi"]
-[PlayerId3 "em"]
-[Bankrolls "4900 0 5300 100"]
-[Timeouts "1 0 0 0"]
-[Auto "0"]
-[Hand0 "3S 7D"]
-[Hand2 "4S 9H"]
-[Hand3 "5C JD"]
-
-1. 2: 4S
-2. 3: 5C
-3. 0: timeout
-4. 2: 9H
-5. 3: leave
-6. 3: timeout
-7. 0: timeout
-
-[Result "over"]
-[Places "3 0 1 2"]
-[Transfer "0 2 200 PLACE"]
-[Transfer "3 0 100 PLACE owed=200"]
-[Net "-100 0 200 -100"]
-`;
+/** The Python client's tests' record of a table of people (the same text for both clients). */
+const LIVE = readFileSync(join(REPO, "tests", "client", "live_table.tlr"), "utf8");
 
 test("the people of a table, the host's moves and owed= read and write back exactly", () => {
   const record = parseRecord(LIVE);
