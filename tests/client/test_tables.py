@@ -193,6 +193,9 @@ def test_bankrolls_carry_and_a_newcomer_brings_its_own(host: TienLenClient) -> N
         5000 + net[2],
         5000 + net[3],
     ]
+    game = finished(host, game)
+    game = host.next_game(game, seed=8, bankrolls=[6000, 6000, 6000, 6000])  # chips bought
+    assert [s.bankroll for s in game.view.seats] == [6000] * 4
 
 
 def test_a_cut_payment_says_what_was_owed(host: TienLenClient) -> None:

@@ -110,6 +110,8 @@ test("bankrolls: below the minimum is refused naming the seat; a cut payment say
   assert.ok(cut.length > 0 && cut.every((t) => t.payer === 3 && t.amount < t.owed));
   const next = await host.nextGame(game, { seed: 7, leaving: [1], joining: [{ seat: 1, playerId: "em", bankroll: 3000 }] });
   assert.equal(next.view.seats[1]!.bankroll, 3000);
+  const bought = await host.nextGame(await finished(next), { seed: 8, bankrolls: [6000, 6000, 6000, 6000] });
+  assert.deepEqual(bought.view.seats.map((s) => s.bankroll), [6000, 6000, 6000, 6000]);
 });
 
 test("time-outs put a seat on auto and its own move takes it off; leaves play out, or are refused", async () => {
