@@ -11,8 +11,12 @@ chopped, in turn order, takes it: `chop_seats` lists them in that order.
 
 from __future__ import annotations
 
-from tienlen_rules.combinations import target_class
+from functools import lru_cache
+
+from tienlen_rules.cards import CardSet
+from tienlen_rules.combinations import Combination, target_class
 from tienlen_rules.movegen import has_out_of_turn_chop
+from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
 
 
@@ -20,12 +24,14 @@ def chop_open(state: GameState) -> bool:
     """Whether the play on the table is one some bomb could chop out of turn at this table,
     whoever holds one (the public signal for a host's pause)."""
     table = state.table
-    if table is None or state.to_act < 0 or not state.rules.out_of_turn:
+    if table is None or state.to_act < 0:
         return False
-    target = target_class(table)
-    return target is not None and any(
-        target in state.rules.chop_targets.get(bomb, ()) for bomb in state.rules.out_of_turn
-    )
+    known = state.rules.open_tables.get(table.cards)
+    if known is None:
+        known = state.rules.open_tables[table.cards] = (
+            target_class(table) in state.rules.out_of_turn_targets
+        )
+    return known
 
 
 def chop_seats(state: GameState) -> tuple[int, ...]:
@@ -33,21 +39,40 @@ def chop_seats(state: GameState) -> tuple[int, ...]:
     table's player first. Every seat still holding cards in play (not frozen, not placed, not
     forfeited; on auto or not, but not a seat whose player left, which can't act) other than the
     table's player and the seat to act (whose chop is a play in turn) that holds such a bomb."""
-    if not chop_open(state):
-        return ()
     table = state.table
-    assert table is not None
-    rules = state.rules
-    n = state.players
-    owner = state.table_seat
+    if table is None or not chop_open(state):
+        return ()
+    return _seats(
+        state.rules,
+        table,
+        state.table_seat,
+        state.to_act,
+        state.hands,
+        state.places,
+        state.departed,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _seats(
+    rules: RuleSet,
+    table: Combination,
+    owner: int,
+    to_act: int,
+    hands: tuple[CardSet, ...],
+    places: tuple[int, ...],
+    departed: int,
+) -> tuple[int, ...]:
+    # Looked up: the view and the answer of a move ask alike, and passes leave it unchanged.
+    n = len(hands)
     seats = []
     for step in range(1, n):
         seat = (owner + step) % n
         if (
-            seat == state.to_act
-            or state.places[seat]
-            or state.departed >> seat & 1
-            or not has_out_of_turn_chop(state.hands[seat], table, rules)
+            seat == to_act
+            or places[seat]
+            or departed >> seat & 1
+            or not has_out_of_turn_chop(hands[seat], table, rules)
         ):
             continue
         seats.append(seat)

@@ -327,7 +327,8 @@ READINGS: tuple[str, ...] = (
         " freezes whoever has still not played, however many. The card count ends at the win:"
         " exactly freeze_exempt_unplayed losers who never played pay as the other losers there"
         " too, and a frozen loser is shown frozen (PlayersFrozen, the view's flag) wherever it is"
-        " charged FROZEN; freeze_at changes nothing there."
+        " charged FROZEN and takes the last places as in every scheme (the other losers are"
+        " placed by cards left); freeze_at changes nothing there."
     ),
     (
         "Góp 3 (starting_card_every_game) names the leader of every game: in a game that is not a"
@@ -421,13 +422,14 @@ READINGS: tuple[str, ...] = (
         " no place — a player ranked last there went on to pay nothing, holding no card."
     ),
     (
-        "None of these combinations is refused: each has the reading above, closest to the"
-        " sources, and none makes another meaningless; where an option then changes nothing, a"
-        " constraint of kind applies_when says so (freeze_at under the card count,"
-        " alone_with_frozen_pays_place where the frozen pay the whole table). The one combination"
-        " that makes no sense is refused (follow_suit_needs_one_colour_and_suit): following the"
-        " colour of a pair, or the suit of a straight, whose cards have none (the engine had"
-        " followed a mixed pair as a black one, and a mixed straight by its top card's suit)."
+        "No combination above is refused: each has its reading, closest to the sources, and"
+        " none makes another meaningless; where an option then changes nothing, a constraint of"
+        " kind applies_when says so (freeze_at, finish_on_two and finish_on_four_of_a_kind under"
+        " the card count; alone_with_frozen_pays_place where the frozen pay the whole table)."
+        " One other combination makes no sense and is refused"
+        " (follow_suit_needs_one_colour_and_suit): following the colour of a pair, or the suit"
+        " of a straight, whose cards have none — the engine had followed a mixed pair as a black"
+        " one and a mixed straight by its top card's suit."
     ),
 )
 

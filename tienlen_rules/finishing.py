@@ -90,9 +90,9 @@ def frozen_at_finish(state: GameState, seat: int) -> tuple[int, ...]:
        the card count, which ends there, no other. With `freeze_at` = every_finish, every later
        finish that is not ranked last too; with until_win, every finish before the win, one
        ranked last included — but that one only if the game then goes on for 1st: two players
-       left in play besides the frozen, and the frozen not ending it (`frozen_pays` =
-       whole_table), since "người ăn cóng là người tới nhất" (the winner eats the cóng, source
-       000); else the win judges.
+       left in play besides the frozen, and the frozen not ending it (as they do with
+       `frozen_pays` = whole_table), since "người ăn cóng là người tới nhất" (the winner eats
+       the cóng, source 000); else the win judges.
     2. Who: every player still in play (no place yet) who has not played a card (`unplayed`:
        a lead, a beat, a chop or a steal is a play; 2s laid down by four 3s are not).
     3. The exemption (`freeze_exempt_unplayed`, Đà Nẵng: "nếu 1 người về nhất nhưng vẫn còn 2
@@ -155,11 +155,12 @@ def _after(winner: int, players: int) -> list[int]:
 
 def _freeze(state: GameState, frozen: tuple[int, ...], events: list[Event]) -> GameState:
     """The frozen seats take the last places still open, in the order given (seat order after
-    the winner, RULES §7 [ours]), are marked and announced (PlayersFrozen); the settlement
-    charges exactly the seats marked. A forfeiter keeps the place it took when it left, below
-    every frozen player (RULES §9.4)."""
+    the winner, or after the player ranked last before anyone won: RULES §7 [ours]), are marked
+    and announced (PlayersFrozen); the settlement charges exactly the seats marked. A forfeiter
+    keeps the place it took when it left, below every frozen player (RULES §9.4)."""
     placing = [s for s in frozen if not state.places[s]]
-    free = free_places(state.places)[len(free_places(state.places)) - len(placing) :]
+    open_places = free_places(state.places)
+    free = open_places[len(open_places) - len(placing) :]
     places = list(state.places)
     mask = 0
     for seat, place in zip(placing, free, strict=True):

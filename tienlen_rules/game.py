@@ -198,7 +198,7 @@ def apply(state: GameState, move: Move) -> tuple[GameState, tuple[Event, ...]]:
     time-out, a leave: `Move.action`) are applied by `table_moves.apply`."""
     combo, result, steal = _check(state, move)
     events: list[Event] = []
-    if state.auto or state.timeouts[move.seat]:
+    if state.auto or (state.timeouts and state.timeouts[move.seat]):
         state = in_hand(state, move.seat, events)
     if combo is None:
         state = record_pass(state, move.seat, events)

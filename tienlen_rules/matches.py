@@ -56,8 +56,8 @@ def next_game(
         seats=state.players,
         seated=state.seated,
         departed=state.departed,
-        player_ids=state.match.player_ids or ("",) * state.players,
-        occupants=state.match.occupants or (0,) * state.players,
+        player_ids=state.match.player_ids,
+        occupants=state.match.occupants,
         changes=changes,
         max_seats=seating.table_seats(rules.deal_all_cards),
     )
@@ -73,7 +73,8 @@ def next_game(
     lead = _lead(state, table, previous)
     size = table.seats
     kept = [totals[s] if table.staying >> s & 1 else 0 for s in range(state.players)]
-    timeouts = [state.timeouts[s] if table.staying >> s & 1 else 0 for s in range(state.players)]
+    counts = state.timeouts or (0,) * state.players
+    timeouts = [counts[s] if table.staying >> s & 1 else 0 for s in range(state.players)]
     match = Match(
         state.match.game_number + 1,
         (*kept, *[0] * (size - state.players)),

@@ -178,6 +178,13 @@ class RuleSet:
     chops_by_shape: ChopsByShape = NO_CHOPS_BY_SHAPE
     two_values: tuple[Fraction, Fraction, Fraction, Fraction] = (Fraction(0),) * 4
     bomb_values: Mapping[ChopClass, Fraction] = field(default_factory=dict)
+    # The classes of plays some bomb of this table may chop out of turn (RULES §9.5's pause).
+    out_of_turn_targets: frozenset[ChopClass] = frozenset()
+    # The hash of the rule set's key, computed once: rule sets key the hot paths' caches.
+    key_hash: int = 0
+    # Memo of `claims.chop_open` by the table's cards (every answer asks; a rule set meets a
+    # few hundred different tables). Filled as it is read; not part of the rules.
+    open_tables: dict[int, bool] = field(default_factory=dict)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RuleSet):
@@ -189,7 +196,7 @@ class RuleSet:
         )
 
     def __hash__(self) -> int:
-        return hash((self.variant, self.overrides, self.revision))
+        return self.key_hash or hash((self.variant, self.overrides, self.revision))
 
     @property
     def start_card(self) -> int:
@@ -337,14 +344,16 @@ def _derive(rules: RuleSet) -> RuleSet:
         run = CONSECUTIVE_PAIRS_CLASSES[n]
         if run in table.targets and run not in listed.targets and not bomb_values.get(run):
             bomb_values[run] = bomb_values.get(CONSECUTIVE_PAIRS_CLASSES[n - 1], Fraction(0))
+    out_of_turn = (
+        frozenset(b for b in table.out_of_turn if b in targets)
+        if rules.out_of_turn_chops
+        else frozenset()
+    )
     derived = {
         "chop_targets": targets,
         "chops_by_shape": by_shape(targets),
-        "out_of_turn": (
-            frozenset(b for b in table.out_of_turn if b in targets)
-            if rules.out_of_turn_chops
-            else frozenset()
-        ),
+        "out_of_turn": out_of_turn,
+        "out_of_turn_targets": frozenset(t for bomb in out_of_turn for t in targets[bomb]),
         "two_values": (
             rules.penalty_two_spades,
             rules.penalty_two_clubs,
@@ -352,6 +361,7 @@ def _derive(rules: RuleSet) -> RuleSet:
             rules.penalty_two_hearts,
         ),
         "bomb_values": {k: v for k, v in bomb_values.items() if v and k in targets},
+        "key_hash": hash((rules.variant, rules.overrides, rules.revision)),
     }
     return RuleSet(**{f.name: getattr(rules, f.name) for f in fields(RuleSet)} | derived)
 

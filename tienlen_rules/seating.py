@@ -61,10 +61,10 @@ def table_seats(deal_all_cards: bool) -> int:
 
 
 def checked_player_ids(player_ids: Sequence[str] | None, seats: int) -> tuple[str, ...]:
-    """The host's player ids of a new match: none, or one per seat ("" for a seat without
+    """The host's player ids of a new match: none (()), or one per seat ("" for a seat without
     one); SetupError for a malformed list or a duplicate id."""
     if not player_ids:
-        return ("",) * seats
+        return ()
     if len(player_ids) != seats:
         raise SetupError(
             "INVALID_PLAYER_IDS",
@@ -74,7 +74,7 @@ def checked_player_ids(player_ids: Sequence[str] | None, seats: int) -> tuple[st
     for seat, player_id in enumerate(player_ids):
         _check_player_id(player_id, f"player_ids[{seat}]")
     _check_unique(tuple(player_ids), "player_ids")
-    return tuple(player_ids)
+    return tuple(player_ids) if any(player_ids) else ()
 
 
 def _check_player_id(player_id: str, field: str) -> None:
@@ -132,7 +132,8 @@ def next_table(
     changes: SeatChanges | None,
     max_seats: int,
 ) -> NextTable:
-    """The table after the host's seat changes (RULES §9.1). Without changes every player
+    """The table after the host's seat changes (RULES §9.1), its ids and occupants () where
+    none is set. Without changes every player
     stays but those who left during the game (`departed`: play_out, forfeit), whom the next game
     drops by itself. SetupError for a change the rules refuse: a seat that is empty or whose
     player left listed as staying, a newcomer in an occupied seat or outside the table, the same
@@ -166,8 +167,10 @@ def next_table(
         _check_player_id(newcomer.player_id, f"{field}.player_id")
         taken |= 1 << newcomer.seat
     size = max(seats, *(n.seat + 1 for n in newcomers)) if newcomers else seats
-    ids = [player_ids[s] if staying >> s & 1 else "" for s in range(seats)] + [""] * (size - seats)
-    owners = [occupants[s] if staying >> s & 1 else 0 for s in range(seats)] + [0] * (size - seats)
+    ids = [player_ids[s] if player_ids and staying >> s & 1 else "" for s in range(seats)]
+    ids += [""] * (size - seats)
+    owners = [occupants[s] if occupants and staying >> s & 1 else 0 for s in range(seats)]
+    owners += [0] * (size - seats)
     for newcomer in newcomers:
         ids[newcomer.seat] = newcomer.player_id
         owners[newcomer.seat] = secrets.randbits(63) | 1
@@ -177,8 +180,8 @@ def next_table(
         seated=taken,
         staying=staying,
         leavers=tuple(s for s in range(seats) if seated >> s & 1 and not staying >> s & 1),
-        player_ids=tuple(ids),
-        occupants=tuple(owners),
+        player_ids=tuple(ids) if any(ids) else (),
+        occupants=tuple(owners) if any(owners) else (),
         newcomers=newcomers,
     )
 

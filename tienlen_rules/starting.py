@@ -56,7 +56,7 @@ def new_game(
             -1 if seed is None else seed,
             dealer,
             seating.checked_player_ids(player_ids, players),
-            (0,) * players,
+            (),
             bankroll.checked_bankrolls(bankrolls, players),
         )
     elif seed is not None:
@@ -136,7 +136,7 @@ def deal_game(
         winning_play=0,
         move_count=0,
         match=match,
-        timeouts=timeouts if timeouts is not None else (0,) * seats,
+        timeouts=timeouts if timeouts and any(timeouts) else (),
         auto=auto,
     )
     sizes = tuple(hand.bit_count() for hand in dealt)

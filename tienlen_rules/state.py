@@ -8,6 +8,7 @@ service needs to continue a game travels in it (the service signs it into an opa
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from tienlen_rules.cards import CardSet
@@ -34,10 +35,11 @@ class Match(NamedTuple):
     the seed that derives the next seeded deal (-1: random deals), and the dealer (Đấu).
 
     Who sits where (§9.1): `player_ids` are the host's opaque ids of the seats' players ("" for
-    none given, and for an empty seat); `occupants` tell the people in one seat apart (0 for
-    the players the match was dealt for, a random nonzero number for each newcomer), so that a
-    newcomer's seat token is not a leaver's. `bankrolls` (§9.2) are the chips each seat may lose
-    in this game, as given at its deal (() when the host gives none)."""
+    none given, and for an empty seat; () when no seat has one); `occupants` tell the people in
+    one seat apart (0 for the players the match was dealt for, a random nonzero number for each
+    newcomer; () while every seat holds one of the former), so that a newcomer's seat token is
+    not a leaver's. `bankrolls` (§9.2) are the chips each seat may lose in this game, as given at
+    its deal (() when the host gives none). The empty tuples keep the hot paths' checks cheap."""
 
     game_number: int
     totals: tuple[int, ...]
@@ -59,6 +61,12 @@ class GameState(NamedTuple):
     of seats that have not played a card this game (for *cóng*). `winning_play` is the play with
     which the winner went out (for *ba mù*). `compensation_seat` is the first seat that passed
     while it alone could beat a table that only one player had played to (*đền bài*), or -1.
+
+    A table's people (RULES §9): an empty seat has `places[seat] == EMPTY_SEAT` and no cards.
+    `timeouts[seat]` counts the seat's time-outs in a row (over rounds and games; () while every
+    count is 0), `auto` the seats on auto (*tự động đánh*), `departed` the seats whose player
+    left during this game, and `forfeited` those of them that stopped playing at once
+    (`leave_mid_game` = forfeit).
     """
 
     rules: RuleSet
@@ -129,7 +137,9 @@ class GameState(NamedTuple):
         return sum(self.dealt) - sum(self.hands)
 
 
+@lru_cache(maxsize=4096)
 def _seated(places: tuple[int, ...]) -> int:
+    # Looked up: a game has a handful of `places` tuples, and passes ask (đền bài's evidence).
     mask = 0
     for seat, place in enumerate(places):
         if place != EMPTY_SEAT:

@@ -20,8 +20,10 @@ def in_hand(state: GameState, seat: int, events: list[Event]) -> GameState:
         return state
     bit = 1 << seat
     timeouts = state.timeouts
-    if timeouts[seat]:
+    if timeouts and timeouts[seat]:
         timeouts = (*timeouts[:seat], 0, *timeouts[seat + 1 :])
+        if not any(timeouts):
+            timeouts = ()
     if state.auto & bit:
         events.append(AutoPlay(seat, on=False))
     return replaced(state, timeouts=timeouts, auto=state.auto & ~bit)
@@ -29,9 +31,10 @@ def in_hand(state: GameState, seat: int, events: list[Event]) -> GameState:
 
 def timed_out(state: GameState, seat: int, events: list[Event]) -> GameState:
     """Count the seat's time-out; at `auto_after_timeouts` in a row it goes on auto."""
-    count = state.timeouts[seat] + 1
+    counts = state.timeouts or (0,) * state.players
+    count = counts[seat] + 1
     events.append(TimedOut(seat, count))
-    timeouts = (*state.timeouts[:seat], count, *state.timeouts[seat + 1 :])
+    timeouts = (*counts[:seat], count, *counts[seat + 1 :])
     return go_auto(
         replaced(state, timeouts=timeouts),
         seat,

@@ -191,8 +191,8 @@ def _table(
             )
     for seat in record.empty_seats:
         seated &= ~(1 << seat)
-    timeouts = tuple(record.timeouts) or (0,) * players
-    if len(timeouts) != players or any(not 0 <= t <= MAX_TIMEOUTS for t in timeouts):
+    timeouts = tuple(record.timeouts)
+    if len(timeouts) not in (0, players) or any(not 0 <= t <= MAX_TIMEOUTS for t in timeouts):
         raise FieldError(
             codec.INVALID_ARGUMENT,
             f"{field}.timeouts",

@@ -53,6 +53,10 @@ INT_VALUES = {
     "freeze_exempt_unplayed": ("0", "1", "2", "3"),
     "stake": ("100", "200"),
     "match_bankroll": ("0", "300", "1000"),
+    # The table's options (RULES §9): they act on bankrolls, time-outs and leaves, which the
+    # combination checks' games (bots playing every move, no host) never have.
+    "min_bankroll_stakes": ("0", "20"),
+    "auto_after_timeouts": ("0", "2"),
 }
 #: freeze_multiplier × L × stake stays whole chips with these (the only refusal, whole_chips).
 MULTIPLIERS = ("0", "1", "3/2", "2", "4")

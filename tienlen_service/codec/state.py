@@ -123,8 +123,8 @@ def _game_pb(game_id: bytes, rules: RuleSet, match: Match) -> state_pb2.GameStat
             dealer=match.dealer,
             # Absent when nobody gave them (every player of the match's first deal, no ids,
             # no bankrolls): a token of a match without seat changes keeps its bytes.
-            player_ids=match.player_ids if any(match.player_ids) else None,
-            occupants=match.occupants if any(match.occupants) else None,
+            player_ids=match.player_ids or None,
+            occupants=match.occupants or None,
             bankrolls=match.bankrolls or None,
         ),
         rules_revision=rules.revision,  # 0 (before revisions): not written, as then
@@ -162,7 +162,7 @@ def _move_pb(state: GameState) -> state_pb2.GameState:
         compensation_seat=state.compensation_seat,
         winning_play=state.winning_play,
         move_count=state.move_count,
-        timeouts=state.timeouts if any(state.timeouts) else None,
+        timeouts=state.timeouts or None,
         auto=state.auto,
         departed=state.departed,
         forfeited=state.forfeited,
@@ -315,8 +315,8 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
     )
     # A live table's people (RULES §9.3, §9.4): written only when set, so a game without
     # time-outs or leavers keeps the bytes earlier releases wrote.
-    if state.auto or state.departed or any(state.timeouts):
-        if any(state.timeouts):
+    if state.auto or state.departed or state.timeouts:
+        if state.timeouts:
             out.append(packed_varints(_GS_TIMEOUTS, state.timeouts))
         for key, mask in (
             (_GS_AUTO, state.auto),

@@ -101,8 +101,8 @@ def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
         tuple(played.totals[:]),
         played.seed if played.HasField("seed") else -1,
         played.dealer,
-        ids or ("",) * seats,  # absent: nobody gave ids (the match's first players)
-        occupants or (0,) * seats,
+        ids,  # empty: nobody gave ids
+        occupants,  # empty: every seat holds a player the match was dealt for
         bankrolls,
     )
     return _state(msg, rules, match), msg.game_id
@@ -126,7 +126,7 @@ def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
     if (
         not MIN_PLAYERS <= players <= MAX_PLAYERS
         or not len(dealt) == len(places) == len(match.totals) == players
-        or len(match.player_ids) != players
+        or len(match.player_ids) not in (0, players)
         or len(timeouts) not in (0, players)
         or (auto | departed | forfeited) >> players
     ):
@@ -178,7 +178,7 @@ def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
             msg.winning_play,
             msg.move_count,
             match,
-            timeouts or (0,) * players,
+            timeouts,
             auto,
             departed,
             forfeited,

@@ -290,7 +290,7 @@ def _people(state: GameState) -> tuple[_People, ...]:
     match = state.match
     ids, bankrolls, timeouts = match.player_ids, match.bankrolls, state.timeouts
     auto, departed, forfeited = state.auto, state.departed, state.forfeited
-    if not (auto or departed or bankrolls or any(ids) or any(timeouts)):
+    if not (auto or departed or bankrolls or timeouts or ids):
         return ()
     return tuple(
         (
