@@ -18,6 +18,7 @@ DOCS = ROOT / "docs"
 API = DOCS / "API.md"
 NODE_SAMPLE_TEST = ROOT / "clients" / "node" / "test" / "readme-sample.test.ts"
 NODE_README = ROOT / "clients" / "node" / "README.md"
+NODE_WORKED_HOST_TEST = ROOT / "clients" / "node" / "test" / "worked-host.test.ts"
 
 
 def test_the_presets_page_table_is_generated_from_the_option_data() -> None:
@@ -57,6 +58,21 @@ def test_readme_typescript_samples_are_the_ones_the_node_tests_run() -> None:
     assert blank
     assert import_line.endswith('from "@tienlen/engine-client";')
     assert body == _marked(test_text, "client README sample")
+
+
+def test_the_hosts_page_typescript_host_is_the_one_the_node_test_runs() -> None:
+    # clients/node/test/worked-host.test.ts runs the lines between its markers against the real
+    # server; docs/HOSTS.md's "A worked host" shows exactly those lines, after import lines that
+    # are the test's own.
+    test_text = NODE_WORKED_HOST_TEST.read_text(encoding="utf-8")
+    (block,) = re.findall(r"```ts\n(.*?)```", section("A worked host"), re.DOTALL)
+    imports, blank, body = str(block).partition("\n\n")
+    assert blank
+    assert imports.splitlines()
+    for line in imports.splitlines():
+        assert line.startswith("import ")
+        assert f"\n{line}\n" in test_text, f"the test does not import as the page does: {line}"
+    assert body == _marked(test_text, "worked host")
 
 
 def _documents() -> list[Path]:

@@ -24,6 +24,7 @@ import { InvalidRequest } from "./errors.js";
 import type { UpdateView } from "./follow.js";
 import { plain, seatToken, stateBytes, toCombination, toGame, toView, wireGame, type Game, type LegalMove, type Rules, type Validation, type View } from "./models.js";
 import type { StreamMoveOptions, WireMoveStream } from "./stream.js";
+import { seating, seatTokensAfter, type Newcomer } from "./table.js";
 import { WireClient, type ClientOptions, type MoveOptions, type PlayStreamOptions } from "./wire.js";
 
 export { card, cards, cardText, cardTexts, type CardsLike } from "./cards.js";
@@ -52,6 +53,23 @@ export interface NewGameOptions extends DealOptions {
   leader?: number;
   /** The dealer's seat (default 0). */
   dealer?: number;
+  /** The host's own opaque id of each seat's player (RULES §9.1): none, or one per seat. */
+  playerIds?: readonly string[];
+  /** Each seat's chips (RULES §9.2): none, or one per seat. A seat below the table's minimum is
+   * refused (MoveRejected BANKROLL_TOO_LOW, metadata `seat` and `shortfall`). */
+  bankrolls?: readonly (number | bigint)[];
+}
+
+/** Options of the next game: its deal, and the table's people (RULES §9.1, docs/HOSTS.md). */
+export interface NextGameOptions extends DealOptions {
+  /** The seats whose players leave the table (a seat whose player left during the game leaves
+   * by itself). */
+  leaving?: readonly number[];
+  /** The newcomers, each in a seat that is empty for the next game. */
+  joining?: readonly Newcomer[];
+  /** Each seat's chips for the next game, index = seat of its table (default: carried, each
+   * newcomer bringing its own). */
+  bankrolls?: readonly (number | bigint)[];
 }
 
 /** Options of `legalMoves`: one group of moves only, and the page size of the calls. */
@@ -127,6 +145,8 @@ export class TienLenClient {
       firstGame: options.firstGame ?? true,
       leader: options.leader,
       dealer: options.dealer ?? 0,
+      playerIds: [...(options.playerIds ?? [])],
+      bankrolls: (options.bankrolls ?? []).map((chips) => BigInt(chips)),
     });
     return toGame(answer.game!, answer.seatTokens);
   }
@@ -145,10 +165,37 @@ export class TienLenClient {
     return toGame(update, game.seatTokens);
   }
 
-  /** Deal the next game of the match (the same seat tokens stay valid). */
-  async nextGame(game: Game, deal: DealOptions = {}): Promise<Game> {
-    const answer = await this.wire.nextGame({ stateToken: stateBytes(game), deal: wireDeal(deal) });
-    return toGame(answer.game!, game.seatTokens);
+  /** The host's report that `seat`, the seat to act, ran out of time (RULES §9.3): the service
+   * plays the table's time-out move for it (by default a pass, or its lowest single that may
+   * lead); after `auto_after_timeouts` in a row the seat is on auto. Another seat: MoveRejected
+   * NOT_YOUR_TURN. */
+  async timeout(game: Game, seat: number, options: MoveOptions = {}): Promise<Game> {
+    return toGame(await this.wire.timeout(wireGame(game), seat, seatToken(game, seat), options), game.seatTokens);
+  }
+
+  /** The host's report that `seat`'s player left during the game (RULES §9.4): the table's
+   * `leave_mid_game` decides (played out on auto, or a forfeit; `refuse`: MoveRejected
+   * LEAVE_REFUSED). The game goes on for the others. */
+  async leave(game: Game, seat: number, options: MoveOptions = {}): Promise<Game> {
+    return toGame(await this.wire.leave(wireGame(game), seat, seatToken(game, seat), options), game.seatTokens);
+  }
+
+  /** Deal the next game of the match (the seat tokens of the players who stay stay valid).
+   * Between games players may leave (`leaving`) and newcomers sit down (`joining`); their seat
+   * tokens take their seats in `seatTokens` (a leaver's becomes ""). */
+  async nextGame(game: Game, options: NextGameOptions = {}): Promise<Game> {
+    const leaving = options.leaving ?? [];
+    const joining = options.joining ?? [];
+    const changes = leaving.length || joining.length ? seating(game, leaving, joining) : undefined;
+    const answer = await this.wire.nextGame({
+      stateToken: stateBytes(game),
+      deal: wireDeal(options),
+      seating: changes,
+      bankrolls: (options.bankrolls ?? []).map((chips) => BigInt(chips)),
+    });
+    const next = answer.game!;
+    const tokens = seatTokensAfter(game, next.view?.players ?? game.seatTokens.length, answer.seatTokens, changes?.staying as number[] | undefined);
+    return toGame(next, tokens);
   }
 
   /** A MoveStream: the moves of many tables over one PlayStream call, about half the server CPU
@@ -199,7 +246,7 @@ export class TienLenClient {
       stateToken: stateBytes(game),
       seat,
       seatToken: seat === undefined ? "" : seatToken(game, seat),
-    });
+    }); // a spectator's view carries the deal key (the chop seats)
     return toView(answer.view!);
   }
 
@@ -241,6 +288,16 @@ export class MoveStream implements AsyncDisposable {
   /** `seat` passes in `game`: the game after the move. */
   async pass(game: Game, seat: number, options: StreamMoveOptions = {}): Promise<Game> {
     return toGame(await this.wire.pass(wireGame(game), seat, seatToken(game, seat), options), game.seatTokens);
+  }
+
+  /** The host's time-out of `seat` (the seat to act), as the client's `timeout`. */
+  async timeout(game: Game, seat: number, options: StreamMoveOptions = {}): Promise<Game> {
+    return toGame(await this.wire.timeout(wireGame(game), seat, seatToken(game, seat), options), game.seatTokens);
+  }
+
+  /** `seat`'s player left during the game, as the client's `leave`. */
+  async leave(game: Game, seat: number, options: StreamMoveOptions = {}): Promise<Game> {
+    return toGame(await this.wire.leave(wireGame(game), seat, seatToken(game, seat), options), game.seatTokens);
   }
 
   /** End the stream once every move sent is answered (waits up to `timeoutMs`). */

@@ -24,6 +24,7 @@
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import { CardSchema, type Card } from "../gen/tienlen/v1/cards_pb.js";
 import type {
+  AutoPlay,
   ChopSettled,
   GameOver,
   GameStarted,
@@ -31,11 +32,15 @@ import type {
   Passed,
   Played,
   PlayerFinished,
+  PlayerLeft,
   PlayersFrozen,
   RoundWon,
+  SeatTaken,
+  SeatVacated,
+  TimedOut,
   TurnPassed,
 } from "../gen/tienlen/v1/events_pb.js";
-import { TableViewSchema, UpdateView as WireUpdateView, type GameUpdate, type SeatStatus, type TableView } from "../gen/tienlen/v1/game_pb.js";
+import { SeatStatusSchema, TableViewSchema, UpdateView as WireUpdateView, type GameUpdate, type SeatStatus, type TableView } from "../gen/tienlen/v1/game_pb.js";
 import { CombinationSchema, CombinationType, type MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
 import { ApplyMoveRequestSchema, type ApplyMoveRequest } from "../gen/tienlen/v1/service_pb.js";
 
@@ -45,6 +50,10 @@ export type UpdateView = "full" | "basic";
 
 /** The accepted UpdateView values. */
 export const UPDATE_VIEWS: readonly UpdateView[] = ["full", "basic"];
+
+/** The most seats a table has (RULES §9.1): a newcomer may sit in a seat beyond a smaller
+ * table's, which grows it. */
+export const MAX_SEATS = 4;
 
 /** `value` checked to be an UpdateView; throws a TypeError otherwise (for callers without types). */
 export function checkUpdateView(value: string): UpdateView {
@@ -64,11 +73,15 @@ export const FOLLOWED_FIELDS: ReadonlySet<string> = new Set([
   "replayed",
   // changed by the events
   "seats", "table", "tableSeat", "toAct", "mustInclude", "finished", "played", "stealOpen", "moveCount",
+  // the host's out-of-turn chops (RULES §9.5): every answer carries them
+  "chopSeats", "chopOpen",
 ]);
 
 /** Every SeatStatus field `advance` keeps right (see FOLLOWED_FIELDS). */
 export const FOLLOWED_SEAT_FIELDS: ReadonlySet<string> = new Set([
   "seat", "cardsLeft", "place", "passed", "frozen", "hasPlayed", "matchTotal",
+  // a table of people (RULES §9)
+  "empty", "auto", "left", "forfeited", "playerId", "timeouts", "bankroll",
 ]);
 
 /** An answer whose events can't be folded into the view (the message says why): ask for the
@@ -87,13 +100,15 @@ export function followable(view: TableView | undefined): string | null {
 
 /** The ApplyMoveRequest of a move on `game` (unary or streamed): UPDATE_VIEW_BASIC when a basic
  * answer is `wanted` and `game.view` can be followed, else the full view is asked for up front
- * (a view that can't be followed is never a reason for a GetView). */
+ * (a view that can't be followed is never a reason for a GetView). `dealKey`: the host's, so
+ * that a service checking seat tokens names the chop seats (RULES §9.5). */
 export function applyRequest(
   game: GameUpdate,
   seat: number,
   seatToken: string,
   move: MessageInitShape<typeof MoveSchema>,
   wanted: UpdateView,
+  dealKey = "",
 ): ApplyMoveRequest {
   const basic = wanted === "basic" && followable(game.view) === null;
   return create(ApplyMoveRequestSchema, {
@@ -102,6 +117,7 @@ export function applyRequest(
     seatToken,
     move,
     view: basic ? WireUpdateView.BASIC : WireUpdateView.UNSPECIFIED,
+    dealKey,
   });
 }
 
@@ -113,12 +129,14 @@ export function advance(view: TableView, update: GameUpdate, previousNet: readon
   const why = followable(view);
   if (why !== null) throw new CannotFollow(why);
   const after = clone(TableViewSchema, view);
+  const nets = previousNet.length > 0 ? [...previousNet] : new Array<bigint>(view.players).fill(0n);
+  let timedOut = -1; // the seat whose time-out this answer plays: its moves are not its own
   for (const event of update.events) {
     const kind = event.kind;
     switch (kind.case) {
-      case "gameStarted": onGameStarted(after, kind.value, previousNet); break;
-      case "played": onPlayed(after, kind.value); break;
-      case "passed": onPassed(after, kind.value); break;
+      case "gameStarted": onGameStarted(after, kind.value, nets); break;
+      case "played": onPlayed(after, kind.value, kind.value.seat !== timedOut); break;
+      case "passed": onPassed(after, kind.value, kind.value.seat !== timedOut); break;
       case "chopSettled": onChopSettled(after, kind.value); break;
       case "roundWon": onRoundWon(after, kind.value); break;
       case "playerFinished": onPlayerFinished(after, kind.value); break;
@@ -126,10 +144,18 @@ export function advance(view: TableView, update: GameUpdate, previousNet: readon
       case "instantWin": onInstantWin(after, kind.value); break;
       case "turnPassed": onTurnPassed(after, kind.value); break;
       case "gameOver": onGameOver(after, kind.value); break;
+      case "timedOut": timedOut = onTimedOut(after, kind.value); break;
+      case "autoPlay": onAutoPlay(after, kind.value); break;
+      case "playerLeft": onPlayerLeft(after, kind.value); break;
+      case "seatVacated": onSeatVacated(after, kind.value, nets); break;
+      case "seatTaken": onSeatTaken(after, kind.value, nets); break;
       default: // undefined: a kind added to events.proto after this client was generated
         throw new CannotFollow("an event of a kind this client does not know");
     }
   }
+  // The host's out-of-turn chops come with every answer, not from the events.
+  after.chopOpen = update.chopOpen;
+  after.chopSeats = [...update.chopSeats];
   // The answer says who acts and whether it is over independently of the events: a
   // disagreement means the fold went wrong somewhere, so nothing of it is trusted.
   if (after.toAct !== update.toAct || after.finished !== update.finished) {
@@ -142,14 +168,14 @@ export function advance(view: TableView, update: GameUpdate, previousNet: readon
 
 // --- one function per event type (each changes `view` in place) --------------------------------
 
-/** A deal (chia bài): every seat starts again with its dealt cards, match totals take the
- * previous game's nets, nothing is on the table; the leader acts. */
-export function onGameStarted(view: TableView, event: GameStarted, previousNet: readonly bigint[]): void {
+/** A deal (chia bài): every seat starts again with its dealt cards (an empty seat is dealt
+ * none), match totals and bankrolls take the previous game's nets, nothing is on the table; the
+ * leader acts. Time-outs in a row and auto carry over (RULES §9.3). */
+export function onGameStarted(view: TableView, event: GameStarted, nets: readonly bigint[]): void {
   const sizes = event.handSizes;
   if (sizes.length !== view.players) {
     throw new CannotFollow(`GameStarted gives ${sizes.length} hand sizes for ${view.players} seats`);
   }
-  const nets = previousNet.length > 0 ? previousNet : new Array<bigint>(view.players).fill(0n);
   if (nets.length !== view.players) throw new CannotFollow(`${nets.length} settlement nets for ${view.players} seats`);
   view.seats.forEach((status, seat) => {
     status.cardsLeft = sizes[seat]!;
@@ -158,6 +184,10 @@ export function onGameStarted(view: TableView, event: GameStarted, previousNet: 
     status.frozen = false;
     status.hasPlayed = false;
     status.matchTotal += nets[seat]!;
+    status.empty = sizes[seat] === 0;
+    status.left = false;
+    status.forfeited = false;
+    if (status.bankroll !== undefined) status.bankroll += nets[seat]!;
   });
   view.table = undefined;
   view.tableSeat = undefined;
@@ -174,8 +204,10 @@ export function onGameStarted(view: TableView, event: GameStarted, previousNet: 
 }
 
 /** A play: it is the play to beat; the seat holds `cardsLeft` and is back in the round (an
- * out-of-turn chop brings back a seat that had passed); the cards are public. */
-export function onPlayed(view: TableView, event: Played): void {
+ * out-of-turn chop brings back a seat that had passed); the cards are public. `own`: the seat
+ * played it itself (not its time-out), so its time-outs in a row start again. */
+export function onPlayed(view: TableView, event: Played, own = true): void {
+  if (own) seatOf(view, event.seat).timeouts = 0;
   if (!view.followRules!.passLockout) {
     // a pass does not lock a seat out: any play reopens every seat
     for (const status of view.seats) status.passed = false;
@@ -198,9 +230,11 @@ export function onPlayed(view: TableView, event: Played): void {
   view.moveCount += 1;
 }
 
-/** A pass (bỏ lượt). */
-export function onPassed(view: TableView, event: Passed): void {
-  seatOf(view, event.seat).passed = true;
+/** A pass (bỏ lượt); `own` as for `onPlayed`. */
+export function onPassed(view: TableView, event: Passed, own = true): void {
+  const status = seatOf(view, event.seat);
+  status.passed = true;
+  if (own) status.timeouts = 0;
   view.moveCount += 1;
 }
 
@@ -248,6 +282,60 @@ export function onGameOver(view: TableView, event: GameOver): void {
   });
   view.finished = true;
   view.toAct = undefined;
+}
+
+/** The host's time-out of a seat (RULES §9.3): its count of time-outs in a row. The play or pass
+ * that follows is the time-out's, not the seat's own: the seat is returned so that it does not
+ * reset the count. */
+export function onTimedOut(view: TableView, event: TimedOut): number {
+  seatOf(view, event.seat).timeouts = event.timeouts;
+  return event.seat;
+}
+
+/** A seat on auto (tự động đánh) or off it. */
+export function onAutoPlay(view: TableView, event: AutoPlay): void {
+  seatOf(view, event.seat).auto = event.on;
+}
+
+/** A seat's player left during the game (RULES §9.4): a move; a forfeit takes its place and is
+ * out of the round (a pass it had made is forgotten). */
+export function onPlayerLeft(view: TableView, event: PlayerLeft): void {
+  const status = seatOf(view, event.seat);
+  status.left = true;
+  status.forfeited = event.forfeit;
+  if (event.forfeit) {
+    status.place = event.place;
+    status.passed = false;
+  }
+  view.moveCount += 1;
+}
+
+/** Between games (RULES §9.1): the seat's player left the table, its total final; the seat is
+ * empty (0 chips where the table plays with bankrolls). */
+export function onSeatVacated(view: TableView, event: SeatVacated, nets: bigint[]): void {
+  reseat(view, event.seat, "", nets);
+  view.seats[event.seat]!.empty = true;
+}
+
+/** Between games: a newcomer sat down, with a total of 0 (its bankroll is the one the host gave,
+ * which the events don't carry: 0 here, as an empty seat's). */
+export function onSeatTaken(view: TableView, event: SeatTaken, nets: bigint[]): void {
+  reseat(view, event.seat, event.playerId, nets);
+}
+
+/** `seat` with a new occupant (none: `playerId` ""), the table grown to hold it, its last net
+ * dropped: a leaver's total is final, a newcomer's starts at 0. */
+function reseat(view: TableView, seat: number, playerId: string, nets: bigint[]): void {
+  if (!(Number.isInteger(seat) && seat >= 0 && seat < MAX_SEATS)) throw new CannotFollow(`a seat change names seat ${seat}`);
+  const chips = view.seats.some((s) => s.bankroll !== undefined);
+  while (view.seats.length <= seat) {
+    view.seats.push(create(SeatStatusSchema, { seat: view.seats.length, empty: true }));
+    nets.push(0n);
+  }
+  view.players = view.seats.length;
+  view.seats[seat] = create(SeatStatusSchema, { seat, playerId, bankroll: chips ? 0n : undefined });
+  if (chips) for (const other of view.seats) other.bankroll ??= 0n;
+  nets[seat] = 0n;
 }
 
 function seatOf(view: TableView, seat: number): SeatStatus {

@@ -2,7 +2,9 @@
 // per module, so a new module is one more line.
 
 // The client: plain Game records, card text, typed errors (client.ts, models.ts).
-export { TienLenClient, MoveStream, type DealOptions, type NewGameOptions, type LegalMovesOptions } from "./client.js";
+export { TienLenClient, MoveStream, type DealOptions, type NewGameOptions, type NextGameOptions, type LegalMovesOptions } from "./client.js";
+// A table of people (RULES §9): seat changes between games, the host's reports (table.ts).
+export { seatTokensAfter, stayingSeats, type Newcomer } from "./table.js";
 export type { Combination, Game, GameEvent, LegalMove, RottenPart, Rules, SeatInfo, Settlement, Transfer, Validation, View } from "./models.js";
 export { plain } from "./models.js";
 export { card, cards, cardText, cardTexts, RANKS, SUITS, type CardsLike } from "./cards.js";

@@ -36,13 +36,16 @@ export interface Combination {
 }
 
 /** `payer` (-1: nobody) pays `payee` `amount` chips for `reason` ("PLACE", "CHOP", "ROTTEN",
- * "FROZEN", "INSTANT_WIN", ...) and `cards`, if any. */
+ * "FROZEN", "INSTANT_WIN", ...) and `cards`, if any. `owed`: what was owed when the loss cap cut
+ * the payment (RULES §9.2: nobody loses more than its bankroll; `amount` is what is paid), else
+ * 0. */
 export interface Transfer {
   payer: number;
   payee: number;
   amount: number;
   reason: string;
   cards: string[];
+  owed: number;
 }
 
 /** One 2 or bomb left in a hand at the end (thối): `label`, `cards`, `amount` chips. */
@@ -65,7 +68,10 @@ export interface Settlement {
   replayed: boolean;
 }
 
-/** What everyone may know about a seat. */
+/** What everyone may know about a seat. At a table of people (RULES §9): `empty` (nobody sits
+ * there this game), `auto` (on auto: the host plays its time-outs at once), `left` (its player
+ * left during this game), `forfeited`, the host's `playerId`, its `timeouts` in a row and its
+ * `bankroll` at this game's deal (null: the table plays without bankrolls). */
 export interface SeatInfo {
   seat: number;
   cardsLeft: number;
@@ -74,6 +80,13 @@ export interface SeatInfo {
   frozen: boolean;
   hasPlayed: boolean;
   matchTotal: number;
+  empty: boolean;
+  auto: boolean;
+  left: boolean;
+  forfeited: boolean;
+  playerId: string;
+  timeouts: number;
+  bankroll: number | null;
 }
 
 /** The table as a seat (with its own `hand`) or a spectator (`seat` null, no hand) sees it. */
@@ -100,6 +113,11 @@ export interface View {
   followRules: { passLockout: boolean; leadStealing: boolean; stealWinnerPairsLead: boolean } | null;
   /** The match was replayed from a record (ReplayGame), not dealt by the service. */
   replayed: boolean;
+  /** The seats that could chop the table out of turn now, in claim order (the host's spectator
+   * view only, RULES §9.5). */
+  chopSeats: number[];
+  /** Whether some bomb could chop the table's play out of turn (public). */
+  chopOpen: boolean;
 }
 
 /** One step of the game, as the events of an answer tell it (docs/FRONTEND.md lists them). */
@@ -113,15 +131,36 @@ export type GameEvent =
   | { kind: "playersFrozen"; seats: number[]; places: number[] }
   | { kind: "instantWin"; seat: number; pattern: string }
   | { kind: "turnPassed"; seat: number }
-  | { kind: "gameOver"; places: number[] };
+  | { kind: "gameOver"; places: number[] }
+  // a table of people (RULES §9): the host's reports, and the seat changes between games
+  | { kind: "timedOut"; seat: number; timeouts: number }
+  | { kind: "autoPlay"; seat: number; on: boolean }
+  | { kind: "playerLeft"; seat: number; forfeit: boolean; place: number }
+  | { kind: "seatVacated"; seat: number; playerId: string; total: number }
+  | { kind: "seatTaken"; seat: number; playerId: string };
 
 /** A game as the client holds it. Pass it to the client's calls; every call made for a seat
  * sends that seat's token from `seatTokens`. */
 export interface Game {
   /** The opaque state token, base64: sent back as it is with every call. */
   state: string;
-  /** One token per seat, from NewGame: give each player theirs. */
+  /** One token per seat, from NewGame (a newcomer's from NextGame; "" for an empty seat): give
+   * each player theirs. */
   seatTokens: string[];
+  /** The match's id, base64 (the same across NextGame): with `gameNumber` and `moveNumber`, the
+   * key a host compare-and-sets its stored state on (docs/SECURITY.md). */
+  gameId: string;
+  /** The game's number in its match (1, 2, ...). */
+  gameNumber: number;
+  /** 0 after the deal, one more per accepted move. */
+  moveNumber: number;
+  /** The seats that could chop the play on the table out of turn now, in claim order (RULES
+   * §9.5): when several claim, the first listed takes it. For the host only (with seat tokens
+   * required, the client's deal key must be the service's). */
+  chopSeats: number[];
+  /** Whether the table holds a play some bomb could chop out of turn (a host that pauses for
+   * claims pauses exactly then). */
+  chopOpen: boolean;
   /** The seat to act; null once the game is over. */
   toAct: number | null;
   finished: boolean;
@@ -230,6 +269,11 @@ export function toGame(update: GameUpdate, seatTokens: readonly string[]): Game 
   const game: Game = {
     state: base64Encode(update.stateToken),
     seatTokens: [...seatTokens],
+    gameId: base64Encode(update.gameId),
+    gameNumber: update.gameNumber,
+    moveNumber: update.moveNumber,
+    chopSeats: [...update.chopSeats],
+    chopOpen: update.chopOpen,
     toAct: update.toAct ?? null,
     finished: update.finished,
     settlement: update.settlement === undefined ? null : (plain(SettlementSchema, update.settlement) as unknown as Settlement),
@@ -250,7 +294,14 @@ export function stateBytes(game: Pick<Game, "state">): Uint8Array {
  * answer). */
 export function wireGame(game: Game): GameUpdate {
   if (game.raw !== undefined && base64Encode(game.raw.stateToken) === game.state) return game.raw;
-  return create(GameUpdateSchema, { stateToken: stateBytes(game), finished: game.finished, toAct: game.toAct ?? undefined });
+  return create(GameUpdateSchema, {
+    stateToken: stateBytes(game),
+    finished: game.finished,
+    toAct: game.toAct ?? undefined,
+    gameId: game.gameId === undefined ? undefined : base64Decode(game.gameId),
+    gameNumber: game.gameNumber,
+    moveNumber: game.moveNumber,
+  });
 }
 
 /** The token of `seat` in `game` ("" when it has none). */

@@ -5,7 +5,28 @@
 //
 // Records here are plain data shaped as the contract's GameRecord message (a GameRecord is
 // one): enums as their numbers (Rank, Suit, TransferReason of protos/tienlen/v1), int64s as
-// bigint. The text is the one the Python client writes and reads (tienlen_client.record).
+// bigint. The text is the one the Python client writes and reads (tienlen_client.record). The
+// tags of the table's people (RULES §9) are record-people.ts's; the host's reports are moves
+// (`7. 2: timeout`, `9. 3: leave`), and a payment the loss cap cut says what was owed
+// (`[Transfer "3 0 150 PLACE owed=200"]`). The syntax shared by the parts is record-syntax.ts's.
+
+import { isPeopleTag, peopleTags, readPeople } from "./record-people.js";
+import {
+  cardOf,
+  INT64_MAX,
+  integer,
+  integers,
+  readCards,
+  RecordSyntaxError,
+  recordCardText,
+  strength,
+  tag,
+  tokens,
+  type Located,
+  type RecordCard,
+} from "./record-syntax.js";
+
+export { cardOf, RANKS, readCards, RecordSyntaxError, recordCardText, strength, SUITS, type RecordCard } from "./record-syntax.js";
 
 /** The longest record text the parser reads. */
 export const MAX_RECORD_TEXT_BYTES = 256 * 1024;
@@ -19,15 +40,9 @@ const RESULT_TAGS = ["Result", "Places", "Transfer", "Net"];
  * the record down. Any other tag a program adds is kept too, after these. */
 export const STANDARD_TAGS = ["Event", "Site", "Date", "Round", "Annotator"];
 const DATE = /^(\d{4}|\?{4})\.(\d{2}|\?{2})\.(\d{2}|\?{2})$/;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 const TAG_LINE = /^\[\s*([A-Za-z][A-Za-z0-9]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$/;
 const MOVE_LINE = /^(\d+)\.\s+(-?\d+)\s*:\s*(.*?)\s*$/;
-const SUIT_LETTERS: Record<string, string> = { "♠": "S", "♣": "C", "♦": "D", "♥": "H" };
-/** Rank texts, weakest first: `RANKS[i]` is the contract's Rank i + 1 (RANK_THREE = 1). */
-export const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"];
-/** Suit letters, weakest first: `SUITS[i]` is the contract's Suit i + 1 (SUIT_SPADES = 1). */
-export const SUITS = ["S", "C", "D", "H"];
+const OWED = "owed=";
 /** TransferReason names without their prefix: `TRANSFER_REASONS[i]` is the contract's
  * TransferReason i + 1 (TRANSFER_REASON_PLACE = 1). The Node client's tests check these three
  * tables against the generated enums. */
@@ -35,26 +50,25 @@ export const TRANSFER_REASONS = [
   "PLACE", "CHOP", "ROTTEN", "FROZEN", "INSTANT_WIN", "BLIND_THREE", "ROTTEN_THREE", "COMPENSATION", "CARD_COUNT",
 ];
 
-/** A card: the contract's Rank and Suit numbers. */
-export interface RecordCard {
-  readonly rank: number;
-  readonly suit: number;
-}
-
-/** A move: a seat's cards, or a pass. */
+/** A move: a seat's cards, or a pass; or the host's report that the seat's time ran out
+ * (`timeout`: the replay plays what the rules give) or that its player left (`leave`). */
 export interface RecordMove {
   readonly seat: number;
   readonly cards: readonly RecordCard[];
   readonly passTurn: boolean;
+  readonly timeout?: boolean;
+  readonly leave?: boolean;
 }
 
-/** A payment of the result (`reason`: the contract's TransferReason number). */
+/** A payment of the result (`reason`: the contract's TransferReason number; `owed`: what was
+ * owed when the loss cap cut it, else 0). */
 export interface RecordTransfer {
   readonly payer: number;
   readonly payee: number;
   readonly amount: bigint;
   readonly reason: number;
   readonly cards: readonly RecordCard[];
+  readonly owed?: bigint;
 }
 
 /** The result a record states. */
@@ -81,6 +95,14 @@ export interface RecordData {
   readonly tags?: readonly RecordTagData[] | undefined;
   /** The game belonged to a match replayed from a record (ReplayGame), not dealt by the service. */
   readonly replayed?: boolean | undefined;
+  /** The table's people (RULES §9): the seats nobody sat in (their hands are empty), the host's
+   * player ids (none, or one per seat), each seat's bankroll and time-outs in a row at the deal
+   * (none, or one per seat), and the seats on auto. */
+  readonly emptySeats?: readonly number[];
+  readonly playerIds?: readonly string[];
+  readonly bankrolls?: readonly bigint[];
+  readonly timeouts?: readonly number[];
+  readonly autoSeats?: readonly number[];
 }
 
 /** A tag of a record's own, as `[Event "Tết at home"]` writes it. */
@@ -96,33 +118,7 @@ export function orderedTags(tags: readonly RecordTagData[]): RecordTagData[] {
   return [...standard, ...tags.filter((t) => !STANDARD_TAGS.includes(t.name))];
 }
 
-/** Text that is not a game record: `line` and `column` (1-based) say where, `detail` what. */
-export class RecordSyntaxError extends Error {
-  constructor(
-    readonly line: number,
-    readonly column: number,
-    readonly detail: string,
-  ) {
-    super(`line ${line}, column ${column}: ${detail}`);
-    this.name = "RecordSyntaxError";
-  }
-}
-
-/** `10D` for the 10 of diamonds. */
-export function recordCardText(card: RecordCard): string {
-  return `${RANKS[card.rank - 1] ?? "?"}${SUITS[card.suit - 1] ?? "?"}`;
-}
-
-/** The card of a canonical card text (`10D`, as readCards gives). */
-export function cardOf(text: string): RecordCard {
-  return { rank: RANKS.indexOf(text.slice(0, -1)) + 1, suit: SUITS.indexOf(text.slice(-1)) + 1 };
-}
-
 // --- writing ---------------------------------------------------------------------------------
-
-function tag(name: string, value: string): string {
-  return `[${name} "${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
-}
 
 function cardsText(cards: readonly RecordCard[]): string {
   return cards.map(recordCardText).join(" ");
@@ -150,9 +146,13 @@ export function formatRecord(record: RecordData): string {
   );
   if (record.replayed) lines.push(tag("Replayed", "true"));
   record.playerNames.forEach((name, seat) => lines.push(tag(`Name${seat}`, name)));
-  record.hands.forEach((hand, seat) => lines.push(tag(`Hand${seat}`, cardsText(hand.cards))));
+  lines.push(...peopleTags(record));
+  const empty = record.emptySeats ?? [];
+  record.hands.forEach((hand, seat) => {
+    if (!empty.includes(seat)) lines.push(tag(`Hand${seat}`, cardsText(hand.cards)));
+  });
   lines.push("");
-  record.moves.forEach((m, i) => lines.push(`${i + 1}. ${m.seat}: ${m.passTurn ? "pass" : cardsText(m.cards)}`));
+  record.moves.forEach((m, i) => lines.push(`${i + 1}. ${m.seat}: ${moveText(m)}`));
   if (record.moves.length) lines.push("");
   const result = record.result;
   if (result === undefined) {
@@ -160,11 +160,18 @@ export function formatRecord(record: RecordData): string {
   } else {
     lines.push(tag("Result", "over"), tag("Places", result.places.join(" ")));
     for (const t of result.transfers) {
-      lines.push(tag("Transfer", [t.payer, t.payee, t.amount, reasonText(t.reason), ...t.cards.map(recordCardText)].join(" ")));
+      const owed = t.owed ? [`${OWED}${t.owed}`] : [];
+      lines.push(tag("Transfer", [t.payer, t.payee, t.amount, reasonText(t.reason), ...owed, ...t.cards.map(recordCardText)].join(" ")));
     }
     lines.push(tag("Net", result.net.join(" ")));
   }
   return lines.join("\n") + "\n";
+}
+
+function moveText(move: RecordMove): string {
+  if (move.timeout) return "timeout";
+  if (move.leave) return "leave";
+  return move.passTurn ? "pass" : cardsText(move.cards);
 }
 
 /** The text of a match: its games' texts, a blank line between. */
@@ -173,12 +180,6 @@ export function formatMatch(match: { readonly games: readonly RecordData[] }): s
 }
 
 // --- reading ---------------------------------------------------------------------------------
-
-interface Located {
-  value: string;
-  line: number;
-  column: number;
-}
 
 interface Draft {
   line: number;
@@ -238,8 +239,9 @@ function readTag(drafts: Draft[], line: string, number: number, column: number):
     else draft.result.set(name, located);
     return;
   }
-  if (!knownHeader(name) && /^(Name|Hand)\d+$/.test(name)) {
-    throw new RecordSyntaxError(number, nameColumn, `[${name}]: the seat tags are Name0..Name${MAX_PLAYERS - 1} and Hand0..Hand${MAX_PLAYERS - 1}`);
+  if (!knownHeader(name) && /^(Name|Hand|PlayerId)\d+$/.test(name)) {
+    const last = MAX_PLAYERS - 1;
+    throw new RecordSyntaxError(number, nameColumn, `[${name}]: the seat tags are Name0..Name${last}, PlayerId0..PlayerId${last} and Hand0..Hand${last}`);
   }
   let draft = drafts.at(-1);
   if (draft === undefined || draft.phase !== "tags") {
@@ -265,7 +267,7 @@ function readTag(drafts: Draft[], line: string, number: number, column: number):
 }
 
 function knownHeader(name: string): boolean {
-  if (HEADER_TAGS.includes(name) || name === "Totals") return true;
+  if (HEADER_TAGS.includes(name) || name === "Totals" || isPeopleTag(name)) return true;
   const m = /^(Name|Hand)(\d)$/.exec(name);
   return m !== null && Number(m[2]) < MAX_PLAYERS;
 }
@@ -283,48 +285,18 @@ function readMove(draft: Draft, line: string, number: number, column: number): v
   const body = match[3]!;
   const cardsColumn = column + trimmed.length - body.length;
   const seat = Number(match[2]);
-  if (body.toLowerCase() === "pass") {
+  const word = body.toLowerCase();
+  if (word === "pass") {
     draft.moves.push({ move: { seat, cards: [], passTurn: true }, line: number, column: seatColumn });
     return;
   }
-  if (!body) throw new RecordSyntaxError(number, cardsColumn, "a move plays cards or is 'pass'");
+  if (word === "timeout" || word === "leave") {
+    draft.moves.push({ move: { seat, cards: [], passTurn: false, [word]: true }, line: number, column: seatColumn });
+    return;
+  }
+  if (!body) throw new RecordSyntaxError(number, cardsColumn, "a move plays cards or is 'pass', 'timeout' or 'leave'");
   const cards = readCards(body, number, cardsColumn).map(cardOf);
   draft.moves.push({ move: { seat, cards, passTurn: false }, line: number, column: seatColumn });
-}
-
-function tokens(text: string): { token: string; at: number }[] {
-  return [...text.matchAll(/\S+/g)].map((m) => ({ token: m[0], at: m.index }));
-}
-
-/** Canonical card texts of `text`, each checked; RecordSyntaxError at the bad card. */
-export function readCards(text: string, line: number, column: number): string[] {
-  return tokens(text).map(({ token, at }) => {
-    const upper = token.toUpperCase();
-    const suit = SUIT_LETTERS[upper.slice(-1)] ?? upper.slice(-1);
-    const rank = upper.slice(0, -1) === "T" ? "10" : upper.slice(0, -1);
-    if (upper.length < 2) throw new RecordSyntaxError(line, column + at, `bad card '${token}': a card is a rank (3-10, T, J, Q, K, A, 2) then a suit (S, C, D, H)`);
-    if (!RANKS.includes(rank)) throw new RecordSyntaxError(line, column + at, `bad card '${token}': unknown rank '${upper.slice(0, -1)}'`);
-    if (!SUITS.includes(suit)) throw new RecordSyntaxError(line, column + at, `bad card '${token}': unknown suit '${upper.slice(-1)}'`);
-    return rank + suit;
-  });
-}
-
-export function strength(text: string): number {
-  return RANKS.indexOf(text.slice(0, -1)) * 4 + SUITS.indexOf(text.slice(-1));
-}
-
-function integer(value: string, line: number, column: number, what: string, low: bigint, high: bigint): bigint {
-  const text = value.trim();
-  if (!/^[+-]?\d+$/.test(text)) throw new RecordSyntaxError(line, column, `${what} must be a whole number`);
-  const n = BigInt(text);
-  if (n < low || n > high) throw new RecordSyntaxError(line, column, `${what} must be ${low} to ${high}, not ${n}`);
-  return n;
-}
-
-function integers(located: Located, what: string, count: number): bigint[] {
-  const numbers = tokens(located.value).map(({ token, at }) => integer(token, located.line, located.column + at, what, INT64_MIN, INT64_MAX));
-  if (numbers.length !== count) throw new RecordSyntaxError(located.line, located.column, `${what}: ${count} numbers, one per seat`);
-  return numbers;
 }
 
 function finish(draft: Draft, lastLine: number): RecordData {
@@ -348,10 +320,11 @@ function finish(draft: Draft, lastLine: number): RecordData {
   const totalsTag = draft.tags.get("Totals");
   const matchTotals = totalsTag ? integers(totalsTag, "Totals", players) : Array<bigint>(players).fill(0n);
   for (const [name, located] of draft.tags) {
-    const m = /^(Name|Hand)(\d)$/.exec(name);
+    const m = /^(Name|Hand|PlayerId)(\d)$/.exec(name);
     if (m && Number(m[2]) >= players) throw new RecordSyntaxError(located.line, 2, `[${name}]: seat ${m[2]} is not at this table`);
   }
-  const hands = readHands(draft, players);
+  const people = readPeople(draft.tags, players);
+  const hands = readHands(draft, players, people.emptySeats);
   let playerNames: string[] = [];
   if ([...Array(players).keys()].some((seat) => draft.tags.has(`Name${seat}`))) {
     playerNames = [...Array(players).keys()].map((seat) => need(`Name${seat}`).value);
@@ -378,6 +351,7 @@ function finish(draft: Draft, lastLine: number): RecordData {
     result: readResult(draft, players),
     tags: orderedTags(draft.own),
     replayed,
+    ...people,
   };
 }
 
@@ -390,11 +364,17 @@ function flag(draft: Draft, name: string, fallback: boolean): boolean {
   return v === "true";
 }
 
-function readHands(draft: Draft, players: number): string[][] {
+/** The dealt hands, index = seat: one Hand tag per occupied seat, none for an empty one. */
+function readHands(draft: Draft, players: number, empty: readonly number[]): string[][] {
   const seen = new Map<string, number>();
   const hands: string[][] = [];
   for (let seat = 0; seat < players; seat++) {
     const located = draft.tags.get(`Hand${seat}`);
+    if (empty.includes(seat)) {
+      if (located !== undefined) throw new RecordSyntaxError(located.line, 2, `[Hand${seat}]: seat ${seat} is empty (the Empty tag)`);
+      hands.push([]);
+      continue;
+    }
     if (located === undefined) throw new RecordSyntaxError(draft.line, 1, `the game has no [Hand${seat}] tag`);
     const hand = readCards(located.value, located.line, located.column);
     if (!hand.length) throw new RecordSyntaxError(located.line, located.column, `hand ${seat} is empty`);
@@ -429,15 +409,22 @@ function readResult(draft: Draft, players: number): RecordResultData | undefined
 function readTransfer(located: Located, players: number): RecordTransfer {
   const { line, column } = located;
   const parts = tokens(located.value);
-  if (parts.length < 4) throw new RecordSyntaxError(line, column, 'a transfer is "payer payee amount REASON [cards]"');
+  if (parts.length < 4) throw new RecordSyntaxError(line, column, 'a transfer is "payer payee amount REASON [owed=N] [cards]"');
   const at = (i: number) => column + parts[i]!.at;
   const payer = Number(integer(parts[0]!.token, line, at(0), "payer", -1n, BigInt(players - 1)));
   const payee = Number(integer(parts[1]!.token, line, at(1), "payee", 0n, BigInt(players - 1)));
-  const amount = integer(parts[2]!.token, line, at(2), "amount", 1n, INT64_MAX);
   const reason = TRANSFER_REASONS.indexOf(parts[3]!.token.toUpperCase()) + 1;
   if (reason === 0) throw new RecordSyntaxError(line, at(3), `unknown reason; one of ${TRANSFER_REASONS.join(", ")}`);
-  const rest = parts.length > 4 ? located.value.slice(parts[4]!.at) : "";
-  const cards = rest ? readCards(rest, line, at(4)).map(cardOf) : [];
-  return { payer, payee, amount, reason, cards };
+  let next = 4;
+  let owed = 0n;
+  if (parts[next]?.token.toLowerCase().startsWith(OWED)) {
+    owed = integer(parts[next]!.token.slice(OWED.length), line, at(next), "owed", 1n, INT64_MAX);
+    next += 1;
+  }
+  // A payment the loss cap cut (owed=) may be cut to nothing; any other is at least a chip.
+  const amount = integer(parts[2]!.token, line, at(2), "amount", owed ? 0n : 1n, owed ? owed - 1n : INT64_MAX);
+  const rest = parts.length > next ? located.value.slice(parts[next]!.at) : "";
+  const cards = rest ? readCards(rest, line, at(next)).map(cardOf) : [];
+  return { payer, payee, amount, reason, cards, owed };
 }
 

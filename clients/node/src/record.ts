@@ -119,8 +119,10 @@ function located<T>(read: () => T): T {
 
 /** Keeps what a record needs while a host follows a game: the dealt Game (NewGame's or
  * NextGame's), the dealt hands (card text per seat: the explicit deal, or each seat's own view
- * at the deal), then every Game a move returns (`follow`), whose played or passed event is the
- * move. Nothing is added to the state token. */
+ * at the deal; "" for an empty seat), then every Game a move returns (`follow`), whose played or
+ * passed event is the move (after a timedOut event, the host's time-out: the record keeps the
+ * report, not what it played), and a playerLeft event a leave. Nothing is added to the state
+ * token. */
 export class GameRecorder {
   private readonly moves: RecordedMove[] = [];
   private last: Game;
@@ -139,10 +141,16 @@ export class GameRecorder {
 
   /** Take the Game a move returned (a play or a pass, unary or streamed). */
   follow(game: Game): void {
+    let timedOut = -1;
     for (const event of game.events) {
-      if (event.kind === "played") {
+      if (event.kind === "timedOut") {
+        timedOut = event.seat;
+        this.moves.push(create(RecordedMoveSchema, { seat: event.seat, timeout: true }));
+      } else if (event.kind === "playerLeft") {
+        this.moves.push(create(RecordedMoveSchema, { seat: event.seat, leave: true }));
+      } else if (event.kind === "played" && event.seat !== timedOut) {
         this.moves.push(create(RecordedMoveSchema, { seat: event.seat, cards: (event.combination?.cards ?? []).map((c) => card(c)) }));
-      } else if (event.kind === "passed") {
+      } else if (event.kind === "passed" && event.seat !== timedOut) {
         this.moves.push(create(RecordedMoveSchema, { seat: event.seat, passTurn: true }));
       }
     }
@@ -155,6 +163,7 @@ export class GameRecorder {
     const started = this.dealt.events.find((e) => e.kind === "gameStarted");
     const leader = started?.kind === "gameStarted" ? started.leader : (view.toAct ?? 0);
     const settlement = this.last.finished ? this.last.settlement : null;
+    const seats = view.seats;
     return create(GameRecordSchema, {
       rules: { variant: view.rules?.variant || "southern", options: { ...(view.rules?.options ?? {}) } },
       players: view.players,
@@ -167,6 +176,12 @@ export class GameRecorder {
       replayed: view.replayed,
       hands: this.hands.map((hand) => ({ cards: hand.map((c) => card(c)) })),
       moves: [...this.moves],
+      // the table's people at the deal (RULES §9), each only when it says something
+      emptySeats: seats.filter((s) => s.empty).map((s) => s.seat),
+      playerIds: seats.some((s) => s.playerId) ? seats.map((s) => s.playerId) : [],
+      bankrolls: seats.some((s) => s.bankroll !== null) ? seats.map((s) => BigInt(s.bankroll ?? 0)) : [],
+      timeouts: seats.some((s) => s.timeouts) ? seats.map((s) => s.timeouts) : [],
+      autoSeats: seats.filter((s) => s.auto).map((s) => s.seat),
       result:
         settlement === null
           ? undefined
@@ -179,6 +194,7 @@ export class GameRecorder {
                   amount: BigInt(t.amount),
                   reason: TransferReason[t.reason as keyof typeof TransferReason],
                   cards: t.cards.map((c) => card(c)),
+                  owed: BigInt(t.owed ?? 0),
                 }),
               ),
               net: settlement.net.map((n) => BigInt(n)),

@@ -33,9 +33,12 @@ import * as grpc from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
 import type { GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { PlayStreamRequestSchema, type PlayStreamRequest, type PlayStreamResponse } from "../gen/tienlen/v1/service_pb.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
 import { move, type CardsLike } from "./cards.js";
 import { checkEncodable, connectionLost, errorFor, TienLenError } from "./errors.js";
 import { applyRequest, checkUpdateView, type UpdateView } from "./follow.js";
+import { LEAVE_MOVE, TIMEOUT_MOVE } from "./table.js";
 
 /** Status codes after which the waiting moves are sent again on a new stream. */
 export const RETRYABLE: ReadonlySet<grpc.status> = new Set([grpc.status.UNAVAILABLE, grpc.status.CANCELLED, grpc.status.RESOURCE_EXHAUSTED]);
@@ -72,6 +75,8 @@ export interface MoveStreamSettings {
   attempts: number;
   /** How long a move's Promise waits for its answer, in milliseconds. */
   deadlineMs: number;
+  /** The host's deal key, sent with every move (the chop seats, RULES §9.5); default none. */
+  dealKey?: string;
 }
 
 /** Options of one streamed move. */
@@ -97,6 +102,7 @@ export class WireMoveStream implements AsyncDisposable {
   private readonly transport: StreamTransport;
   private readonly attempts: number;
   private readonly deadlineMs: number;
+  private readonly dealKey: string;
   /** Moves sent and not answered, by tag (in the order they were sent). */
   private readonly pending = new Map<string, Pending>();
   /** Answers being completed (a basic answer waiting for GetView): `close` waits for them. */
@@ -125,6 +131,7 @@ export class WireMoveStream implements AsyncDisposable {
     this.updateView = checkUpdateView(settings.updateView);
     this.attempts = settings.attempts;
     this.deadlineMs = settings.deadlineMs;
+    this.dealKey = settings.dealKey ?? "";
     this.over = new Promise((resolve) => (this.markOver = resolve));
   }
 
@@ -133,20 +140,37 @@ export class WireMoveStream implements AsyncDisposable {
   /** `seat` plays `cards` (card text) in `game`: the game after the move, as the client's `play`
    * returns it; rejects with the TienLenError ApplyMove would throw (e.g. NOT_YOUR_TURN). */
   play(game: GameUpdate, seat: number, seatToken: string, cards: CardsLike, options: StreamMoveOptions = {}): Promise<GameUpdate> {
-    return this.send(game, seat, seatToken, cards, options);
+    return this.send(game, seat, seatToken, move(cards), options);
   }
 
   /** `seat` passes in `game`: the game after the move (as `play`). */
   pass(game: GameUpdate, seat: number, seatToken: string, options: StreamMoveOptions = {}): Promise<GameUpdate> {
-    return this.send(game, seat, seatToken, null, options);
+    return this.send(game, seat, seatToken, move(null), options);
   }
 
-  private async send(game: GameUpdate, seat: number, seatToken: string, cards: CardsLike | null, options: StreamMoveOptions): Promise<GameUpdate> {
+  /** The host's time-out of `seat`, the seat to act (RULES §9.3): the game after the move it
+   * makes. */
+  timeout(game: GameUpdate, seat: number, seatToken: string, options: StreamMoveOptions = {}): Promise<GameUpdate> {
+    return this.send(game, seat, seatToken, TIMEOUT_MOVE, options);
+  }
+
+  /** `seat`'s player left during the game (RULES §9.4): the game after the leave. */
+  leave(game: GameUpdate, seat: number, seatToken: string, options: StreamMoveOptions = {}): Promise<GameUpdate> {
+    return this.send(game, seat, seatToken, LEAVE_MOVE, options);
+  }
+
+  private async send(
+    game: GameUpdate,
+    seat: number,
+    seatToken: string,
+    wireMove: MessageInitShape<typeof MoveSchema>,
+    options: StreamMoveOptions,
+  ): Promise<GameUpdate> {
     if (this.failed !== undefined) throw this.failed;
     if (this.closing) throw new Error("the move stream is closed");
     const wanted = options.updateView === undefined ? this.updateView : checkUpdateView(options.updateView);
     const tag = String(++this.tags);
-    const request = create(PlayStreamRequestSchema, { tag, move: applyRequest(game, seat, seatToken, move(cards), wanted) });
+    const request = create(PlayStreamRequestSchema, { tag, move: applyRequest(game, seat, seatToken, wireMove, wanted, this.dealKey) });
     // A move that can't be encoded (a seat of 1.5) is refused here, before it is pending: written,
     // grpc-js would fail the whole call with INTERNAL, and every table's move with it.
     checkEncodable(PlayStreamRequestSchema, request);

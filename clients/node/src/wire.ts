@@ -44,12 +44,14 @@ import {
 import { HealthCheckResponse_ServingStatus, Health } from "../gen/grpc/health/v1/health_pb.js";
 import { GameUpdateSchema, type GameUpdate } from "../gen/tienlen/v1/game_pb.js";
 import { TienLenEngine } from "../gen/tienlen/v1/service_pb.js";
+import type { MoveSchema } from "../gen/tienlen/v1/moves_pb.js";
 import { move, type CardsLike } from "./cards.js";
 import { checkEncodable, connectionLost, errorFor } from "./errors.js";
 import { advance, applyRequest, CannotFollow, checkUpdateView, type UpdateView } from "./follow.js";
 import { Replicas, type ReplicaHealth } from "./replicas.js";
 import { requestMetadata } from "./request-ids.js";
 import { WireMoveStream } from "./stream.js";
+import { LEAVE_MOVE, TIMEOUT_MOVE } from "./table.js";
 
 export { card, cardText } from "./cards.js";
 export { DOMAIN, TienLenError, type ErrorStatus } from "./errors.js";
@@ -92,8 +94,10 @@ export interface ClientOptions {
   /** Extra options of the grpc-js client: channel arguments (keepalive, ...), interceptors. */
   channelOptions?: grpc.ClientOptions;
   /** The service's deal key (its --deal-key-file), sent with every seeded or explicit deal
-   * (newGame, nextGame) whose request has none: the host's credential, never a player's
-   * (docs/SECURITY.md). Default: the TIENLEN_DEAL_KEY environment variable, else none. */
+   * (newGame, nextGame) whose request has none, and with every move and spectator view so that a
+   * service that checks seat tokens names the seats that could chop out of turn (`chopSeats`):
+   * the host's credential, never a player's (docs/SECURITY.md). Default: the TIENLEN_DEAL_KEY
+   * environment variable, else none. */
   dealKey?: string;
 }
 
@@ -223,8 +227,11 @@ export class WireClient {
   listLegalMoves(request: MessageInitShape<Methods["listLegalMoves"]["input"]>) {
     return this.call(TienLenEngine.method.listLegalMoves, request);
   }
+  /** A seat's view, or the spectator's (`seat` unset: with the deal key, when the request names
+   * none, for the chop seats). */
   getView(request: MessageInitShape<Methods["getView"]["input"]>) {
-    return this.call(TienLenEngine.method.getView, request);
+    const spectator = request.seat === undefined && !request.dealKey && this.dealKey;
+    return this.call(TienLenEngine.method.getView, spectator ? { ...request, dealKey: this.dealKey } : request);
   }
   nextGame(request: MessageInitShape<Methods["nextGame"]["input"]>) {
     return this.call(TienLenEngine.method.nextGame, this.withDealKey(request));
@@ -248,12 +255,23 @@ export class WireClient {
    * spectator view (followed from the events when the move asked for a basic answer). Pass each
    * move the GameUpdate the last call returned: a basic answer is followed from its view. */
   async play(game: GameUpdate, seat: number, seatToken: string, cards: CardsLike, options: MoveOptions = {}): Promise<GameUpdate> {
-    return this.move(game, seat, seatToken, cards, options);
+    return this.move(game, seat, seatToken, move(cards), options);
   }
 
   /** `seat` passes in `game`; returns the game after the move (as `play`). */
   async pass(game: GameUpdate, seat: number, seatToken: string, options: MoveOptions = {}): Promise<GameUpdate> {
-    return this.move(game, seat, seatToken, null, options);
+    return this.move(game, seat, seatToken, move(null), options);
+  }
+
+  /** The host's report that `seat`, the seat to act, ran out of time (RULES §9.3): the game after
+   * the time-out move the service plays for it (as `play`). */
+  async timeout(game: GameUpdate, seat: number, seatToken: string, options: MoveOptions = {}): Promise<GameUpdate> {
+    return this.move(game, seat, seatToken, TIMEOUT_MOVE, options);
+  }
+
+  /** The host's report that `seat`'s player left during the game (RULES §9.4), as `play`. */
+  async leave(game: GameUpdate, seat: number, seatToken: string, options: MoveOptions = {}): Promise<GameUpdate> {
+    return this.move(game, seat, seatToken, LEAVE_MOVE, options);
   }
 
   /** A WireMoveStream: the moves of many tables over one PlayStream call, about half the server CPU
@@ -271,13 +289,20 @@ export class WireClient {
         updateView: checkUpdateView(options.updateView ?? this.updateView),
         attempts: this.attempts,
         deadlineMs: this.deadlineMs,
+        dealKey: this.dealKey,
       },
     );
   }
 
-  private async move(game: GameUpdate, seat: number, seatToken: string, cards: CardsLike | null, options: MoveOptions): Promise<GameUpdate> {
+  private async move(
+    game: GameUpdate,
+    seat: number,
+    seatToken: string,
+    wireMove: MessageInitShape<typeof MoveSchema>,
+    options: MoveOptions,
+  ): Promise<GameUpdate> {
     const wanted = options.updateView === undefined ? this.updateView : checkUpdateView(options.updateView);
-    const answer = await this.applyMove(applyRequest(game, seat, seatToken, move(cards), wanted));
+    const answer = await this.applyMove(applyRequest(game, seat, seatToken, wireMove, wanted, this.dealKey));
     return this.withView(game, answer.game!);
   }
 
@@ -296,7 +321,7 @@ export class WireClient {
       if (!(error instanceof CannotFollow)) throw error;
       this.logger.warn(`asking GetView: cannot follow the table from the events: ${error.message}`);
     }
-    followed.view = (await this.getView({ stateToken: update.stateToken })).view;
+    followed.view = (await this.getView({ stateToken: update.stateToken })).view; // the deal key too
     return followed;
   }
 

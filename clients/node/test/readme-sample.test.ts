@@ -81,7 +81,7 @@ test("the Node client README's full game prints what its comments say", { timeou
     const { settlement } = game;
     console.log(game.finished, settlement?.places.join(" "));   // true 2 3 4 1
     console.log(settlement?.net.join(" "));                     // 100 -100 -250 250
-    console.log(JSON.stringify(settlement?.transfers[0]));      // {"payer":2,"payee":3,"amount":50,"reason":"CHOP","cards":["2S"]}
+    console.log(JSON.stringify(settlement?.transfers[0]));      // {"payer":2,"payee":3,"amount":50,"reason":"CHOP","cards":["2S"],"owed":0}
     console.log((await client.view(game, 2)).hand.join(" "));   // 7S 8S 9S QH — seat 2's own cards only
     try {
       await client.play(game, 0, "3X");

@@ -25,6 +25,7 @@ from tienlen_client.errors import (
     Unavailable,
 )
 from tienlen_client.events import (
+    AutoPlay,
     ChopSettled,
     Event,
     GameOver,
@@ -33,8 +34,12 @@ from tienlen_client.events import (
     Passed,
     Played,
     PlayerFinished,
+    PlayerLeft,
     PlayersFrozen,
     RoundWon,
+    SeatTaken,
+    SeatVacated,
+    TimedOut,
     TurnPassed,
     UnknownEvent,
 )
@@ -59,6 +64,7 @@ from tienlen_client.record import (
 from tienlen_client.record_log import RecordMoveRejected, RecordUnavailable
 from tienlen_client.rules import RuleOption, Rules, Variant
 from tienlen_client.stream import MoveStream
+from tienlen_client.table import Newcomer
 
 try:
     __version__ = metadata.version("tienlen-client")
@@ -66,6 +72,7 @@ except metadata.PackageNotFoundError:  # imported from a checkout without instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "AutoPlay",
     "CannotFollow",
     "CardTextError",
     "ChopSettled",
@@ -82,10 +89,12 @@ __all__ = [
     "MatchRecord",
     "MoveRejected",
     "MoveStream",
+    "Newcomer",
     "Passed",
     "PermissionDenied",
     "Played",
     "PlayerFinished",
+    "PlayerLeft",
     "PlayersFrozen",
     "RecordMoveRejected",
     "RecordParseError",
@@ -97,9 +106,12 @@ __all__ = [
     "RuleOption",
     "Rules",
     "SeatInfo",
+    "SeatTaken",
+    "SeatVacated",
     "Settlement",
     "TienLenClient",
     "TienLenError",
+    "TimedOut",
     "Transfer",
     "TurnPassed",
     "Unavailable",

@@ -21,26 +21,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import random
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import TracebackType
-from typing import Final, Self, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
 
 import grpc
 
-from tienlen.v1 import cards_pb2, game_pb2, moves_pb2, rules_pb2, service_pb2, service_pb2_grpc
+from tienlen.v1 import game_pb2, moves_pb2, service_pb2
+from tienlen_client.calls import DEFAULT_TIMEOUT, ServiceCalls
 from tienlen_client.cards import CardsLike, cards, move, texts
-from tienlen_client.channel import (
-    DEFAULT_ATTEMPTS,
-    RETRY_BACKOFF_INITIAL,
-    RETRY_BACKOFF_MAX,
-    channel_target,
-    service_config,
-)
+from tienlen_client.channel import DEFAULT_ATTEMPTS
 from tienlen_client.checks import check_move, check_seat, combination_type_value
 from tienlen_client.combination import Combination
-from tienlen_client.errors import TienLenError, connection_lost, from_rpc_error
+from tienlen_client.deals import new_game_request, next_game_request
+from tienlen_client.errors import TienLenError
 from tienlen_client.follow import (
     CannotFollow,
     UpdateView,
@@ -51,20 +44,17 @@ from tienlen_client.follow import (
 from tienlen_client.models import Game, LegalMove, Validation, View
 from tienlen_client.record import GameRecord
 from tienlen_client.record_log import GameLog, replay_error
-from tienlen_client.request_ids import request_metadata
 from tienlen_client.rules import Rules
 from tienlen_client.stream import MoveStream
+from tienlen_client.table import LEAVE_MOVE, TIMEOUT_MOVE, Newcomer, seat_tokens_after
 
-DEFAULT_TIMEOUT: Final = 5.0
 DEAL_KEY_ENV: Final = "TIENLEN_DEAL_KEY"
 """The environment variable a host's client reads its deal key from (`TienLenClient`)."""
-
-_Resp = TypeVar("_Resp")
 
 _log = logging.getLogger("tienlen_client")
 
 
-class TienLenClient:
+class TienLenClient(ServiceCalls):
     """A channel to the service and one method per action; use it as a context manager.
 
     `address`: ``"host:port"``, a target URI (``"dns:///tienlen:50051"``) or a list of IP
@@ -80,8 +70,10 @@ class TienLenClient:
     each seat's dealt hand (one GetView per seat, with its seat token) so that `game.record()`
     can write the game's record (docs/RECORDS.md); explicit deals need no call. `deal_key`:
     the service's deal key (its ``--deal-key-file``), sent with every seeded or explicit deal
-    (`new_game`, `next_game`): the host's credential, never a player's (docs/SECURITY.md);
-    default: the ``TIENLEN_DEAL_KEY`` environment variable, else none.
+    (`new_game`, `next_game`), and with every move and spectator view so that a service that
+    checks seat tokens names the seats that could chop out of turn (`game.chop_seats`): the
+    host's credential, never a player's (docs/SECURITY.md); default: the ``TIENLEN_DEAL_KEY``
+    environment variable, else none.
     """
 
     def __init__(
@@ -97,41 +89,17 @@ class TienLenClient:
         record_hands: bool = False,
         deal_key: str | None = None,
     ) -> None:
+        super().__init__(
+            address,
+            credentials=credentials,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            health_check=health_check,
+            options=options,
+        )
         self.update_view = check_update_view(update_view)
         self.record_hands = record_hands
         self._deal_key = deal_key if deal_key is not None else os.environ.get(DEAL_KEY_ENV, "")
-        target = channel_target(address)
-        if health_check is None:
-            health_check = not isinstance(address, str) and len(address) > 1
-        channel_options: list[tuple[str, object]] = [
-            ("grpc.service_config", service_config(max_attempts, health_check=health_check)),
-            ("grpc.enable_retries", 1),
-            *options,
-        ]
-        if credentials is None:
-            self._channel = grpc.insecure_channel(target, options=channel_options)
-        else:
-            self._channel = grpc.secure_channel(target, credentials, options=channel_options)
-        self._stub = service_pb2_grpc.TienLenEngineStub(self._channel)
-        self.timeout = timeout
-        self.max_attempts = max_attempts
-
-    # --- lifetime -----------------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Close the channel."""
-        self._channel.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # --- games --------------------------------------------------------------------------------
 
@@ -146,20 +114,28 @@ class TienLenClient:
         first_game: bool = True,
         leader: int | None = None,
         dealer: int = 0,
+        player_ids: Sequence[str] | None = None,
+        bankrolls: Sequence[int] | None = None,
         timeout: float | None = None,
     ) -> Game:
         """Deal a new game: random, or from `seed`, or the explicit `hands` (card text per
-        seat). `options` overrides rule options by name (values as text or Python values)."""
-        request = service_pb2.NewGameRequest(
-            rules=rules_pb2.RuleSetSpec(
-                variant=variant, options={k: _option_text(v) for k, v in (options or {}).items()}
-            ),
-            players=players or 0,
+        seat). `options` overrides rule options by name (values as text or Python values).
+        At a table of people (docs/HOSTS.md): `player_ids`, the host's own id of each seat's
+        player, and `bankrolls`, each seat's chips (a seat below the table's minimum:
+        `MoveRejected` BANKROLL_TOO_LOW, naming the seat and its shortfall)."""
+        request = new_game_request(
+            variant,
+            players,
+            seed=seed,
+            hands=hands,
+            options=options,
             first_game=first_game,
             leader=leader,
             dealer=dealer,
+            player_ids=player_ids,
+            bankrolls=bankrolls,
+            deal_key=self._deal_key,
         )
-        _set_deal(request, seed, hands, self._deal_key)
         response = self._call(self._stub.NewGame, request, timeout)
         game = Game.from_pb(response.game, tuple(response.seat_tokens))
         return self._logged(game, hands, (), timeout)
@@ -189,20 +165,66 @@ class TienLenClient:
         as for `play`."""
         return self._apply(game, seat, move(None), timeout, update_view)
 
+    def timeout(
+        self,
+        game: Game,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
+    ) -> Game:
+        """The host's report that `seat`, the seat to act, ran out of time (RULES §9.3): the
+        service plays the table's time-out move for it (by default a pass, or its lowest single
+        that may lead); after `auto_after_timeouts` in a row the seat is on auto. Another seat:
+        `MoveRejected` NOT_YOUR_TURN."""
+        return self._apply(game, seat, TIMEOUT_MOVE, timeout, update_view)
+
+    def leave(
+        self,
+        game: Game,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
+    ) -> Game:
+        """The host's report that `seat`'s player left during the game (RULES §9.4): the
+        table's `leave_mid_game` decides (play out on auto, or forfeit; `refuse`: MoveRejected
+        LEAVE_REFUSED). The game goes on for the others."""
+        return self._apply(game, seat, LEAVE_MOVE, timeout, update_view)
+
     def next_game(
         self,
         game: Game,
         *,
         seed: int | None = None,
         hands: Sequence[CardsLike] | None = None,
+        leaving: Iterable[int] = (),
+        joining: Sequence[Newcomer] = (),
+        bankrolls: Sequence[int] | None = None,
         timeout: float | None = None,
     ) -> Game:
-        """Deal the next game of the match (the same seat tokens stay valid)."""
-        request = service_pb2.NextGameRequest(state_token=game.state)
-        _set_deal(request, seed, hands, self._deal_key)
+        """Deal the next game of the match (the seat tokens of the players who stay stay
+        valid). Between games players may leave (`leaving`: their seats) and newcomers sit down
+        (`joining`, each in a seat that is empty for the next game); a seat whose player left
+        during the game leaves by itself. The newcomers' seat tokens take their seats in
+        `seat_tokens` (a leaver's becomes ""). `bankrolls`: each seat's chips for the next game
+        (default: carried, each newcomer bringing its `Newcomer.bankroll`). `hands`: one per
+        seat of the next game's table, "" for an empty seat."""
+        joining = tuple(joining)
+        request = next_game_request(
+            game,
+            seed=seed,
+            hands=hands,
+            leaving=leaving,
+            joining=joining,
+            bankrolls=bankrolls,
+            deal_key=self._deal_key,
+        )
         response = self._call(self._stub.NextGame, request, timeout)
+        staying = request.seating.staying if request.HasField("seating") else None
+        tokens = seat_tokens_after(game, response.game.view.players, response.seat_tokens, staying)
         earlier = _earlier_records(game)
-        return self._logged(Game.from_pb(response.game, game.seat_tokens), hands, earlier, timeout)
+        return self._logged(Game.from_pb(response.game, tokens), hands, earlier, timeout)
 
     def play_stream(
         self,
@@ -223,11 +245,12 @@ class TienLenClient:
         return MoveStream(
             self._stub,
             channel=self._channel,
-            timeout=self.timeout,
+            timeout=self.default_timeout,
             max_attempts=self.max_attempts,
             update_view=self.update_view if update_view is None else update_view,
             batch=batch,
             max_request_bytes=max_request_bytes,
+            deal_key=self._deal_key,
         )
 
     # --- questions ----------------------------------------------------------------------------
@@ -297,6 +320,7 @@ class TienLenClient:
             state_token=game.state,
             seat=seat,
             seat_token=game.seat_token(seat) if seat is not None else "",
+            deal_key=self._deal_key if seat is None else "",
         )
         return View.from_pb(self._call(self._stub.GetView, request, timeout).view)
 
@@ -332,10 +356,12 @@ class TienLenClient:
         log = game.log
         if log is not None and not log.hands_known:
             played: list[set[str]] = [set() for _ in range(game.players)]
-            for recorded in log.moves:
-                played[recorded.seat].update(recorded.cards)
+            for event in log.played:
+                played[event.seat].update(event.cards)
             hands = [
-                [*self.view(game, seat, timeout=timeout).hand, *played[seat]]
+                []
+                if seat in log.deal.empty_seats
+                else [*self.view(game, seat, timeout=timeout).hand, *played[seat]]
                 for seat in range(game.players)
             ]
             game = dataclasses.replace(game, log=log.with_hands(hands))
@@ -372,7 +398,8 @@ class TienLenClient:
             known = [list(texts(cards(hand))) for hand in hands]
         elif self.record_hands:
             known = [
-                list(self.view(game, seat, timeout=timeout).hand) for seat in range(game.players)
+                [] if info.empty else list(self.view(game, seat, timeout=timeout).hand)
+                for seat, info in enumerate(game.view.seats)
             ]
         return dataclasses.replace(game, log=GameLog.dealt(game.raw, known, earlier))
 
@@ -388,7 +415,7 @@ class TienLenClient:
     ) -> Game:
         check_move(game, seat)
         wanted = self.update_view if update_view is None else check_update_view(update_view)
-        request = apply_request(game, seat, wire_move, wanted)
+        request = apply_request(game, seat, wire_move, wanted, self._deal_key)
         update = self._call(self._stub.ApplyMove, request, timeout).game
         if update.HasField("view"):  # asked for, or a service that always sends it
             return Game.from_pb(update, game.seat_tokens, previous=game)
@@ -401,38 +428,11 @@ class TienLenClient:
             return follow_game(game, update)
         except CannotFollow as exc:
             _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
-        request = service_pb2.GetViewRequest(state_token=update.state_token)
+        request = service_pb2.GetViewRequest(
+            state_token=update.state_token, deal_key=self._deal_key
+        )
         view = self._call(self._stub.GetView, request, timeout).view
         return Game.from_pb(update, game.seat_tokens, View.from_pb(view), previous=game)
-
-    def _call(
-        self,
-        method: Callable[..., _Resp],
-        request: object,
-        timeout: float | None,
-    ) -> _Resp:
-        """One call, within one deadline for all its attempts. The channel's retry policy
-        re-sends the transient codes; a call whose stream was torn down after its answer began
-        (`connection_lost`: a replica killed behind a proxy) is sent again here, up to
-        `max_attempts` in all, with the same backoff and the same request id."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        metadata = request_metadata()
-        for attempt in range(1, self.max_attempts + 1):
-            try:
-                return method(
-                    request, timeout=max(0.0, deadline - time.monotonic()), metadata=metadata
-                )
-            except grpc.RpcError as error:
-                if attempt == self.max_attempts or not connection_lost(error):
-                    raise from_rpc_error(error) from None
-                backoff = random.uniform(0.5, 1.0) * min(  # noqa: S311 - jitter, not a secret
-                    RETRY_BACKOFF_MAX, RETRY_BACKOFF_INITIAL * 2 ** (attempt - 1)
-                )
-                if time.monotonic() + backoff >= deadline:
-                    raise from_rpc_error(error) from None
-                _log.info("sending the call again: its stream was reset (%s)", error.details())
-                time.sleep(backoff)
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _earlier_records(game: Game) -> tuple[GameRecord, ...]:
@@ -442,28 +442,6 @@ def _earlier_records(game: Game) -> tuple[GameRecord, ...]:
     if not game.log.hands_known:
         return game.log.earlier
     return (*game.log.earlier, game.record())
-
-
-def _option_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _set_deal(
-    request: service_pb2.NewGameRequest | service_pb2.NextGameRequest,
-    seed: int | None,
-    hands: Sequence[CardsLike] | None,
-    deal_key: str,
-) -> None:
-    if seed is not None and hands is not None:
-        raise ValueError("give a seed or explicit hands, not both")
-    if seed is not None:
-        request.seed = seed
-    elif hands is not None:
-        request.explicit.hands.extend(cards_pb2.Hand(cards=cards(hand)) for hand in hands)
-    if seed is not None or hands is not None:
-        request.deal_key = deal_key  # only the host chooses a deal
 
 
 def _legal_move(msg: service_pb2.LegalMove) -> LegalMove:

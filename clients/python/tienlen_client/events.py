@@ -1,9 +1,12 @@
 """What happened in a step, as plain records: `game.events` (cards as text, seats as ints).
 
 One record per `tienlen.v1.Event` kind (events.proto), in the order the service gives them:
-a deal starts with `GameStarted`; a move is its `Played` or `Passed`, then what followed from
-it (a chop chain paid, a round won, a seat out, seats frozen, the turn passing, the end).
-Events carry only public information: never the cards of a hand.
+a deal starts with `GameStarted` (after NextGame's seat changes, `SeatVacated` and
+`SeatTaken`); a move is its `Played` or `Passed`, then what followed from it (a chop chain
+paid, a round won, a seat out, seats frozen, the turn passing, the end). The host's reports
+(RULES §9) are steps too: a time-out is `TimedOut` then the move it made (and `AutoPlay` when
+the seat goes on auto), a leave is `PlayerLeft`. Events carry only public information: never
+the cards of a hand.
 
 A kind added to the contract after this client was generated comes as `UnknownEvent` (its
 wire message in `raw`), so an older client still reads a newer service's answers.
@@ -115,6 +118,54 @@ class GameOver:
 
 
 @dataclass(frozen=True, slots=True)
+class TimedOut:
+    """The host reported that `seat`'s time ran out (RULES §9.3): the events that follow are
+    the move its time-out made; `timeouts` is its count of time-outs in a row now."""
+
+    seat: int
+    timeouts: int
+
+
+@dataclass(frozen=True, slots=True)
+class AutoPlay:
+    """`seat` went on auto (`on`: tự động đánh, after its time-outs in a row, or because its
+    player left) or came off it (it moved itself). The host plays a seat on auto with a
+    time-out at once on each of its turns."""
+
+    seat: int
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft:
+    """`seat`'s player left during the game (RULES §9.4): it plays on, on auto, and the next
+    game drops it; or it `forfeit`ed, stopping at once in `place` (0 while it plays)."""
+
+    seat: int
+    forfeit: bool
+    place: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatVacated:
+    """Between games (NextGame): `seat`'s player (`player_id`, the host's) left the table with
+    the final match `total` in chips; the seat is empty unless a newcomer sits down in it."""
+
+    seat: int
+    player_id: str
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    """Between games (NextGame): a newcomer (`player_id`, the host's) sat down in `seat`, with
+    a match total of 0 and a seat token of its own."""
+
+    seat: int
+    player_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownEvent:
     """An event of a kind newer than this client: its wire message is `raw`."""
 
@@ -132,6 +183,11 @@ Event = (
     | InstantWin
     | TurnPassed
     | GameOver
+    | TimedOut
+    | AutoPlay
+    | PlayerLeft
+    | SeatVacated
+    | SeatTaken
     | UnknownEvent
 )
 """Any one of the records above."""
@@ -172,4 +228,22 @@ def event_from_pb(msg: events_pb2.Event) -> Event:
         return TurnPassed(msg.turn_passed.seat)
     if kind == "game_over":
         return GameOver(tuple(msg.game_over.places))
+    return _table_event(msg)
+
+
+def _table_event(msg: events_pb2.Event) -> Event:
+    """The record of an event of a live table (RULES §9), or UnknownEvent."""
+    kind = msg.WhichOneof("kind")
+    if kind == "timed_out":
+        return TimedOut(msg.timed_out.seat, msg.timed_out.timeouts)
+    if kind == "auto_play":
+        return AutoPlay(msg.auto_play.seat, msg.auto_play.on)
+    if kind == "player_left":
+        left = msg.player_left
+        return PlayerLeft(left.seat, left.forfeit, left.place)
+    if kind == "seat_vacated":
+        vacated = msg.seat_vacated
+        return SeatVacated(vacated.seat, vacated.player_id, vacated.total)
+    if kind == "seat_taken":
+        return SeatTaken(msg.seat_taken.seat, msg.seat_taken.player_id)
     return UnknownEvent(msg)

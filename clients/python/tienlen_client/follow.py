@@ -39,6 +39,10 @@ events)."""
 
 UPDATE_VIEWS: Final[tuple[UpdateView, ...]] = ("full", "basic")
 
+MAX_SEATS: Final = 4
+"""The most seats a table has (RULES §9.1): a newcomer may sit in a seat beyond a smaller
+table's, which grows it."""
+
 
 def check_update_view(value: str) -> UpdateView:
     """`value` checked to be an `UpdateView`; ValueError otherwise."""
@@ -71,6 +75,9 @@ FOLLOWED_FIELDS: Final = frozenset(
         "played",
         "steal_open",
         "move_count",
+        # the host's out-of-turn chops (RULES §9.5): every answer carries them
+        "chop_seats",
+        "chop_open",
     }
 )
 """Every TableView field `advance` keeps right. A field added to TableView and not here would
@@ -78,7 +85,23 @@ be copied from the previous view unchanged, perhaps stale: the client's tests co
 with the generated message, so such a field fails them until it is followed here."""
 
 FOLLOWED_SEAT_FIELDS: Final = frozenset(
-    {"seat", "cards_left", "place", "passed", "frozen", "has_played", "match_total"}
+    {
+        "seat",
+        "cards_left",
+        "place",
+        "passed",
+        "frozen",
+        "has_played",
+        "match_total",
+        # a table of people (RULES §9)
+        "empty",
+        "auto",
+        "left",
+        "forfeited",
+        "player_id",
+        "timeouts",
+        "bankroll",
+    }
 )
 """Every SeatStatus field `advance` keeps right (see FOLLOWED_FIELDS)."""
 
@@ -98,11 +121,12 @@ def followable(view: game_pb2.TableView) -> str | None:
 
 
 def apply_request(
-    game: Game, seat: int, wire_move: moves_pb2.Move, wanted: UpdateView
+    game: Game, seat: int, wire_move: moves_pb2.Move, wanted: UpdateView, deal_key: str = ""
 ) -> service_pb2.ApplyMoveRequest:
     """The ApplyMoveRequest of a move on `game` (unary or streamed): UPDATE_VIEW_BASIC when a
     basic answer is `wanted` and `game.view` can be followed, else the full view is asked for
-    up front (a view that can't be followed is never a reason for a GetView)."""
+    up front (a view that can't be followed is never a reason for a GetView). `deal_key`: the
+    host's, so that a service checking seat tokens names the chop seats (RULES §9.5)."""
     basic = wanted == "basic" and followable(game.view.raw) is None
     return service_pb2.ApplyMoveRequest(
         state_token=game.state,
@@ -110,6 +134,7 @@ def apply_request(
         seat_token=game.seat_token(seat),
         move=wire_move,
         view=game_pb2.UPDATE_VIEW_BASIC if basic else game_pb2.UPDATE_VIEW_UNSPECIFIED,
+        deal_key=deal_key,
     )
 
 
@@ -126,14 +151,16 @@ def advance(
         raise CannotFollow(why)
     after = game_pb2.TableView()
     after.CopyFrom(view)
+    nets = list(previous_net) or [0] * view.players
+    timed_out = -1  # the seat whose time-out this answer plays: its moves are not its own
     for event in update.events:
         kind = event.WhichOneof("kind")
         if kind == "game_started":
-            on_game_started(after, event.game_started, previous_net)
+            on_game_started(after, event.game_started, nets)
         elif kind == "played":
-            on_played(after, event.played)
+            on_played(after, event.played, own=event.played.seat != timed_out)
         elif kind == "passed":
-            on_passed(after, event.passed)
+            on_passed(after, event.passed, own=event.passed.seat != timed_out)
         elif kind == "chop_settled":
             on_chop_settled(after, event.chop_settled)
         elif kind == "round_won":
@@ -148,8 +175,22 @@ def advance(
             on_turn_passed(after, event.turn_passed)
         elif kind == "game_over":
             on_game_over(after, event.game_over)
+        elif kind == "timed_out":
+            timed_out = on_timed_out(after, event.timed_out)
+        elif kind == "auto_play":
+            on_auto_play(after, event.auto_play)
+        elif kind == "player_left":
+            on_player_left(after, event.player_left)
+        elif kind == "seat_vacated":
+            on_seat_vacated(after, event.seat_vacated, nets)
+        elif kind == "seat_taken":
+            on_seat_taken(after, event.seat_taken, nets)
         else:  # None: a kind added to events.proto after this client was generated
             raise CannotFollow("an event of a kind this client does not know")
+    # The host's out-of-turn chops come with every answer, not from the events.
+    after.chop_open = update.chop_open
+    del after.chop_seats[:]
+    after.chop_seats.extend(update.chop_seats)
     # The answer says who acts and whether it is over independently of the events: a
     # disagreement means the fold went wrong somewhere, so nothing of it is trusted.
     followed = (after.to_act if after.HasField("to_act") else None, after.finished)
@@ -175,14 +216,14 @@ def follow_game(previous: Game, update: game_pb2.GameUpdate) -> Game:
 def on_game_started(
     view: game_pb2.TableView,
     event: events_pb2.GameStarted,
-    previous_net: Sequence[int],
+    nets: Sequence[int],
 ) -> None:
-    """A deal (chia bài): every seat starts again with its dealt cards, match totals take the
-    previous game's nets, nothing is on the table; the leader acts."""
+    """A deal (chia bài): every seat starts again with its dealt cards (an empty seat is dealt
+    none), match totals and bankrolls take the previous game's nets, nothing is on the table;
+    the leader acts. Time-outs in a row and auto carry over (RULES §9.3)."""
     sizes = list(event.hand_sizes)
     if len(sizes) != view.players:
         raise CannotFollow(f"GameStarted gives {len(sizes)} hand sizes for {view.players} seats")
-    nets = list(previous_net) or [0] * view.players
     if len(nets) != view.players:
         raise CannotFollow(f"{len(nets)} settlement nets for {view.players} seats")
     for seat, status in enumerate(view.seats):
@@ -192,6 +233,11 @@ def on_game_started(
         status.frozen = False
         status.has_played = False
         status.match_total += nets[seat]
+        status.empty = sizes[seat] == 0
+        status.left = False
+        status.forfeited = False
+        if status.HasField("bankroll"):
+            status.bankroll += nets[seat]
     view.ClearField("table")
     view.ClearField("table_seat")
     view.to_act = event.leader
@@ -209,9 +255,12 @@ def on_game_started(
     view.move_count = 0
 
 
-def on_played(view: game_pb2.TableView, event: events_pb2.Played) -> None:
+def on_played(view: game_pb2.TableView, event: events_pb2.Played, *, own: bool = True) -> None:
     """A play: it is the play to beat; the seat holds `cards_left` and is back in the round
-    (an out-of-turn chop brings back a seat that had passed); the cards are public."""
+    (an out-of-turn chop brings back a seat that had passed); the cards are public. `own`: the
+    seat played it itself (not its time-out), so its time-outs in a row start again."""
+    if own:
+        _seat(view, event.seat).timeouts = 0
     if not view.follow_rules.pass_lockout:  # a pass locks no seat out: a play reopens them all
         for status in view.seats:
             status.passed = False
@@ -238,9 +287,12 @@ def on_played(view: game_pb2.TableView, event: events_pb2.Played) -> None:
     view.move_count += 1
 
 
-def on_passed(view: game_pb2.TableView, event: events_pb2.Passed) -> None:
-    """A pass (bỏ lượt)."""
-    _seat(view, event.seat).passed = True
+def on_passed(view: game_pb2.TableView, event: events_pb2.Passed, *, own: bool = True) -> None:
+    """A pass (bỏ lượt); `own` as for `on_played`."""
+    status = _seat(view, event.seat)
+    status.passed = True
+    if own:
+        status.timeouts = 0
     view.move_count += 1
 
 
@@ -294,6 +346,65 @@ def on_game_over(view: game_pb2.TableView, event: events_pb2.GameOver) -> None:
         status.place = place
     view.finished = True
     view.ClearField("to_act")
+
+
+def on_timed_out(view: game_pb2.TableView, event: events_pb2.TimedOut) -> int:
+    """The host's time-out of a seat (RULES §9.3): its count of time-outs in a row. The play or
+    pass that follows is the time-out's, not the seat's own: the seat is returned so that it
+    does not reset the count."""
+    _seat(view, event.seat).timeouts = event.timeouts
+    return event.seat
+
+
+def on_auto_play(view: game_pb2.TableView, event: events_pb2.AutoPlay) -> None:
+    """A seat on auto (tự động đánh) or off it."""
+    _seat(view, event.seat).auto = event.on
+
+
+def on_player_left(view: game_pb2.TableView, event: events_pb2.PlayerLeft) -> None:
+    """A seat's player left during the game (RULES §9.4): a move; a forfeit takes its place and
+    is out of the round (a pass it had made is forgotten)."""
+    status = _seat(view, event.seat)
+    status.left = True
+    status.forfeited = event.forfeit
+    if event.forfeit:
+        status.place = event.place
+        status.passed = False
+    view.move_count += 1
+
+
+def on_seat_vacated(
+    view: game_pb2.TableView, event: events_pb2.SeatVacated, nets: list[int]
+) -> None:
+    """Between games (RULES §9.1): the seat's player left the table, its total final; the
+    seat is empty (0 chips where the table plays with bankrolls)."""
+    _reseat(view, event.seat, "", nets)
+    view.seats[event.seat].empty = True
+
+
+def on_seat_taken(view: game_pb2.TableView, event: events_pb2.SeatTaken, nets: list[int]) -> None:
+    """Between games: a newcomer sat down, with a total of 0 (its bankroll is the one the
+    host gave, which the events don't carry: 0 here, as an empty seat's)."""
+    _reseat(view, event.seat, event.player_id, nets)
+
+
+def _reseat(view: game_pb2.TableView, seat: int, player_id: str, nets: list[int]) -> None:
+    """`seat` with a new occupant (none: `player_id` ""), the table grown to hold it, its last
+    net dropped: a leaver's total is final, a newcomer's starts at 0."""
+    if not 0 <= seat < MAX_SEATS:
+        raise CannotFollow(f"a seat change names seat {seat}")
+    chips = any(s.HasField("bankroll") for s in view.seats)
+    while len(view.seats) <= seat:
+        view.seats.add(seat=len(view.seats), empty=True)
+        nets.append(0)
+    view.players = len(view.seats)
+    status = game_pb2.SeatStatus(seat=seat, player_id=player_id, bankroll=0 if chips else None)
+    view.seats[seat].CopyFrom(status)
+    if chips:
+        for other in view.seats:
+            if not other.HasField("bankroll"):
+                other.bankroll = 0
+    nets[seat] = 0
 
 
 def _seat(view: game_pb2.TableView, seat: int) -> game_pb2.SeatStatus:

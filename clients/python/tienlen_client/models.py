@@ -39,13 +39,16 @@ def _enum_name(prefix: str, name: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Transfer:
     """`payer` (-1: nobody) pays `payee` `amount` chips for `reason` (``"PLACE"``, ``"CHOP"``,
-    ``"ROTTEN"``, ``"FROZEN"``, ``"INSTANT_WIN"``, ...) and `cards`, if any."""
+    ``"ROTTEN"``, ``"FROZEN"``, ``"INSTANT_WIN"``, ...) and `cards`, if any. `owed`: what was
+    owed when the loss cap cut the payment (RULES §9.2: nobody loses more than its bankroll;
+    `amount` is what is paid), else 0."""
 
     payer: int
     payee: int
     amount: int
     reason: str
     cards: tuple[str, ...]
+    owed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,7 @@ class Settlement:
                     t.amount,
                     _enum_name("TRANSFER_REASON_", settlement_pb2.TransferReason.Name(t.reason)),
                     texts(t.cards),
+                    t.owed,
                 )
                 for t in msg.transfers
             ),
@@ -93,7 +97,10 @@ class Settlement:
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
-    """What everyone may know about a seat."""
+    """What everyone may know about a seat. At a table of people (RULES §9): `empty` (nobody
+    sits there this game), `auto` (on auto: the host plays its time-outs at once), `left` (its
+    player left during this game), `forfeited`, the host's `player_id`, its `timeouts` in a row
+    and its `bankroll` at this game's deal (None: the table plays without bankrolls)."""
 
     seat: int
     cards_left: int
@@ -101,12 +108,40 @@ class SeatInfo:
     passed: bool
     frozen: bool
     match_total: int
+    empty: bool = False
+    auto: bool = False
+    left: bool = False
+    forfeited: bool = False
+    player_id: str = ""
+    timeouts: int = 0
+    bankroll: int | None = None
+
+    @classmethod
+    def from_pb(cls, s: game_pb2.SeatStatus) -> SeatInfo:
+        """From the wire message."""
+        return cls(
+            s.seat,
+            s.cards_left,
+            s.place,
+            s.passed,
+            s.frozen,
+            s.match_total,
+            s.empty,
+            s.auto,
+            s.left,
+            s.forfeited,
+            s.player_id,
+            s.timeouts,
+            s.bankroll if s.HasField("bankroll") else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class View:
     """The table as a seat (with its own `hand`) or a spectator (`seat` None, no hand) sees it.
-    `replayed`: the match was replayed from a record (ReplayGame), not dealt by the service."""
+    `replayed`: the match was replayed from a record (ReplayGame), not dealt by the service.
+    `chop_seats`: the seats that could chop the table out of turn now, in claim order (only in
+    the host's spectator view, RULES §9.5); `chop_open`: whether some bomb could (public)."""
 
     seat: int | None
     hand: tuple[str, ...]
@@ -121,6 +156,8 @@ class View:
     game_number: int
     played: tuple[str, ...]
     replayed: bool
+    chop_seats: tuple[int, ...]
+    chop_open: bool
     raw: game_pb2.TableView = field(repr=False, compare=False)
 
     @classmethod
@@ -130,10 +167,7 @@ class View:
             seat=msg.seat if msg.HasField("seat") else None,
             hand=texts(msg.hand),
             players=msg.players,
-            seats=tuple(
-                SeatInfo(s.seat, s.cards_left, s.place, s.passed, s.frozen, s.match_total)
-                for s in msg.seats
-            ),
+            seats=tuple(SeatInfo.from_pb(s) for s in msg.seats),
             table=Combination.from_pb(msg.table) if msg.HasField("table") else None,
             table_seat=msg.table_seat if msg.HasField("table_seat") else None,
             to_act=msg.to_act if msg.HasField("to_act") else None,
@@ -143,6 +177,8 @@ class View:
             game_number=msg.game_number,
             played=texts(msg.played),
             replayed=msg.replayed,
+            chop_seats=tuple(msg.chop_seats),
+            chop_open=msg.chop_open,
             raw=msg,
         )
 
@@ -172,8 +208,37 @@ class Game:
 
     @property
     def players(self) -> int:
-        """The number of seats."""
+        """The number of seats (empty ones included)."""
         return self.view.players
+
+    @property
+    def game_id(self) -> bytes:
+        """The match's id (the same across NextGame): with `game_number` and `move_number`, the
+        key a host compare-and-sets its stored state on (docs/SECURITY.md)."""
+        return self.raw.game_id
+
+    @property
+    def game_number(self) -> int:
+        """The game's number in its match (1, 2, ...)."""
+        return self.raw.game_number
+
+    @property
+    def move_number(self) -> int:
+        """0 after the deal, one more per accepted move."""
+        return self.raw.move_number
+
+    @property
+    def chop_seats(self) -> tuple[int, ...]:
+        """The seats that could chop the play on the table out of turn now, in claim order
+        (RULES §9.5): when several claim, the first listed takes it. For the host only (with
+        seat tokens required, the client's deal key must be the service's)."""
+        return tuple(self.raw.chop_seats)
+
+    @property
+    def chop_open(self) -> bool:
+        """Whether the table holds a play some bomb could chop out of turn (a host that pauses
+        for claims pauses exactly then)."""
+        return self.raw.chop_open
 
     @classmethod
     def from_pb(

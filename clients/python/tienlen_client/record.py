@@ -2,16 +2,19 @@
 
 A `GameRecord` holds everything needed to deal a game again and play it move by move: the
 rules (preset and option overrides), the table (players, dealer, leader, first game or not, the
-game's number in its match and the totals before it), the dealt hands, every move (a seat's
-cards or a pass) and the result (places, transfers, nets), and the text's own tags (`Event`,
-`Date`, ...). A match is a sequence of games: `MatchRecord`.
+game's number in its match and the totals before it), its people (RULES §9: empty seats, the
+host's player ids, bankrolls, time-outs in a row and seats on auto at the deal), the dealt
+hands, every move (a seat's cards, a pass, or the host's time-out or leave) and the result
+(places, transfers, nets), and the text's own tags (`Event`, `Date`, ...). A match is a
+sequence of games: `MatchRecord`.
 
 The record is split by concept, as the Node client's `record.ts` and `record-text.ts`:
 
     record       the model (`GameRecord`, `MatchRecord`, `RecordedMove`, `RecordResult`), its
                  contract message (`to_pb` / `from_pb`) and JSON (protobuf's mapping)
     record_text  the text form (docs/RECORDS.md): `game_text` writes, `parse_games` reads
-                 (`GameRecord.to_text` / `from_text` call them)
+                 (`GameRecord.to_text` / `from_text` call them); `record_people` its tags of
+                 the table's people, `record_syntax` the tags', numbers' and cards' syntax
     record_log   `GameLog`, what a followed `Game` carries to make its record, and the
                  errors of replaying one (`RecordMoveRejected`, `RecordUnavailable`)
 """
@@ -59,15 +62,29 @@ class RecordParseError(TienLenError):
 
 @dataclass(frozen=True, slots=True)
 class RecordedMove:
-    """One move: `seat` plays `cards` (card text), or passes (`cards` empty)."""
+    """One move: `seat` plays `cards` (card text), or passes (`cards` empty); or the host's
+    report that the seat's time ran out (`timeout`: the replay plays what the rules give) or
+    that its player left during the game (`leave`)."""
 
     seat: int
     cards: tuple[str, ...] = ()
+    timeout: bool = False
+    leave: bool = False
 
     @property
     def is_pass(self) -> bool:
         """Whether the move is a pass."""
-        return not self.cards
+        return not (self.cards or self.timeout or self.leave)
+
+    def to_pb(self) -> record_pb2.RecordedMove:
+        """The contract's `tienlen.v1.RecordedMove`."""
+        return record_pb2.RecordedMove(
+            seat=self.seat,
+            cards=[card(c) for c in self.cards],
+            pass_turn=self.is_pass,
+            timeout=self.timeout,
+            leave=self.leave,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +111,10 @@ class GameRecord:
     (name, value) pairs — the standard `Event`, `Site`, `Date`, `Round`, `Annotator` first, in
     that order, then any other tag in the order it was read (docs/RECORDS.md), carried by the
     contract's message too (`GameRecord.tags`). `replayed`: the game belonged to a match
-    replayed from a record (ReplayGame), not dealt by the service (`TableView.replayed`)."""
+    replayed from a record (ReplayGame), not dealt by the service (`TableView.replayed`). The
+    table's people (RULES §9): `empty_seats` (increasing; their hands are empty), the host's
+    `player_ids` (empty, or one per seat, "" for none), each seat's `bankrolls` at the deal
+    (empty: none given), `timeouts` in a row (empty: none) and the `auto_seats`."""
 
     variant: str
     players: int
@@ -110,6 +130,11 @@ class GameRecord:
     names: tuple[str, ...] = ()
     tags: tuple[tuple[str, str], ...] = ()
     replayed: bool = False
+    empty_seats: tuple[int, ...] = ()
+    player_ids: tuple[str, ...] = ()
+    bankrolls: tuple[int, ...] = ()
+    timeouts: tuple[int, ...] = ()
+    auto_seats: tuple[int, ...] = ()
 
     # --- text ---------------------------------------------------------------------------------
 
@@ -147,14 +172,14 @@ class GameRecord:
             game_number=self.game_number,
             match_totals=self.match_totals,
             hands=[cards_pb2.Hand(cards=[card(c) for c in hand]) for hand in self.hands],
-            moves=[
-                record_pb2.RecordedMove(seat=m.seat, pass_turn=True)
-                if m.is_pass
-                else record_pb2.RecordedMove(seat=m.seat, cards=[card(c) for c in m.cards])
-                for m in self.moves
-            ],
+            moves=[m.to_pb() for m in self.moves],
             tags=[record_pb2.RecordTag(name=name, value=value) for name, value in self.tags],
             replayed=self.replayed,
+            empty_seats=self.empty_seats,
+            player_ids=self.player_ids,
+            bankrolls=self.bankrolls,
+            timeouts=self.timeouts,
+            auto_seats=self.auto_seats,
         )
         if self.result is not None:
             msg.result.CopyFrom(
@@ -186,12 +211,19 @@ class GameRecord:
             or 1,  # unset: a match's first game, as the service reads it
             match_totals=tuple(msg.match_totals) or (0,) * min(max(msg.players, 0), MAX_PLAYERS),
             hands=tuple(texts(h.cards) for h in msg.hands),
-            moves=tuple(RecordedMove(m.seat, texts(m.cards)) for m in msg.moves),
+            moves=tuple(
+                RecordedMove(m.seat, texts(m.cards), m.timeout, m.leave) for m in msg.moves
+            ),
             result=result,
             options=tuple(sorted(msg.rules.options.items())),
             names=tuple(msg.player_names),
             tags=tuple((t.name, t.value) for t in msg.tags),
             replayed=msg.replayed,
+            empty_seats=tuple(msg.empty_seats),
+            player_ids=tuple(msg.player_ids),
+            bankrolls=tuple(msg.bankrolls),
+            timeouts=tuple(msg.timeouts),
+            auto_seats=tuple(msg.auto_seats),
         )
 
     def to_json(self) -> str:
@@ -238,9 +270,10 @@ def _transfer_pb(t: Transfer) -> settlement_pb2.Transfer:
         amount=t.amount,
         reason=settlement_pb2.TransferReason.Value("TRANSFER_REASON_" + t.reason),
         cards=[card(c) for c in t.cards],
+        owed=t.owed,
     )
 
 
 def _transfer(t: settlement_pb2.Transfer) -> Transfer:
     reason = settlement_pb2.TransferReason.Name(t.reason).removeprefix("TRANSFER_REASON_")
-    return Transfer(t.payer, t.payee, t.amount, reason, texts(t.cards))
+    return Transfer(t.payer, t.payee, t.amount, reason, texts(t.cards), t.owed)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 
@@ -19,7 +19,7 @@ from tienlen.v1 import cards_pb2, events_pb2, game_pb2
 from tienlen_client.cards import RANKS, SUITS, card, texts
 from tienlen_client.errors import MoveRejected, TienLenError
 from tienlen_client.record import GameRecord, MatchRecord, RecordedMove, RecordResult
-from tienlen_client.record_text import strength
+from tienlen_client.record_syntax import strength
 
 if TYPE_CHECKING:
     from tienlen_client.models import Game, Settlement
@@ -64,12 +64,15 @@ class GameLog:
     the deal's answer gave them, in `deal`: a record without moves or result), whether the
     dealt hands are known (`hands_known`: not for a seeded or random deal the client did not
     ask about), and every move since, from the answers' events (each move produces exactly one
-    Played or Passed event). `earlier`: the records of the match's earlier games."""
+    Played or Passed event, after a TimedOut for the host's time-out; a leave is its
+    PlayerLeft). `earlier`: the records of the match's earlier games. `played`: every play made
+    (a time-out's included), for the dealt hands a seat's view gives back (`with_hands`)."""
 
     deal: GameRecord
     hands_known: bool
     moves: tuple[RecordedMove, ...] = ()
     earlier: tuple[GameRecord, ...] = ()
+    played: tuple[RecordedMove, ...] = ()
 
     @classmethod
     def dealt(
@@ -95,6 +98,7 @@ class GameLog:
             hands=() if hands is None else tuple(_canonical(h) for h in hands),
             options=tuple(sorted(view.rules.options.items())),
             replayed=update.replayed or view.replayed,
+            **_people(view),
         )
         return cls(deal, hands is not None, (), earlier)
 
@@ -110,7 +114,12 @@ class GameLog:
         moves = tuple(_moves(update.events))
         if not moves:
             return self
-        return dataclasses.replace(self, moves=self.moves + moves)
+        played = tuple(
+            RecordedMove(e.played.seat, texts(e.played.combination.cards))
+            for e in update.events
+            if e.HasField("played")
+        )
+        return dataclasses.replace(self, moves=self.moves + moves, played=self.played + played)
 
     def with_hands(self, hands: Sequence[Sequence[str]]) -> GameLog:
         """The same log, the dealt hands known."""
@@ -141,12 +150,35 @@ def _name(wire: cards_pb2.Card) -> str:
     return RANKS[wire.rank - 1] + SUITS[wire.suit - 1]
 
 
+def _people(view: game_pb2.TableView) -> dict[str, Any]:
+    """The table's people at a deal (RULES §9), as the GameRecord fields of that name: each
+    only when it says something."""
+    seats = view.seats
+    return {
+        "empty_seats": tuple(s.seat for s in seats if s.empty),
+        "player_ids": tuple(s.player_id for s in seats) if any(s.player_id for s in seats) else (),
+        "bankrolls": tuple(s.bankroll for s in seats)
+        if any(s.HasField("bankroll") for s in seats)
+        else (),
+        "timeouts": tuple(s.timeouts for s in seats) if any(s.timeouts for s in seats) else (),
+        "auto_seats": tuple(s.seat for s in seats if s.auto),
+    }
+
+
 def _moves(events: Sequence[events_pb2.Event]) -> Iterator[RecordedMove]:
+    """The moves of an answer's events: a play or a pass, the host's time-out (its TimedOut,
+    then the play or pass it made, which the record does not repeat) or a leave."""
+    timed_out = -1
     for event in events:
         kind = event.WhichOneof("kind")
-        if kind == "played":
+        if kind == "timed_out":
+            timed_out = event.timed_out.seat
+            yield RecordedMove(timed_out, timeout=True)
+        elif kind == "player_left":
+            yield RecordedMove(event.player_left.seat, leave=True)
+        elif kind == "played" and event.played.seat != timed_out:
             yield RecordedMove(event.played.seat, texts(event.played.combination.cards))
-        elif kind == "passed":
+        elif kind == "passed" and event.passed.seat != timed_out:
             yield RecordedMove(event.passed.seat)
 
 

@@ -23,7 +23,10 @@ reads every game of a text. Meant for people as much as programs::
     [Net "-200 200"]
 
 A `RecordParseError` names the line and column of the first problem: a tag given twice, a card
-that does not exist or is dealt twice, a seat not at the table, a file cut short. Tags the
+that does not exist or is dealt twice, a seat not at the table, a file cut short. The tags of
+the table's people (RULES §9: ``Empty``, ``PlayerId0``, ``Bankrolls``, ``Timeouts``, ``Auto``)
+are `record_people`'s; the host's reports are moves (``7. 2: timeout``, ``9. 3: leave``), and a
+payment the loss cap cut says what was owed (``[Transfer "3 0 150 PLACE owed=200"]``). Tags the
 format does not use for the game (`Event`, `Site`, `Date`, `Round`, `Annotator`, or any other
 a program adds, as PGN users do) are kept, in `GameRecord.tags`, and written back.
 """
@@ -36,7 +39,6 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from tienlen.v1 import settlement_pb2
-from tienlen_client.cards import RANKS, SUITS, CardTextError, card
 from tienlen_client.models import Transfer
 from tienlen_client.record import (
     MAX_MOVES,
@@ -47,6 +49,8 @@ from tienlen_client.record import (
     RecordParseError,
     RecordResult,
 )
+from tienlen_client.record_people import is_people_tag, people_tags, read_people
+from tienlen_client.record_syntax import read_cards, strength, tag, tokens, whole, wholes
 
 HEADER_TAGS: Final = (
     "Variant",
@@ -63,7 +67,7 @@ RESULT_TAGS: Final = ("Result", "Places", "Transfer", "Net")
 #: what the event was, where and when it was played (PGN's `YYYY.MM.DD`, `??` for an unknown
 #: part), which round of the event, and who wrote the record down.
 STANDARD_TAGS: Final = ("Event", "Site", "Date", "Round", "Annotator")
-_SEAT_TAGS: Final = ("Name", "Hand")
+_SEAT_TAGS: Final = ("Name", "Hand", "PlayerId")
 _TRANSFER_REASONS: Final = tuple(
     name.removeprefix("TRANSFER_REASON_")
     for name in settlement_pb2.TransferReason.keys()  # noqa: SIM118 - an enum wrapper, not a dict
@@ -71,6 +75,7 @@ _TRANSFER_REASONS: Final = tuple(
 )
 _TAG_LINE: Final = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
 _MOVE_LINE: Final = re.compile(r"(\d+)\.\s+(-?\d+)\s*:\s*(.*?)\s*$")
+_OWED: Final = "owed="
 _DATE: Final = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?{2})\.(\d{2}|\?{2})")
 
 
@@ -92,44 +97,52 @@ def ordered_tags(
 def game_text(record: GameRecord) -> str:
     """One game's text: tags, a blank line, the moves, a blank line, the result. `parse_games`
     reads it back to an equal record."""
-    lines = [_tag(name, value) for name, value in ordered_tags(record.tags)]
-    lines.append(_tag("Variant", record.variant))
-    lines += [_tag("Option", f"{name}={value}") for name, value in record.options]
+    lines = [tag(name, value) for name, value in ordered_tags(record.tags)]
+    lines.append(tag("Variant", record.variant))
+    lines += [tag("Option", f"{name}={value}") for name, value in record.options]
     lines += [
-        _tag("Players", str(record.players)),
-        _tag("Dealer", str(record.dealer)),
-        _tag("Leader", str(record.leader)),
-        _tag("FirstGame", "true" if record.first_game else "false"),
-        _tag("Game", str(record.game_number)),
-        _tag("Totals", " ".join(map(str, record.match_totals))),
+        tag("Players", str(record.players)),
+        tag("Dealer", str(record.dealer)),
+        tag("Leader", str(record.leader)),
+        tag("FirstGame", "true" if record.first_game else "false"),
+        tag("Game", str(record.game_number)),
+        tag("Totals", " ".join(map(str, record.match_totals))),
     ]
     if record.replayed:
-        lines.append(_tag("Replayed", "true"))
-    lines += [_tag(f"Name{seat}", name) for seat, name in enumerate(record.names)]
-    lines += [_tag(f"Hand{seat}", " ".join(hand)) for seat, hand in enumerate(record.hands)]
+        lines.append(tag("Replayed", "true"))
+    lines += [tag(f"Name{seat}", name) for seat, name in enumerate(record.names)]
+    lines += people_tags(record)
+    lines += [
+        tag(f"Hand{seat}", " ".join(hand))
+        for seat, hand in enumerate(record.hands)
+        if seat not in record.empty_seats
+    ]
     lines.append("")
     for number, move in enumerate(record.moves, 1):
-        lines.append(f"{number}. {move.seat}: {' '.join(move.cards) or 'pass'}")
+        lines.append(f"{number}. {move.seat}: {_move_text(move)}")
     if record.moves:
         lines.append("")
     if record.result is None:
-        lines.append(_tag("Result", "unfinished"))
+        lines.append(tag("Result", "unfinished"))
     else:
-        lines.append(_tag("Result", "over"))
-        lines.append(_tag("Places", " ".join(map(str, record.result.places))))
-        lines += [_tag("Transfer", _transfer_text(t)) for t in record.result.transfers]
-        lines.append(_tag("Net", " ".join(map(str, record.result.net))))
+        lines.append(tag("Result", "over"))
+        lines.append(tag("Places", " ".join(map(str, record.result.places))))
+        lines += [tag("Transfer", _transfer_text(t)) for t in record.result.transfers]
+        lines.append(tag("Net", " ".join(map(str, record.result.net))))
     return "\n".join(lines) + "\n"
 
 
-def _tag(name: str, value: str) -> str:
-    """A tag line; a backslash or a double quote in the value is escaped with a backslash."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'[{name} "{escaped}"]'
+def _move_text(move: RecordedMove) -> str:
+    if move.timeout:
+        return "timeout"
+    if move.leave:
+        return "leave"
+    return " ".join(move.cards) or "pass"
 
 
 def _transfer_text(t: Transfer) -> str:
-    return " ".join((str(t.payer), str(t.payee), str(t.amount), t.reason, *t.cards))
+    owed = (f"{_OWED}{t.owed}",) if t.owed else ()
+    return " ".join((str(t.payer), str(t.payee), str(t.amount), t.reason, *owed, *t.cards))
 
 
 # --- the reader -------------------------------------------------------------------------------
@@ -206,11 +219,12 @@ def _read_tag(drafts: list[_Draft], line: str, number: int, column: int) -> None
             draft.result[name] = (value, number, value_column)
         return
     if not _known_header(name) and _seat_tag(name):
+        last = MAX_PLAYERS - 1
         raise RecordParseError(
             number,
             name_column,
-            f"[{name}]: the seat tags are Name0..Name{MAX_PLAYERS - 1} and"
-            f" Hand0..Hand{MAX_PLAYERS - 1}",
+            f"[{name}]: the seat tags are Name0..Name{last}, PlayerId0..PlayerId{last} and"
+            f" Hand0..Hand{last}",
         )
     if not drafts or drafts[-1].phase != "tags":
         if drafts and drafts[-1].phase == "moves":
@@ -243,7 +257,7 @@ def _seat_tag(name: str) -> bool:
 
 
 def _known_header(name: str) -> bool:
-    if name in HEADER_TAGS or name == "Totals":
+    if name in HEADER_TAGS or name == "Totals" or is_people_tag(name):
         return True
     for prefix in _SEAT_TAGS:
         seat = name.removeprefix(prefix)
@@ -268,49 +282,18 @@ def _read_move(draft: _Draft, line: str, number: int, column: int) -> None:
     seat_column = offset + match.start(2) + 1
     cards_column = offset + match.start(3) + 1
     body = match.group(3)
-    if body.lower() == "pass":
-        draft.moves.append((RecordedMove(int(match.group(2))), number, seat_column))
+    seat = int(match.group(2))
+    word = body.lower()
+    if word in {"pass", "timeout", "leave"}:
+        move = RecordedMove(seat, timeout=word == "timeout", leave=word == "leave")
+        draft.moves.append((move, number, seat_column))
         return
     if not body:
-        raise RecordParseError(number, cards_column, "a move plays cards or is 'pass'")
-    played = _cards(body, number, cards_column)
-    draft.moves.append((RecordedMove(int(match.group(2)), played), number, seat_column))
-
-
-def _cards(text: str, line: int, column: int) -> tuple[str, ...]:
-    """Canonical card texts of `text`, each checked; RecordParseError at the bad card."""
-    out: list[str] = []
-    for token, at in _tokens(text):
-        try:
-            wire = card(token)
-        except CardTextError as exc:
-            raise RecordParseError(line, column + at, str(exc)) from None
-        out.append(RANKS[wire.rank - 1] + SUITS[wire.suit - 1])
-    return tuple(out)
-
-
-def _tokens(text: str) -> Iterator[tuple[str, int]]:
-    for match in re.finditer(r"\S+", text):
-        yield match.group(0), match.start()
-
-
-def _int(value: str, line: int, column: int, what: str, low: int, high: int) -> int:
-    try:
-        number = int(value.strip())
-    except ValueError:
-        raise RecordParseError(line, column, f"{what} must be a whole number") from None
-    if not low <= number <= high:
-        raise RecordParseError(line, column, f"{what} must be {low} to {high}, not {number}")
-    return number
-
-
-def _ints(value: str, line: int, column: int, what: str, count: int) -> tuple[int, ...]:
-    numbers = []
-    for token, at in _tokens(value):
-        numbers.append(_int(token, line, column + at, what, -(2**63), 2**63 - 1))
-    if len(numbers) != count:
-        raise RecordParseError(line, column, f"{what}: {count} numbers, one per seat")
-    return tuple(numbers)
+        raise RecordParseError(
+            number, cards_column, "a move plays cards or is 'pass', 'timeout' or 'leave'"
+        )
+    played = read_cards(body, number, cards_column)
+    draft.moves.append((RecordedMove(seat, played), number, seat_column))
 
 
 def _flag(tags: dict[str, tuple[str, int, int]], name: str, *, default: bool) -> bool:
@@ -334,30 +317,31 @@ def _finish(draft: _Draft, last_line: int) -> GameRecord:
         return tags[name]
 
     value, line, col = need("Players")
-    players = _int(value, line, col, "Players", 2, MAX_PLAYERS)
+    players = whole(value, line, col, "Players", 2, MAX_PLAYERS)
     variant = need("Variant")[0].strip()
     if not variant:
         raise RecordParseError(tags["Variant"][1], tags["Variant"][2], "the variant is empty")
     value, line, col = need("Leader")
-    leader = _int(value, line, col, "Leader", 0, players - 1)
+    leader = whole(value, line, col, "Leader", 0, players - 1)
     dealer = 0
     if "Dealer" in tags:
         value, line, col = tags["Dealer"]
-        dealer = _int(value, line, col, "Dealer", 0, players - 1)
+        dealer = whole(value, line, col, "Dealer", 0, players - 1)
     first_game = _flag(tags, "FirstGame", default=True)
     replayed = _flag(tags, "Replayed", default=False)
     game_number = 1
     if "Game" in tags:
         value, line, col = tags["Game"]
-        game_number = _int(value, line, col, "Game", 1, 2**31 - 1)
+        game_number = whole(value, line, col, "Game", 1, 2**31 - 1)
     totals = (0,) * players
     if "Totals" in tags:
-        totals = _ints(*tags["Totals"], "Totals", players)
+        totals = wholes(*tags["Totals"], "Totals", players)
     for name in tags:
         seat = name[-1]
         if name[:-1] in _SEAT_TAGS and int(seat) >= players:
             raise RecordParseError(tags[name][1], 2, f"[{name}]: seat {seat} is not at this table")
-    hands = _hands(draft, players)
+    people = read_people(tags, players)
+    hands = _hands(draft, players, people.empty_seats)
     names: tuple[str, ...] = ()
     if any(f"Name{seat}" in tags for seat in range(players)):
         names = tuple(need(f"Name{seat}")[0] for seat in range(players))
@@ -388,21 +372,34 @@ def _finish(draft: _Draft, last_line: int) -> GameRecord:
         names=names,
         tags=ordered_tags(tuple(draft.own)),
         replayed=replayed,
+        empty_seats=people.empty_seats,
+        player_ids=people.player_ids,
+        bankrolls=people.bankrolls,
+        timeouts=people.timeouts,
+        auto_seats=people.auto_seats,
     )
 
 
-def _hands(draft: _Draft, players: int) -> tuple[tuple[str, ...], ...]:
-    hands = []
+def _hands(draft: _Draft, players: int, empty: tuple[int, ...]) -> tuple[tuple[str, ...], ...]:
+    """The dealt hands, index = seat: one Hand tag per occupied seat, none for an empty one."""
+    hands: list[tuple[str, ...]] = []
     seen: dict[str, int] = {}
     for seat in range(players):
         name = f"Hand{seat}"
+        if seat in empty:
+            if name in draft.tags:
+                raise RecordParseError(
+                    draft.tags[name][1], 2, f"[{name}]: seat {seat} is empty (the Empty tag)"
+                )
+            hands.append(())
+            continue
         if name not in draft.tags:
             raise RecordParseError(draft.line, 1, f"the game has no [{name}] tag")
         value, line, col = draft.tags[name]
-        hand = _cards(value, line, col)
+        hand = read_cards(value, line, col)
         if not hand:
             raise RecordParseError(line, col, f"hand {seat} is empty")
-        for (_token, at), text in zip(_tokens(value), hand, strict=True):
+        for (_token, at), text in zip(tokens(value), hand, strict=True):
             if text in seen:
                 raise RecordParseError(
                     line, col + at, f"{text} is dealt twice (also to seat {seen[text]})"
@@ -410,12 +407,6 @@ def _hands(draft: _Draft, players: int) -> tuple[tuple[str, ...], ...]:
             seen[text] = seat
         hands.append(tuple(sorted(hand, key=strength)))
     return tuple(hands)
-
-
-def strength(text: str) -> int:
-    """A card text's place in the deck, weakest first (3S = 0 ... 2H = 51)."""
-    wire = card(text)
-    return (wire.rank - 1) * 4 + wire.suit - 1
 
 
 def _result(draft: _Draft, players: int) -> RecordResult | None:
@@ -433,24 +424,34 @@ def _result(draft: _Draft, players: int) -> RecordResult | None:
             raise RecordParseError(
                 line, col, f"the result has no [{name}] tag: the record is cut short"
             )
-    places = _ints(*draft.result["Places"], "Places", players)
-    net = _ints(*draft.result["Net"], "Net", players)
+    places = wholes(*draft.result["Places"], "Places", players)
+    net = wholes(*draft.result["Net"], "Net", players)
     transfers = tuple(_read_transfer(*t, players) for t in draft.transfers)
     return RecordResult(places, transfers, net)
 
 
 def _read_transfer(value: str, line: int, col: int, players: int) -> Transfer:
-    tokens = list(_tokens(value))
-    if len(tokens) < 4:
-        raise RecordParseError(line, col, 'a transfer is "payer payee amount REASON [cards]"')
-    payer = _int(tokens[0][0], line, col + tokens[0][1], "payer", -1, players - 1)
-    payee = _int(tokens[1][0], line, col + tokens[1][1], "payee", 0, players - 1)
-    amount = _int(tokens[2][0], line, col + tokens[2][1], "amount", 1, 2**63 - 1)
-    reason = tokens[3][0].upper()
+    parts = list(tokens(value))
+    if len(parts) < 4:
+        raise RecordParseError(
+            line, col, 'a transfer is "payer payee amount REASON [owed=N] [cards]"'
+        )
+    payer = whole(parts[0][0], line, col + parts[0][1], "payer", -1, players - 1)
+    payee = whole(parts[1][0], line, col + parts[1][1], "payee", 0, players - 1)
+    reason = parts[3][0].upper()
     if reason not in _TRANSFER_REASONS:
         raise RecordParseError(
-            line, col + tokens[3][1], f"unknown reason; one of {', '.join(_TRANSFER_REASONS)}"
+            line, col + parts[3][1], f"unknown reason; one of {', '.join(_TRANSFER_REASONS)}"
         )
-    rest = value[tokens[4][1] :] if len(tokens) > 4 else ""
-    cards_ = _cards(rest, line, col + tokens[4][1]) if rest else ()
-    return Transfer(payer, payee, amount, reason, cards_)
+    owed = 0
+    rest = parts[4:]
+    if rest and rest[0][0].lower().startswith(_OWED):
+        token, at = rest.pop(0)
+        owed = whole(token[len(_OWED) :], line, col + at, "owed", 1, 2**63 - 1)
+    # A payment the loss cap cut (owed=) may be cut to nothing; any other is at least a chip.
+    low = 0 if owed else 1
+    amount = whole(
+        parts[2][0], line, col + parts[2][1], "amount", low, owed - 1 if owed else 2**63 - 1
+    )
+    cards_ = read_cards(value[rest[0][1] :], line, col + rest[0][1]) if rest else ()
+    return Transfer(payer, payee, amount, reason, cards_, owed)

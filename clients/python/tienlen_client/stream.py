@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Final, Self
 
 import grpc
 
-from tienlen.v1 import game_pb2, service_pb2
+from tienlen.v1 import game_pb2, moves_pb2, service_pb2
 from tienlen_client.batching import RequestLimit, Sent, drain, refused_for_size
 from tienlen_client.cards import CardsLike, move
 from tienlen_client.checks import check_move
@@ -68,6 +68,7 @@ from tienlen_client.follow import (
 )
 from tienlen_client.models import Game, View
 from tienlen_client.request_ids import request_metadata
+from tienlen_client.table import LEAVE_MOVE, TIMEOUT_MOVE
 
 if TYPE_CHECKING:
     from tienlen.v1 import service_pb2_grpc
@@ -116,7 +117,9 @@ class MoveStream:
     `update_view` how moves are answered by default; `channel` the stub's channel (to wait for
     a ready replica after a break; without it a break counts as an attempt whatever its code);
     `batch` whether moves go in batches, and `max_request_bytes` the service's request limit
-    if the caller knows it (else the service tells it: `tienlen_client.batching`).
+    if the caller knows it (else the service tells it: `tienlen_client.batching`); `deal_key`
+    the host's, sent with every move (the chop seats, RULES §9.5). The default wait is kept as
+    `default_timeout` (`timeout` is the host's time-out move).
     """
 
     def __init__(
@@ -129,14 +132,16 @@ class MoveStream:
         update_view: UpdateView = "full",
         batch: bool = False,
         max_request_bytes: int | None = None,
+        deal_key: str = "",
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.update_view = check_update_view(update_view)
         self._stub = stub
+        self._deal_key = deal_key
         self._limit = RequestLimit(max_request_bytes) if batch else None
         self._channel = channel
-        self.timeout = timeout
+        self.default_timeout = timeout
         self._max_attempts = max_attempts
         self._fetching: set[Future[Game]] = set()  # answers waiting for GetView
         self._lock = threading.Lock()
@@ -164,9 +169,19 @@ class MoveStream:
         """Send a move (cards to play, or None to pass) without waiting: a future of the game
         after it. The future raises what ApplyMove would raise (`MoveRejected`, ...).
         `update_view`: ``"full"`` or ``"basic"`` (default: the stream's)."""
+        return self._send(game, seat, move(cards_), update_view)
+
+    def _send(
+        self,
+        game: Game,
+        seat: int,
+        wire_move: moves_pb2.Move,
+        update_view: UpdateView | None,
+    ) -> Future[Game]:
+        """Queue one move: a future of the game after it (see `submit`)."""
         check_move(game, seat)
         wanted = self.update_view if update_view is None else check_update_view(update_view)
-        apply = apply_request(game, seat, move(cards_), wanted)
+        apply = apply_request(game, seat, wire_move, wanted, self._deal_key)
         future: Future[Game] = Future()
         with self._lock:
             if self._failed is not None:
@@ -175,7 +190,7 @@ class MoveStream:
                 raise RuntimeError("the move stream is closed")
             tag = str(next(self._tags))
             request = service_pb2.PlayStreamRequest(tag=tag, move=apply)
-            deadline = time.monotonic() + self.timeout
+            deadline = time.monotonic() + self.default_timeout
             self._pending[tag] = _Pending(request, game, future, deadline)
             self._requests.put(request)
             self._work.set()
@@ -204,8 +219,30 @@ class MoveStream:
         """Pass for `seat` and wait for the answer; raises `MoveRejected` when it may not."""
         return self._wait(self.submit(game, seat, None, update_view=update_view), timeout)
 
+    def timeout(
+        self,
+        game: Game,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
+    ) -> Game:
+        """The host's time-out of `seat` (the seat to act), as `TienLenClient.timeout`."""
+        return self._wait(self._send(game, seat, TIMEOUT_MOVE, update_view), timeout)
+
+    def leave(
+        self,
+        game: Game,
+        seat: int,
+        *,
+        timeout: float | None = None,
+        update_view: UpdateView | None = None,
+    ) -> Game:
+        """`seat`'s player left during the game, as `TienLenClient.leave`."""
+        return self._wait(self._send(game, seat, LEAVE_MOVE, update_view), timeout)
+
     def _wait(self, future: Future[Game], timeout: float | None) -> Game:
-        limit = self.timeout if timeout is None else timeout
+        limit = self.default_timeout if timeout is None else timeout
         try:
             return future.result(limit)
         except FutureTimeout:
@@ -398,7 +435,7 @@ class MoveStream:
         request = service_pb2.GetViewRequest(state_token=update.state_token)
         try:
             call = self._stub.GetView.future(
-                request, timeout=self.timeout, metadata=request_metadata()
+                request, timeout=self.default_timeout, metadata=request_metadata()
             )
         except Exception as exc:  # noqa: BLE001 - the move's caller gets it; the reader goes on
             with self._lock:

@@ -95,6 +95,9 @@ function seatBadges(state: TableState, seat: number): HTMLElement {
   if (state.update?.toAct === seat && !state.update.finished) badges.append(badge("turn", t("toPlay")));
   if (status.passed) badges.append(badge("passed", t("passed")));
   if (status.frozen) badges.append(badge("frozen", lang === "vi" ? t("frozen") : "frozen (cóng)"));
+  if (status.empty) badges.append(badge("empty", t("empty")));
+  if (status.auto) badges.append(badge("auto", lang === "vi" ? t("auto") : "auto (tự động)"));
+  if (status.left) badges.append(badge("left", t("left")));
   if (status.place > 0) badges.append(badge("place", `${t("place")} ${status.place}`));
   return badges;
 }

@@ -99,6 +99,33 @@ export function narrateEvent(event: Event, name: SeatName): Line | null {
     }
     case "gameOver":
       return { kind: "game-over", tone: "info", text: "Game over." };
+    // A table of people (RULES §9): the host's reports, and the seat changes between games.
+    case "timedOut": {
+      const e = kind.value;
+      const inARow = e.timeouts > 1 ? ` (${e.timeouts} in a row)` : "";
+      return { kind: "timeout", tone: "info", text: `${name(e.seat)}: time is up${inARow}.` };
+    }
+    case "autoPlay": {
+      const e = kind.value;
+      return e.on
+        ? { kind: "auto", tone: "announce", text: `${does(name, e.seat, "is", "are")} on auto (tự động đánh): the table plays for ${name(e.seat) === "You" ? "you" : "them"}.` }
+        : { kind: "auto", tone: "info", text: `${does(name, e.seat, "is", "are")} back: off auto.` };
+    }
+    case "playerLeft": {
+      const e = kind.value;
+      const how = e.forfeit ? `forfeits (place ${e.place})` : "is played out on auto";
+      return { kind: "left", tone: "announce", text: `${name(e.seat)} left the table: the seat ${how}.` };
+    }
+    case "seatVacated": {
+      const e = kind.value;
+      const who = e.playerId ? ` (${e.playerId})` : "";
+      return { kind: "seat-change", tone: "info", text: `Seat ${e.seat}${who} is left empty, with a final total of ${chips(e.total)}.` };
+    }
+    case "seatTaken": {
+      const e = kind.value;
+      const who = e.playerId ? `${e.playerId}` : "A newcomer";
+      return { kind: "seat-change", tone: "info", text: `${who} sits down in seat ${e.seat}.` };
+    }
     case "turnPassed":
     case undefined:
       return null;

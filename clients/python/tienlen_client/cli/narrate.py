@@ -2,9 +2,13 @@
 
 `Narrator.lines(events)` turns a step's `game.events` into lines: each play with its
 combination, each pass, and what the step brought (a chop and its payment, a round won, a seat
-going out, frozen seats (cóng), an instant win (tới trắng), the end); `settlement_lines` draws
-the settlement table, with the rotten cards (thối). Only the events are read: the tool shows
-what the service says happened, and decides nothing itself.
+going out, frozen seats (cóng), an instant win (tới trắng), the end), and at a table of people
+(RULES §9) the host's reports and the seat changes: a time-out, a seat going on auto and coming
+back, a player leaving during the game, a player leaving the table and a newcomer sitting down
+between games. `seats_line` draws who sits where (empty seats, seats on auto, leavers), and
+`settlement_lines` the settlement table, with the rotten cards (thối) and the payments the loss
+cap cut. Only the events are read: the tool shows what the service says happened, and decides
+nothing itself.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 
 from tienlen_client.cli.style import Style, ordinal
 from tienlen_client.events import (
+    AutoPlay,
     ChopSettled,
     Event,
     GameOver,
@@ -22,12 +27,16 @@ from tienlen_client.events import (
     Passed,
     Played,
     PlayerFinished,
+    PlayerLeft,
     PlayersFrozen,
     RoundWon,
+    SeatTaken,
+    SeatVacated,
+    TimedOut,
     TurnPassed,
     UnknownEvent,
 )
-from tienlen_client.models import Game, Settlement
+from tienlen_client.models import Game, SeatInfo, Settlement
 
 INDENT = "      "
 CARDS_WIDTH = 17  # a straight of five 10s-and-up is longer: it pushes its own line only
@@ -98,6 +107,27 @@ class Narrator:
             )
         if isinstance(event, GameOver):
             return s.paint("Game over.", "bold")
+        if isinstance(event, TimedOut):
+            in_a_row = f" ({event.timeouts} in a row)" if event.timeouts > 1 else ""
+            return INDENT + s.paint(f"seat {event.seat}'s time ran out{in_a_row}:", "yellow")
+        if isinstance(event, AutoPlay):
+            if event.on:
+                return INDENT + s.paint(f"seat {event.seat} is on auto (tự động đánh)", "yellow")
+            return INDENT + s.paint(f"seat {event.seat} is back: off auto", "green")
+        if isinstance(event, PlayerLeft):
+            return INDENT + self._left(event)
+        if isinstance(event, SeatVacated):
+            return s.paint(
+                f"seat {event.seat}{_who(event.player_id)} leaves the table, with a final"
+                f" total of {event.total:+d}",
+                "magenta",
+            )
+        if isinstance(event, SeatTaken):
+            return s.paint(
+                f"a newcomer{_who(event.player_id)} sits down in seat {event.seat},"
+                " with a total of 0",
+                "green",
+            )
         if isinstance(event, UnknownEvent):
             return INDENT + s.paint("(an event this client does not know)", "dim")
         if isinstance(event, TurnPassed):
@@ -123,6 +153,15 @@ class Narrator:
             f"{s.paint(f'{left:<13}', 'dim')} {' '.join(notes)}"
         ).rstrip()
 
+    def _left(self, event: PlayerLeft) -> str:
+        """A player who left during the game (RULES §9.4)."""
+        how = (
+            f"a forfeit, {ordinal(event.place)} place, its cards stay in its hand"
+            if event.forfeit
+            else "played out on auto until the game ends"
+        )
+        return self.style.paint(f"seat {event.seat}'s player left: {how}", "magenta")
+
     def _chop_settled(self, event: ChopSettled) -> str:
         s = self.style
         chain = f" ({event.links} chops)" if event.links > 1 else ""
@@ -138,6 +177,10 @@ class Narrator:
         )
 
 
+def _who(player_id: str) -> str:
+    return f" ({player_id})" if player_id else ""
+
+
 def _pad(plain: str, width: int) -> int:
     """Spaces that pad `plain` (its styled form has the same visible width) to `width`."""
     return max(0, width - len(plain))
@@ -149,6 +192,33 @@ def _sizes(sizes: Sequence[int]) -> str:
     return "cards " + "/".join(str(n) for n in sizes)
 
 
+def seats_line(seats: Sequence[SeatInfo], names: Sequence[str], style: Style) -> str:
+    """Who sits where: ``seat 0: an, seat 1: (empty), seat 2: chi (on auto)``, with each seat's
+    bankroll where the table plays with them."""
+    parts = []
+    for info in seats:
+        name = names[info.seat] if info.seat < len(names) else ""
+        parts.append(f"seat {info.seat}: " + _seat_state(info, name or "player", style))
+    return "  " + ", ".join(parts)
+
+
+def _seat_state(info: SeatInfo, name: str, style: Style) -> str:
+    if info.empty:
+        return style.paint("(empty)", "dim")
+    marks = [
+        mark
+        for mark, shown in (
+            ("on auto", info.auto),
+            ("left", info.left and not info.forfeited),
+            ("forfeited", info.forfeited),
+        )
+        if shown
+    ]
+    if info.bankroll is not None:
+        marks.append(f"{info.bankroll} chips")
+    return name + (style.paint(f" ({', '.join(marks)})", "dim") if marks else "")
+
+
 def settlement_lines(game: Game, names: Sequence[str], style: Style) -> list[str]:
     """The settlement table of a finished game: place and net per seat, every transfer with
     its reason, the rotten cards."""
@@ -157,10 +227,12 @@ def settlement_lines(game: Game, names: Sequence[str], style: Style) -> list[str
         return ["(the game has no settlement yet)"]
     s = style
     out = [s.paint("Settlement", "bold"), "  seat  player        place        net"]
-    frozen = {i for i, seat in enumerate(game.view.seats) if seat.frozen}
+    seats = game.view.seats
     for seat, (place, net) in enumerate(zip(settlement.places, settlement.net, strict=True)):
+        if seat < len(seats) and seats[seat].empty:
+            continue  # nobody sat there this game
         name = names[seat] if seat < len(names) else ""
-        mark = " frozen" if seat in frozen else ""
+        mark = _settled_mark(seats[seat]) if seat < len(seats) else ""
         colour = "green" if net > 0 else "red" if net < 0 else "dim"
         out.append(
             f"  {seat:<4}  {name:<12}  {ordinal(place):<5}{mark:<7}"
@@ -173,6 +245,8 @@ def settlement_lines(game: Game, names: Sequence[str], style: Style) -> list[str
             f"    seat {r.seat} was left holding {s.cards(r.cards)} ({r.label}): {r.amount}"
             for r in settlement.rotten
         ]
+    if any(t.owed for t in settlement.transfers):
+        out.append(s.paint("  (cut: the loss cap, nobody pays more than its bankroll)", "dim"))
     if not settlement.zero_sum:
         out.append(s.paint("  (not zero-sum: chips came from or went to the pot)", "dim"))
     return out
@@ -186,5 +260,15 @@ def _transfer_lines(settlement: Settlement, s: Style) -> list[str]:
         payer = "nobody" if t.payer < 0 else f"seat {t.payer}"
         cards = f" {s.cards(t.cards)}" if t.cards else ""
         reason = t.reason.lower().replace("_", " ")
-        out.append(f"    {payer:>7} pays seat {t.payee} {t.amount:>5} for {reason}{cards}")
+        cut = f" (cut: {t.owed} owed)" if t.owed else ""
+        out.append(f"    {payer:>7} pays seat {t.payee} {t.amount:>5} for {reason}{cards}{cut}")
     return out
+
+
+def _settled_mark(info: SeatInfo) -> str:
+    """A seat's mark in the settlement table: how it ended the game, if not by playing."""
+    if info.forfeited:
+        return " forfeit"
+    if info.frozen:
+        return " frozen"
+    return " left" if info.left else ""

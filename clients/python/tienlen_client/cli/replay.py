@@ -3,7 +3,9 @@
 The service checks the whole record at once (ReplayGame: every move from the deal, as ApplyMove
 would apply it, and the stated result), and answers every event from the deal on. The tool
 draws them move by move, as ``watch`` draws a game (the same `Narrator` and settlement table):
-a move is its Played or Passed event and what follows from it, up to the next move. What is
+a move is its Played or Passed event and what follows from it, up to the next move (a host's
+time-out starts with its TimedOut, a leave is its PlayerLeft). Each game starts with who sits
+where (the host's player ids when the record has no names; empty seats, seats on auto). What is
 drawn is therefore exactly what the service accepted; nothing is judged by the tool.
 
 A record the service refuses is drawn up to the move before the one at fault (the record cut
@@ -22,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from tienlen_client.cli.narrate import Narrator, settlement_lines
+from tienlen_client.cli.narrate import Narrator, seats_line, settlement_lines
 from tienlen_client.cli.style import Style
 from tienlen_client.client import TienLenClient
 from tienlen_client.errors import InvalidRequest
-from tienlen_client.events import Event, Passed, Played
-from tienlen_client.models import Game
+from tienlen_client.events import Event, Passed, Played, PlayerLeft, TimedOut
+from tienlen_client.models import Game, SeatInfo
 from tienlen_client.record import GameRecord, MatchRecord, RecordParseError
 from tienlen_client.record_log import RecordMoveRejected
 
@@ -53,10 +55,14 @@ def read_match(path: str) -> MatchRecord:
 
 def steps(events: Sequence[Event]) -> Iterator[list[Event]]:
     """A replay's events cut into steps: first the deal's, then one per move — its Played or
-    Passed event and the events that follow from it, up to the next move."""
+    Passed event (after its TimedOut, for a host's time-out) or its PlayerLeft, and the events
+    that follow from it, up to the next move."""
     step: list[Event] = []
     for event in events:
-        if isinstance(event, Played | Passed):
+        timed_out = bool(step) and isinstance(step[-1], TimedOut)
+        if isinstance(event, TimedOut | PlayerLeft) or (
+            isinstance(event, Played | Passed) and not timed_out
+        ):
             yield step
             step = []
         step.append(event)
@@ -89,9 +95,9 @@ class Replayer:
 
     def replay_game(self, record: GameRecord, where: str) -> Game:
         """One game: checked by the service, drawn move by move, then its settlement."""
-        names = record.names or tuple("player" for _ in range(record.players))
+        names = record.names or record.player_ids or tuple("player" for _ in range(record.players))
         self.say(self.style.paint(_heading(record), "bold"))
-        self.say("  " + ", ".join(f"seat {seat}: {name}" for seat, name in enumerate(names)), "")
+        self.say(seats_line(_dealt_seats(record), names, self.style), "")
         try:
             game = self.client.replay(record)
         except RecordMoveRejected as refused:
@@ -161,11 +167,33 @@ def _heading(record: GameRecord) -> str:
     return f"{record.variant}, {record.players} players, game {record.game_number}{options}"
 
 
+def _dealt_seats(record: GameRecord) -> list[SeatInfo]:
+    """The record's seats as dealt: empty ones, seats on auto, bankrolls."""
+    return [
+        SeatInfo(
+            seat,
+            len(record.hands[seat]) if seat < len(record.hands) else 0,
+            0,
+            passed=False,
+            frozen=False,
+            match_total=record.match_totals[seat] if seat < len(record.match_totals) else 0,
+            empty=seat in record.empty_seats,
+            auto=seat in record.auto_seats,
+            bankroll=record.bankrolls[seat] if record.bankrolls else None,
+        )
+        for seat in range(record.players)
+    ]
+
+
 def _move_text(record: GameRecord, number: int) -> str:
     """``seat 1 plays 2H`` for move `number` (1-based) of the record."""
     if not 1 <= number <= len(record.moves):
         return "beyond the record's moves"
     move = record.moves[number - 1]
+    if move.timeout:
+        return f"seat {move.seat}'s time-out"
+    if move.leave:
+        return f"seat {move.seat} leaves"
     return (
         f"seat {move.seat} passes"
         if move.is_pass
