@@ -124,13 +124,13 @@ from tienlen_rules.movegen import (
     has_beat,
     plays_beating,
 )
+from tienlen_rules.option_values import format_option_value
 from tienlen_rules.options import (
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     OptionSpec,
     OptionType,
-    format_option_value,
 )
 from tienlen_rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from tienlen_rules.revisions import (

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from tienlen_rules.choices import FrozenPays, InstantWinList, Scoring
-from tienlen_rules.options import FOLLOWS_LAST_PLACE, OPTIONS, OptionType, format_option_value
+from tienlen_rules.option_values import format_option_value
+from tienlen_rules.options import FOLLOWS_LAST_PLACE, OPTIONS, OptionType
 from tienlen_rules.presets import POINTS_PENALTIES
 
 

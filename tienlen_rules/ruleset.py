@@ -68,14 +68,13 @@ from tienlen_rules.combinations import (
 )
 from tienlen_rules.constraints import CONSTRAINTS, ConstraintKind, condition_holds
 from tienlen_rules.errors import SetupError
+from tienlen_rules.option_values import format_option_value, parse_option_value
 from tienlen_rules.options import (
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS,
     OPTIONS_BY_NAME,
     PENALTY_OPTIONS,
-    format_option_value,
-    parse_option_value,
 )
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.revisions import (

@@ -29,7 +29,8 @@ from tienlen_rules import (
     view,
 )
 from tienlen_service import codec, records
-from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.codec import FieldError
+from tienlen_service.counting import count_error, count_events
 from tienlen_service.dealing import Dealer, requested_deal
 from tienlen_service.key_use import KeyUse
 from tienlen_service.paging import (
@@ -44,36 +45,24 @@ from tienlen_service.seats import Seats
 from tienlen_service.state_cache import StateCache
 from tienlen_service.statuses import (
     DOMAIN_ERRORS,
-    SEAT_TOKEN_INVALID,
-    TOKEN_MALFORMED,
     TOO_MANY_STREAMS,
     UNKNOWN_BOT,
-    SeatTokenError,
     abort,
     error_status,
     rich_status,
     stream_refusal,
 )
 from tienlen_service.streams import MAX_REQUEST_BYTES_HEADER, answer_message
-from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
-    from tienlen_rules import Event, GameState, RuleSet
+    from tienlen_rules import Event, GameState
     from tienlen_service.keys import DealKey
     from tienlen_service.metrics import Metrics
     from tienlen_service.tokens import TokenCodec
 
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
-# The methods whose refused moves count as `moves_rejected` (ApplyMove as a message, as the
-# ports send it, and each PlayStream message).
-_MOVE_METHODS: Final = frozenset({"ApplyMove", "apply_move_wire"})
-# The events the domain counters count (the engine's event classes are final).
-_COUNTED_EVENTS: Final = frozenset(
-    {engine.GameStarted, engine.Played, engine.InstantWin, engine.GameOver}
-)
-
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Self_ = TypeVar("Self_", bound="TienLenServicer")
@@ -97,7 +86,7 @@ def _rpc(
             return method(self, request, context)
         except DOMAIN_ERRORS as exc:
             seat = getattr(request, "seat", None)
-            self._count_error(exc, method.__name__)
+            count_error(self._metrics, exc, method.__name__)
             status = error_status(exc, seat if isinstance(seat, int) else None)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
@@ -255,7 +244,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         try:
             answer = self._apply(move)
         except DOMAIN_ERRORS as exc:
-            self._count_error(exc, "ApplyMove")
+            count_error(self._metrics, exc, "ApplyMove")
             status = error_status(exc, move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
@@ -457,37 +446,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         """The GameUpdate of a step as wire bytes (`codec.update_to_wire`: the new state token,
         the events, the view unless UPDATE_VIEW_BASIC, the game id and numbers a host keeps to
         refuse stale tokens, docs/SECURITY.md), and the step's domain metrics counted."""
-        self._count_events(state.rules, events, applied=applied)
+        count_events(self._metrics, state.rules, events, applied=applied)
         token = self._states.encode(state, game_id, self._tokens.encode)
         return codec.update_to_wire(token, game_id, state, events, with_view=with_view, chops=chops)
-
-    def _count_events(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
-        counters = self._metrics.variant(rules.variant)
-        if applied:
-            counters.moves_applied.inc()
-        for event in events:
-            kind = type(event)
-            if kind not in _COUNTED_EVENTS:  # passes and turns, most of a move's events
-                continue
-            if kind is engine.GameStarted:
-                counters.games_started.inc()
-            elif kind is engine.Played:
-                if event.chop:  # type: ignore[union-attr] # a Played, checked just above
-                    counters.chops.inc()
-            elif kind is engine.InstantWin:
-                counters.instant_wins.inc()
-            else:
-                counters.games_finished.inc()
-
-    def _count_error(self, exc: Exception, rpc: str) -> None:
-        if isinstance(exc, IllegalMove) and rpc in _MOVE_METHODS:
-            self._metrics.moves_rejected.labels(reason=str(exc.reason)).inc()
-        elif isinstance(exc, TokenError):
-            self._metrics.tokens_rejected.labels(reason=str(exc.reason)).inc()
-        elif isinstance(exc, StateDecodeError):
-            self._metrics.tokens_rejected.labels(reason=TOKEN_MALFORMED).inc()
-        elif isinstance(exc, SeatTokenError):
-            self._metrics.tokens_rejected.labels(reason=SEAT_TOKEN_INVALID).inc()
 
 
 # --------------------------------------------------------------------------------------------

@@ -197,7 +197,9 @@ def fold(t: Table, event: events_pb2.Event) -> Table:
         left = event.player_left
         changes: dict[str, Any] = {"left": True, "forfeited": left.forfeit}
         if left.forfeit:
+            # a forfeiter is out of the game: it no longer counts as having passed the round
             changes["place"] = left.place
+            changes["passed"] = False
         t = with_seat(t, left.seat, **changes)
         return dataclasses.replace(t, move_count=t.move_count + 1)
     if kind in {"played", "passed"}:
