@@ -146,7 +146,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             else ((MAX_REQUEST_BYTES_HEADER, str(max_request_bytes)),)
         )
         self._search = Search(metrics=metrics, max_searches=max_searches)
-        self._states = StateCache()
+        self._states = StateCache(missed=metrics.tokens_decoded.inc)
         # One zero-valued series per configured key from the start: a rotation's last step
         # (removing the old key) is safe once its series stops growing.
         self._verified = {kid: metrics.tokens_verified.labels(kid) for kid in tokens.keyring.kids}

@@ -37,6 +37,8 @@ COUNTERS = {
     "tienlen_instant_wins_total",
     "tienlen_chops_total",
     "tienlen_tokens_rejected_total",
+    "tienlen_tokens_decoded_total",
+    "tienlen_tokens_verified_total",
     "tienlen_bot_searches_total",
 }
 HISTOGRAMS = {"grpc_server_handling_seconds", "tienlen_bot_search_seconds"}

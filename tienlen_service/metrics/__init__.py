@@ -47,6 +47,7 @@ from tienlen_service.metrics.domain import (
     BotSearch,
     Count,
     CounterFamily,
+    PlainCounter,
     VariantCounters,
 )
 
@@ -60,6 +61,7 @@ __all__ = [
     "InFlight",
     "MethodSeries",
     "Metrics",
+    "PlainCounter",
     "VariantCounters",
     "WebConnectionMetrics",
     "WebMetrics",
@@ -126,6 +128,14 @@ class Metrics:
             "State tokens accepted, by the id of the key that signed them (a configured key: "
             "few values). A retired key whose count stays at 0 can be removed.",
             "kid",
+            r,
+        )
+        self.tokens_decoded = PlainCounter(
+            "tienlen_tokens_decoded",
+            "State tokens verified and decoded because this replica had not made or checked them "
+            "lately (a state cache miss; counted on misses only). Against "
+            "tienlen_tokens_verified_total: the state cache's hit rate, high where a balancer "
+            "sends a game's calls to one replica (deploy/README.md, Affinity).",
             r,
         )
         self._variants: dict[str, VariantCounters] = {}

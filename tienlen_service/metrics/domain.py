@@ -82,6 +82,25 @@ class CounterFamily(Collector):
         return [family]
 
 
+class PlainCounter(Count, Collector):
+    """A counter without labels counted on a hot path (a state cache miss): a `Count`
+    exported at each scrape as prometheus_client's `Counter` exports it."""
+
+    def __init__(self, name: str, doc: str, registry: CollectorRegistry) -> None:
+        super().__init__()
+        self._name = name
+        self._doc = doc
+        registry.register(self)
+
+    def describe(self) -> list[Metric]:
+        """The family without its sample (what the registry reads at register)."""
+        return [CounterMetricFamily(self._name, self._doc)]
+
+    def collect(self) -> list[Metric]:
+        """The one sample (read at each scrape)."""
+        return [CounterMetricFamily(self._name, self._doc, value=self.value)]
+
+
 class VariantCounters(NamedTuple):
     """One variant's domain counters (series of the `variant`-labelled counters)."""
 

@@ -200,7 +200,7 @@ class TienLenClient:
         """Deal the next game of the match (the same seat tokens stay valid)."""
         request = service_pb2.NextGameRequest(state_token=game.state)
         _set_deal(request, seed, hands, self._deal_key)
-        response = self._call(self._stub.NextGame, request, timeout)
+        response = self._call(self._stub.NextGame, request, timeout, game.raw.game_id)
         earlier = _earlier_records(game)
         return self._logged(Game.from_pb(response.game, game.seat_tokens), hands, earlier, timeout)
 
@@ -243,7 +243,7 @@ class TienLenClient:
             seat_token=game.seat_token(seat),
             move=move(cards_),
         )
-        response = self._call(self._stub.ValidateMove, request, timeout)
+        response = self._call(self._stub.ValidateMove, request, timeout, game.raw.game_id)
         return Validation(
             legal=response.legal,
             combination=Combination.from_pb(response.combination)
@@ -283,7 +283,7 @@ class TienLenClient:
                 if type_value or length
                 else None,
             )
-            response = self._call(self._stub.ListLegalMoves, request, timeout)
+            response = self._call(self._stub.ListLegalMoves, request, timeout, game.raw.game_id)
             moves += [_legal_move(m) for m in response.moves]
             token = response.next_page_token
             if not token:
@@ -298,7 +298,7 @@ class TienLenClient:
             seat=seat,
             seat_token=game.seat_token(seat) if seat is not None else "",
         )
-        return View.from_pb(self._call(self._stub.GetView, request, timeout).view)
+        return View.from_pb(self._call(self._stub.GetView, request, timeout, game.raw.game_id).view)
 
     def suggest(
         self, game: Game, seat: int, bot: str = "", *, timeout: float | None = None
@@ -309,7 +309,7 @@ class TienLenClient:
         request = service_pb2.SuggestMoveRequest(
             state_token=game.state, seat=seat, seat_token=game.seat_token(seat), bot=bot
         )
-        response = self._call(self._stub.SuggestMove, request, timeout)
+        response = self._call(self._stub.SuggestMove, request, timeout, game.raw.game_id)
         if not response.HasField("move"):
             return None
         return _legal_move(
@@ -389,7 +389,7 @@ class TienLenClient:
         check_move(game, seat)
         wanted = self.update_view if update_view is None else check_update_view(update_view)
         request = apply_request(game, seat, wire_move, wanted)
-        update = self._call(self._stub.ApplyMove, request, timeout).game
+        update = self._call(self._stub.ApplyMove, request, timeout, game.raw.game_id).game
         if update.HasField("view"):  # asked for, or a service that always sends it
             return Game.from_pb(update, game.seat_tokens, previous=game)
         return self._follow(game, update, timeout)
@@ -402,7 +402,7 @@ class TienLenClient:
         except CannotFollow as exc:
             _log.warning("asking GetView: cannot follow the table from the events: %s", exc)
         request = service_pb2.GetViewRequest(state_token=update.state_token)
-        view = self._call(self._stub.GetView, request, timeout).view
+        view = self._call(self._stub.GetView, request, timeout, update.game_id).view
         return Game.from_pb(update, game.seat_tokens, View.from_pb(view), previous=game)
 
     def _call(
@@ -410,13 +410,15 @@ class TienLenClient:
         method: Callable[..., _Resp],
         request: object,
         timeout: float | None,
+        game_id: bytes = b"",
     ) -> _Resp:
         """One call, within one deadline for all its attempts. The channel's retry policy
         re-sends the transient codes; a call whose stream was torn down after its answer began
         (`connection_lost`: a replica killed behind a proxy) is sent again here, up to
-        `max_attempts` in all, with the same backoff and the same request id."""
+        `max_attempts` in all, with the same backoff and the same request id. `game_id`: the
+        game the call is about (call metadata a balancer hashes: `request_ids`)."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        metadata = request_metadata()
+        metadata = request_metadata(game_id)
         for attempt in range(1, self.max_attempts + 1):
             try:
                 return method(

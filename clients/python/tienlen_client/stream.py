@@ -398,7 +398,7 @@ class MoveStream:
         request = service_pb2.GetViewRequest(state_token=update.state_token)
         try:
             call = self._stub.GetView.future(
-                request, timeout=self.timeout, metadata=request_metadata()
+                request, timeout=self.timeout, metadata=request_metadata(update.game_id)
             )
         except Exception as exc:  # noqa: BLE001 - the move's caller gets it; the reader goes on
             with self._lock:
