@@ -85,7 +85,7 @@ def components(
         # (and a finished game's settlement): what the port sends as it is.
         return codec.apply_answer_wire(codec.assemble_update(token, gid, state, events, view_))
 
-    count = svc._count_events  # noqa: SLF001
+    count = svc._counts.step  # noqa: SLF001
     zipped = list(zip(new_states, game_ids, strict=True))
     for (state, game_id), token in zip(zipped, tokens_out, strict=True):
         states._remember(token, (state, game_id))  # noqa: SLF001 - each token known good

@@ -30,7 +30,8 @@ from tienlen_rules import (
     view,
 )
 from tienlen_service import codec, records
-from tienlen_service.codec import FieldError, StateDecodeError
+from tienlen_service.codec import FieldError
+from tienlen_service.counting import DomainCounts
 from tienlen_service.dealing import Dealer, requested_deal
 from tienlen_service.paging import (
     DEFAULT_PAGE_SIZE,
@@ -43,8 +44,6 @@ from tienlen_service.searches import DEFAULT_BOT, Search
 from tienlen_service.state_cache import StateCache
 from tienlen_service.statuses import (
     DOMAIN_ERRORS,
-    SEAT_TOKEN_INVALID,
-    TOKEN_MALFORMED,
     TOO_MANY_STREAMS,
     UNKNOWN_BOT,
     SeatTokenError,
@@ -54,24 +53,16 @@ from tienlen_service.statuses import (
     stream_refusal,
 )
 from tienlen_service.streams import MAX_REQUEST_BYTES_HEADER, answer_message
-from tienlen_service.tokens import TokenError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
-    from tienlen_rules import Event, GameState, RuleSet
+    from tienlen_rules import Event, GameState
     from tienlen_service.keys import DealKey
     from tienlen_service.metrics import Metrics
     from tienlen_service.tokens import TokenCodec
 
 SERVICE_NAME: Final = "tienlen.v1.TienLenEngine"
-# The methods whose refused moves count as `moves_rejected` (ApplyMove as a message, as the
-# ports send it, and each PlayStream message).
-_MOVE_METHODS: Final = frozenset({"ApplyMove", "apply_move_wire"})
-# The events the domain counters count (the engine's event classes are final).
-_COUNTED_EVENTS: Final = frozenset(
-    {engine.GameStarted, engine.Played, engine.InstantWin, engine.GameOver}
-)
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -96,7 +87,7 @@ def _rpc(
             return method(self, request, context)
         except DOMAIN_ERRORS as exc:
             seat = getattr(request, "seat", None)
-            self._count_error(exc, method.__name__)
+            self._counts.refusal(exc, method.__name__)
             status = error_status(exc, seat if isinstance(seat, int) else None)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
@@ -136,6 +127,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> None:
         self._tokens = tokens
         self._metrics = metrics
+        self._counts = DomainCounts(metrics)
         self._require_seat_tokens = require_seat_tokens
         self._dealer = Dealer(deal_key, require_seat_tokens=require_seat_tokens)
         self._max_streams = max_streams
@@ -248,7 +240,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         try:
             answer = self._apply(move)
         except DOMAIN_ERRORS as exc:
-            self._count_error(exc, "ApplyMove")
+            self._counts.refusal(exc, "ApplyMove")
             status = error_status(exc, move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
@@ -447,37 +439,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         """The GameUpdate of a step as wire bytes (`codec.update_to_wire`: the new state token,
         the events, the view unless UPDATE_VIEW_BASIC, the game id and numbers a host keeps to
         refuse stale tokens, docs/SECURITY.md), and the step's domain metrics counted."""
-        self._count_events(state.rules, events, applied=applied)
+        self._counts.step(state.rules, events, applied=applied)
         token = self._states.encode(state, game_id, self._tokens.encode)
         return codec.update_to_wire(token, game_id, state, events, with_view=with_view)
-
-    def _count_events(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
-        counters = self._metrics.variant(rules.variant)
-        if applied:
-            counters.moves_applied.inc()
-        for event in events:
-            kind = type(event)
-            if kind not in _COUNTED_EVENTS:  # passes and turns, most of a move's events
-                continue
-            if kind is engine.GameStarted:
-                counters.games_started.inc()
-            elif kind is engine.Played:
-                if event.chop:  # type: ignore[union-attr] # a Played, checked just above
-                    counters.chops.inc()
-            elif kind is engine.InstantWin:
-                counters.instant_wins.inc()
-            else:
-                counters.games_finished.inc()
-
-    def _count_error(self, exc: Exception, rpc: str) -> None:
-        if isinstance(exc, IllegalMove) and rpc in _MOVE_METHODS:
-            self._metrics.moves_rejected.labels(reason=str(exc.reason)).inc()
-        elif isinstance(exc, TokenError):
-            self._metrics.tokens_rejected.labels(reason=str(exc.reason)).inc()
-        elif isinstance(exc, StateDecodeError):
-            self._metrics.tokens_rejected.labels(reason=TOKEN_MALFORMED).inc()
-        elif isinstance(exc, SeatTokenError):
-            self._metrics.tokens_rejected.labels(reason=SEAT_TOKEN_INVALID).inc()
 
 
 # --------------------------------------------------------------------------------------------
