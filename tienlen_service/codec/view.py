@@ -21,10 +21,10 @@ state of random matches of every preset.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Final, TypeAlias
+from typing import Final
 
 from tienlen.v1 import game_pb2
-from tienlen_rules import MAX_PLAYERS, SPECTATOR, Combination, GameState, RuleSet, SeatView
+from tienlen_rules import MAX_PLAYERS, SPECTATOR, GameState, RuleSet, SeatView
 from tienlen_service.codec._layouts import SEAT_STATUS, TABLE_VIEW
 from tienlen_service.codec._wire import VARINT_TABLE, VARINTS, int_field, length_delimited, varint
 from tienlen_service.codec.cards import (
@@ -92,12 +92,6 @@ def view_to_pb(seat_view: SeatView, state: GameState) -> game_pb2.TableView:
 # --------------------------------------------------------------------------------------------
 # The fast path: the same view as wire bytes
 
-#: The fields of the engine's `SeatView`, in its order: a SeatView is one, and so is the plain
-#: tuple `spectator_view_to_wire` builds (cheaper than the named tuple, on every answer).
-ViewFields: TypeAlias = tuple[
-    int, int, tuple[int, ...], Combination | None, int, int, int, tuple[int, ...],
-    int, int, bool, bool, int, tuple[int, ...], int, str,
-]  # fmt: skip
 
 _TV_SEAT: Final = TABLE_VIEW.tag("seat")
 _TV_HAND: Final = RepeatedCards(TABLE_VIEW, "hand")
@@ -134,63 +128,54 @@ def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
 
 
 def spectator_view_to_wire(state: GameState) -> bytes:
-    """`view_to_wire(view(state, SPECTATOR), state)` — the view every answer carries —
-    without the engine's `view` and its checks (a third of the view's cost): the same fields,
-    in a plain tuple, from the state. tests/codec/ proves the bytes equal for every state of
-    random matches of every preset, so a change of what `view` shows a spectator fails there."""
-    match = state.match
-    to_act = state.to_act
-    return view_to_wire(
-        (
-            SPECTATOR,
-            0,
-            tuple(map(int.bit_count, state.hands)),
-            state.table,
-            state.table_seat,
-            to_act,
-            state.passed,
-            state.places,
-            state.frozen,
-            state.must_include,
-            state.first_game,
-            to_act < 0,
-            match.game_number,
-            match.totals,
-            state.played,
-            state.rules.variant,
-        ),
-        state,
-    )
+    """`view_to_wire(view(state, SPECTATOR), state)` — the view every answer carries — without
+    the engine's `view` and its checks: a spectator sees no hand, the rest is the state's
+    public fields. tests/codec/ proves the bytes equal the mapping's of the engine's view for
+    every state of random matches of every preset, so a change of what `view` shows a
+    spectator fails there."""
+    return _view_wire(state, SPECTATOR, 0)
 
 
-def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
-    """The bytes of `view_to_pb(seat_view, state)`, written straight from the engine's view
-    (a `SeatView`, or its fields in a tuple) in `TABLE_VIEW`'s order; `state` gives the rules,
-    the dealer, who has played, an open steal and the move count."""
+def view_to_wire(seat_view: SeatView, state: GameState) -> bytes:
+    """The bytes of `view_to_pb(seat_view, state)`: the seat's own hand, and the public table
+    read straight from `state`, in `TABLE_VIEW`'s order (`SeatView`'s other fields are the
+    state's by the engine's `view`, which tests/codec/ holds this to)."""
+    return _view_wire(state, seat_view.seat, seat_view.hand)
+
+
+def _view_wire(state: GameState, viewer: int, hand: int) -> bytes:
+    """The view of `viewer` (SPECTATOR: no seat, no hand) holding `hand`, from one record: the
+    state, its fields taken at once (a named tuple's fields one by one cost a call each)."""
     (
-        viewer,
-        hand,
-        counts,
+        rules,
+        hands,
+        _dealt,
+        to_act,
+        must_include,
         table,
         table_seat,
-        to_act,
         passed,
+        _chain,
+        _chain_victim_out,
         places,
         frozen,
-        must_include,
+        unplayed,
+        _chop_payments,
         first_game,
-        over,
-        game_number,
-        totals,
-        played,
-        _variant,  # in the rules
-    ) = seat_view
-    rules_record, follow_rules_record = _rules_wire(state.rules)
+        steal_open,
+        _instant_winner,
+        _instant_pattern,
+        _compensation_seat,
+        _winning_play,
+        moves,
+        match,
+    ) = state
+    rules_record, follow_rules_record = _rules_wire(rules)
     out: list[bytes] = []
     if viewer >= 0:  # optional: a seat 0 viewer is still present on the wire
-        out += (_TV_SEAT, varint(viewer), _TV_HAND.encode(hand))
+        out += (_TV_SEAT, VARINTS[viewer], _TV_HAND.encode(hand))
+    counts = tuple(map(int.bit_count, hands))
     out += (_TV_PLAYERS, VARINTS[len(counts)], rules_record)  # a table of 2 to 4
-    unplayed = state.unplayed
     statuses = _STATUSES
     flags = (
         _SEAT_FLAGS[passed | frozen << 4 | unplayed << 8]
@@ -198,7 +183,7 @@ def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
         else _seat_flags(passed, frozen, unplayed)
     )
     # Each seat's record by what it says, the keys made by zip (no tuple built per seat here).
-    for key in zip(_SEATS, counts, places, flags, totals, strict=False):  # 4 seats at most
+    for key in zip(_SEATS, counts, places, flags, match.totals, strict=False):  # 4 seats at most
         record = statuses.get(key)
         out.append(_status_record(*key) if record is None else record)
     if table is not None:
@@ -206,6 +191,7 @@ def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
         out += (_TV_TABLE, VARINTS[len(combo)], combo)  # at most 13 cards
         if table_seat >= 0:
             out += (_TV_TABLE_SEAT, VARINTS[table_seat])
+    over = to_act < 0
     if not over:
         out += (_TV_TO_ACT, VARINTS[to_act])
     if must_include >= 0:
@@ -214,22 +200,39 @@ def view_to_wire(seat_view: ViewFields, state: GameState) -> bytes:
         out.append(_TV_FINISHED)
     if first_game:
         out.append(_TV_FIRST_GAME)
+    game_number = match.game_number
     if game_number:
         out += (
             _TV_GAME_NUMBER,
             (VARINTS[game_number] if game_number < VARINT_TABLE else varint(game_number)),
         )
-    dealer = state.match.dealer
+    dealer = match.dealer
     if dealer:
         out += (_TV_DEALER, VARINTS[dealer])
-    out.append(_TV_PLAYED.encode(played))
-    if state.steal_open:
+    played = state.played
+    record = _PLAYED.get(played)
+    if record is None:
+        record = _played_record(played)
+    out.append(record)
+    if steal_open:
         out.append(_TV_STEAL_OPEN)
-    moves = state.move_count
     if moves:
         out += (_TV_MOVE_COUNT, (VARINTS[moves] if moves < VARINT_TABLE else varint(moves)))
     out.append(follow_rules_record)
     return b"".join(out)
+
+
+# The `played` records of the cards played lately (a pass leaves them as they were).
+_PLAYED: Final[dict[int, bytes]] = {}
+_PLAYED_SIZE: Final = 4096
+
+
+def _played_record(played: int) -> bytes:
+    record = _TV_PLAYED.encode(played)
+    if len(_PLAYED) >= _PLAYED_SIZE:
+        _PLAYED.clear()
+    _PLAYED[played] = record
+    return record
 
 
 # The `seats` records already written, by what they say: from one move to the next most seats
