@@ -234,11 +234,30 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
     order, the game's runs (`game`, serialised once per game) in their places. A new field a
     move changes is written here in its place; one the game keeps goes in `_game_pb` only."""
     head, tail = game  # game_id, variant, overrides | match, rules_revision
-    table = state.table
-    places = state.places
-    to_act, must_include, table_seat = state.to_act, state.must_include, state.table_seat
-    passed, frozen, unplayed = state.passed, state.frozen, state.unplayed
-    hands, dealt = state.hands, state.dealt
+    (  # every field at once (a named tuple's fields read one by one cost a call each)
+        _rules,
+        hands,
+        dealt,
+        to_act,
+        must_include,
+        table,
+        table_seat,
+        passed,
+        chain,
+        chain_victim_out,
+        places,
+        frozen,
+        unplayed,
+        chop_payments,
+        first_game,
+        steal_open,
+        winner,
+        instant_pattern,
+        compensation,
+        winning_play,
+        move_count,
+        _match,
+    ) = state
     seats = len(hands)  # 2 to MAX_PLAYERS: one record of `seats` fixed64s each
     pack = _SEAT_MASKS[seats].pack
     out = [
@@ -257,10 +276,10 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         else sint_field(_GS_TABLE_SEAT, table_seat),
         _PASSED[passed] if passed in _PASSED else int_field(_GS_PASSED, passed),
     ]
-    for seat, cards in state.chain:
+    for seat, cards in chain:
         link = int_field(_CL_SEAT, seat) + fixed64(_CL_CARDS, cards)
         out += (_GS_CHAIN, varint(len(link)), link)
-    if state.chain_victim_out:
+    if chain_victim_out:
         out.append(_GS_CHAIN_VICTIM_OUT)
     if places and min(places) >= 0 and max(places) < 128:  # one byte each: every real place
         out += (_GS_PLACES, varint(len(places)), bytes(places))
@@ -270,7 +289,7 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         _FROZEN[frozen] if frozen in _FROZEN else int_field(_GS_FROZEN, frozen),
         _UNPLAYED[unplayed] if unplayed in _UNPLAYED else int_field(_GS_UNPLAYED, unplayed),
     )
-    for p in state.chop_payments:
+    for p in chop_payments:
         payment = b"".join(
             (
                 sint_field(_CP_PAYER, p.payer),
@@ -280,24 +299,23 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
             )
         )
         out += (_GS_CHOP_PAYMENTS, varint(len(payment)), payment)
-    if state.first_game:
+    if first_game:
         out.append(_GS_FIRST_GAME)
-    if state.steal_open:
+    if steal_open:
         out.append(_GS_STEAL_OPEN)
-    winner, compensation = state.instant_winner, state.compensation_seat
     out.append(
         _INSTANT_WINNER[winner]
         if winner in _INSTANT_WINNER
         else sint_field(_GS_INSTANT_WINNER, winner)
     )
-    if state.instant_pattern:
-        out.append(length_delimited(_GS_INSTANT_PATTERN, state.instant_pattern.encode()))
+    if instant_pattern:
+        out.append(length_delimited(_GS_INSTANT_PATTERN, instant_pattern.encode()))
     out += (
         _COMPENSATION_SEAT[compensation]
         if compensation in _COMPENSATION_SEAT
         else sint_field(_GS_COMPENSATION_SEAT, compensation),
-        fixed64(_GS_WINNING_PLAY, state.winning_play),
-        int_field(_GS_MOVE_COUNT, state.move_count),
+        fixed64(_GS_WINNING_PLAY, winning_play),
+        int_field(_GS_MOVE_COUNT, move_count),
         tail,
     )
     return b"".join(out)
