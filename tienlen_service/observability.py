@@ -100,7 +100,7 @@ class _Call:
         self._fields = fields
         self._done = False
         self._start = time.perf_counter()
-        info.series.start(received=received)
+        info.series.start(received)
 
     def finish(self, code: grpc.StatusCode) -> None:
         if self._done:
@@ -230,7 +230,7 @@ class CallObserver:
             begin(fields)
             start = clock()
             malformed = request is _MALFORMED
-            start_series(received=not malformed)  # in flight until `finish_series`
+            start_series(not malformed)  # in flight until `finish_series`
             code = unknown
             sent = 0
             try:

@@ -20,7 +20,6 @@ state of random matches of every preset.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Final
 
 from tienlen.v1 import game_pb2
@@ -119,12 +118,24 @@ _SS_HAS_PLAYED: Final = SEAT_STATUS.bool_record("has_played")
 _SS_MATCH_TOTAL: Final = SEAT_STATUS.tag("match_total")
 
 
-@lru_cache(maxsize=512)
 def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
-    """The view's `rules` and `follow_rules` field records, built once per rule set."""
+    """The view's `rules` and `follow_rules` field records, built once per rule set and found
+    by its identity (rule sets are cached, `codec.rules`; a RuleSet hashes and compares in
+    Python, which every answer would pay)."""
+    known = _RULES_WIRE.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
     spec = rules_to_pb(rules).SerializeToString(deterministic=True)
     follow = follow_rules_to_pb(rules).SerializeToString(deterministic=True)
-    return length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
+    records = length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
+    if len(_RULES_WIRE) >= _RULES_WIRE_SIZE:
+        _RULES_WIRE.clear()
+    _RULES_WIRE[id(rules)] = (rules, records)  # the rule set kept: its id stays its own
+    return records
+
+
+_RULES_WIRE: Final[dict[int, tuple[RuleSet, tuple[bytes, bytes]]]] = {}
+_RULES_WIRE_SIZE: Final = 512
 
 
 def spectator_view_to_wire(state: GameState) -> bytes:
