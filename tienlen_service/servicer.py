@@ -139,6 +139,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         )
         self._search = Search(metrics=metrics, max_searches=max_searches)
         self._states = StateCache(missed=metrics.tokens_decoded.inc)
+        self._verify = tokens.decode  # bound once: every call may verify
         # One zero-valued series per configured key from the start: a rotation's last step
         # (removing the old key) is safe once its series stops growing.
         self._verified = {kid: metrics.tokens_verified.labels(kid) for kid in tokens.keyring.kids}
@@ -393,7 +394,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
         (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
-        decoded = self._states.decode(token, self._tokens.decode)
+        decoded = self._states.decode(token, self._verify)
         verified = self._verified.get(self._tokens.admit(token))
         if verified is not None:
             verified.inc()

@@ -79,5 +79,5 @@ class StateCache:
         entries = self._entries
         with self._lock:
             entries[token] = entry
-            while len(entries) > self._size:
+            if len(entries) > self._size:  # one in, at most one out
                 entries.popitem(last=False)

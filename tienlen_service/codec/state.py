@@ -31,6 +31,8 @@ from tienlen_rules import (
 )
 from tienlen_service.codec._layouts import CHAIN_LINK_STATE, CHOP_PAYMENT_STATE, GAME_STATE
 from tienlen_service.codec._wire import (
+    VARINT_TABLE,
+    VARINTS,
     fixed64,
     int_field,
     length_delimited,
@@ -223,8 +225,10 @@ _UNPLAYED: Final = _records(_GS_UNPLAYED, int_field, _MASKS)
 
 
 # The packed records of the seats' masks (hands, dealt), by the number of seats: the key and
-# the length, then the masks packed at once (`packed_fixed64`'s bytes, with no call).
-_SEAT_MASKS: Final = tuple(struct.Struct(f"<{n}Q") for n in range(MAX_PLAYERS + 1))
+# the length, then the masks packed at once (`packed_fixed64`'s bytes, with no call;
+# `state_decode` reads them back the same way).
+_FIXED64: Final = struct.Struct("<Q")
+SEAT_MASKS: Final = tuple(struct.Struct(f"<{n}Q") for n in range(MAX_PLAYERS + 1))
 _HANDS_KEYS: Final = tuple(_GS_HANDS + varint(8 * n) if n else b"" for n in range(MAX_PLAYERS + 1))
 _DEALT_KEYS: Final = tuple(_GS_DEALT + varint(8 * n) if n else b"" for n in range(MAX_PLAYERS + 1))
 
@@ -259,7 +263,7 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         _match,
     ) = state
     seats = len(hands)  # 2 to MAX_PLAYERS: one record of `seats` fixed64s each
-    pack = _SEAT_MASKS[seats].pack
+    pack = SEAT_MASKS[seats].pack
     out = [
         head,
         _HANDS_KEYS[seats],
@@ -270,7 +274,7 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         _MUST_INCLUDE[must_include]
         if must_include in _MUST_INCLUDE
         else sint_field(_GS_MUST_INCLUDE, must_include),
-        b"" if table is None else fixed64(_GS_TABLE, table.cards),
+        b"" if table is None else _GS_TABLE + _FIXED64.pack(table.cards),  # a play: not 0
         _TABLE_SEAT[table_seat]
         if table_seat in _TABLE_SEAT
         else sint_field(_GS_TABLE_SEAT, table_seat),
@@ -314,8 +318,14 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         _COMPENSATION_SEAT[compensation]
         if compensation in _COMPENSATION_SEAT
         else sint_field(_GS_COMPENSATION_SEAT, compensation),
-        fixed64(_GS_WINNING_PLAY, winning_play),
-        int_field(_GS_MOVE_COUNT, move_count),
+        _GS_WINNING_PLAY + _FIXED64.pack(winning_play) if winning_play else b"",
+        (
+            _GS_MOVE_COUNT + VARINTS[move_count]
+            if move_count < VARINT_TABLE
+            else int_field(_GS_MOVE_COUNT, move_count)
+        )
+        if move_count
+        else b"",
         tail,
     )
     return b"".join(out)

@@ -38,13 +38,14 @@ from tienlen_service.codec._layouts import GAME_STATE
 from tienlen_service.codec.cards import CARD_COUNT
 from tienlen_service.codec.errors import StateDecodeError
 from tienlen_service.codec.rules import cached_rules
-from tienlen_service.codec.state import FULL_MASK, GAME_ID_BYTES, game_parts
+from tienlen_service.codec.state import FULL_MASK, GAME_ID_BYTES, SEAT_MASKS, game_parts
 
 # A payload of a game with a game id starts with its record: key, length, the id.
 _GAME_ID_KEY: Final = GAME_STATE.tag("game_id") + bytes((GAME_ID_BYTES,))
 _GAME_ID_END: Final = len(_GAME_ID_KEY) + GAME_ID_BYTES
 # The fields a move changes start with the hands (always written: a table has seats).
 _MOVE_START: Final = GAME_STATE.tag("hands")[0]
+_DEALT_KEY: Final = GAME_STATE.tag("dealt")[0]
 _new_tuple: Final = tuple.__new__
 
 
@@ -62,14 +63,13 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
                 and end > len(head)
                 and payload[len(head)] == _MOVE_START
             ):
-                msg = state_pb2.GameState()
                 try:
-                    msg.ParseFromString(payload[len(head) : end])
-                    whole = msg.HasField("match")  # cut inside the kept fields: not ours
+                    msg = state_pb2.GameState.FromString(payload[len(head) : end])
                 except DecodeError:
-                    whole = True
-                if not whole:
-                    return _state(msg, parts.rules, parts.match), game_id
+                    return _decode_whole(payload)
+                if not msg.HasField("match"):  # else cut inside the kept fields: not ours
+                    masks = _seat_masks(payload, len(head), len(parts.match.totals))
+                    return _state(msg, parts.rules, parts.match, masks), game_id
     return _decode_whole(payload)
 
 
@@ -96,11 +96,40 @@ def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
     return _state(msg, rules, match), msg.game_id
 
 
-def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
-    """The state of a parsed payload's fields a move changes, with its rules and match, after
-    cheap consistency checks so that the engine never indexes out of range on it."""
-    hands = tuple(msg.hands[:])
-    dealt = tuple(msg.dealt[:])
+def _seat_masks(
+    payload: bytes, start: int, seats: int
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The hands and the dealt cards of a payload whose fields a move changes start at
+    `start` (and parsed), read from their bytes: the first two records there, one packed
+    fixed64 each per seat, as `encode_state` writes them (their keys and lengths checked;
+    None when they are not so). Reading them through protobuf's containers costs ~7k."""
+    width = 8 * seats
+    dealt_at = start + 2 + width
+    if (
+        payload[start + 1] != width
+        or payload[dealt_at] != _DEALT_KEY
+        or payload[dealt_at + 1] != width
+        or not MIN_PLAYERS <= seats <= MAX_PLAYERS
+    ):
+        return None
+    unpack = SEAT_MASKS[seats].unpack_from
+    return unpack(payload, start + 2), unpack(payload, dealt_at + 2)
+
+
+def _state(
+    msg: state_pb2.GameState,
+    rules: RuleSet,
+    match: Match,
+    masks: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
+) -> GameState:
+    """The state of a parsed payload's fields a move changes, with its rules and match (and
+    its seats' masks when already read), after cheap consistency checks so that the engine
+    never indexes out of range on it."""
+    if masks is None:
+        hands = tuple(msg.hands[:])
+        dealt = tuple(msg.dealt[:])
+    else:
+        hands, dealt = masks
     places = tuple(msg.places[:])
     links = msg.chain
     chain = tuple((link.seat, link.cards) for link in links) if links else ()
