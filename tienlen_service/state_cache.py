@@ -76,8 +76,9 @@ class StateCache:
     def _remember(self, token: bytes, entry: tuple[GameState, bytes]) -> None:
         if type(token) is not bytes:  # pragma: no cover - protobuf bytes fields are bytes
             return
-        entries = self._entries
-        with self._lock:
-            entries[token] = entry
-            if len(entries) > self._size:  # one in, at most one out
-                entries.popitem(last=False)
+        entries, lock = self._entries, self._lock
+        lock.acquire()  # by hand, as the metrics' counters: nothing below raises
+        entries[token] = entry
+        if len(entries) > self._size:  # one in, at most one out
+            entries.popitem(last=False)
+        lock.release()

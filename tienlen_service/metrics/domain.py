@@ -44,9 +44,11 @@ class Count:
         self.value = 0
 
     def inc(self) -> None:
-        """One more."""
-        with self._lock:
-            self.value += 1
+        """One more (the lock taken and released by hand: a `with` costs a move more)."""
+        lock = self._lock
+        lock.acquire()
+        self.value += 1
+        lock.release()
 
 
 class CounterFamily(Collector):
