@@ -129,7 +129,11 @@ def _ms(seconds: float) -> int:
 def grpc_options(config: Config) -> list[tuple[str, Any]]:
     """The channel arguments that carry the limits and keepalive settings of `config`."""
     options: list[tuple[str, Any]] = [
-        ("grpc.max_receive_message_length", config.max_request_bytes),
+        # Twice the limit: a message up to it is refused by the call observer, with a status
+        # that says why and the limit, and counted and logged as RESOURCE_EXHAUSTED (grpc's own
+        # refusal ends the call before the handler, which sees a cancelled call); a larger one
+        # is still refused by grpc, unread.
+        ("grpc.max_receive_message_length", 2 * config.max_request_bytes),
         ("grpc.keepalive_time_ms", _ms(config.keepalive_time)),
         ("grpc.keepalive_timeout_ms", _ms(config.keepalive_timeout)),
         ("grpc.http2.min_recv_ping_interval_without_data_ms", _ms(config.min_ping_interval)),
@@ -233,7 +237,9 @@ class Server:
         # What every handler of the gRPC port is wrapped in as it is registered (`handlers`):
         # counted, timed and logged (outermost), and a PlayStream's calls remembered so that a
         # drain can close them.
-        self._observe = CallObserver(self.metrics, access_log=self.access_log)
+        self._observe = CallObserver(
+            self.metrics, access_log=self.access_log, max_request_bytes=config.max_request_bytes
+        )
         self._wrap = wrapped_by(self._observe.wrap, self._streams.wrap)
         self._grpc = grpc.server(
             self._executor,
