@@ -321,7 +321,7 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         _GS_WINNING_PLAY + _FIXED64.pack(winning_play) if winning_play else b"",
         (
             _GS_MOVE_COUNT + VARINTS[move_count]
-            if move_count < VARINT_TABLE
+            if 0 < move_count < VARINT_TABLE
             else int_field(_GS_MOVE_COUNT, move_count)
         )
         if move_count

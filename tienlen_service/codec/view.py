@@ -215,11 +215,11 @@ def _view_wire(state: GameState, viewer: int, hand: int) -> bytes:
     if game_number:
         out += (
             _TV_GAME_NUMBER,
-            (VARINTS[game_number] if game_number < VARINT_TABLE else varint(game_number)),
+            (VARINTS[game_number] if 0 < game_number < VARINT_TABLE else varint(game_number)),
         )
     dealer = match.dealer
     if dealer:
-        out += (_TV_DEALER, VARINTS[dealer])
+        out += (_TV_DEALER, VARINTS[dealer] if 0 < dealer < VARINT_TABLE else varint(dealer))
     played = state.played
     record = _PLAYED.get(played)
     if record is None:
@@ -228,7 +228,7 @@ def _view_wire(state: GameState, viewer: int, hand: int) -> bytes:
     if steal_open:
         out.append(_TV_STEAL_OPEN)
     if moves:
-        out += (_TV_MOVE_COUNT, (VARINTS[moves] if moves < VARINT_TABLE else varint(moves)))
+        out += (_TV_MOVE_COUNT, (VARINTS[moves] if 0 < moves < VARINT_TABLE else varint(moves)))
     out.append(follow_rules_record)
     return b"".join(out)
 
