@@ -307,7 +307,7 @@ def apply_steps(svc: Any, calls: list[traffic.Call], n: int) -> list[Row]:
     """ApplyMove taken apart, step by step, as the servicer runs it."""
     tokens = svc._tokens  # noqa: SLF001
     update = svc._update  # noqa: SLF001
-    count_events = svc._count_events  # noqa: SLF001
+    count_events = svc._counts.step  # noqa: SLF001
     reqs = [service_pb2.ApplyMoveRequest.FromString(c.request) for c in calls]
     payloads = [tokens.decode(r.state_token) for r in reqs]
     decode = codec.decode_state

@@ -42,6 +42,7 @@ def components(
     from tienlen_service.logs import AccessLog, configure_logging
     from tienlen_service.metrics import Metrics
     from tienlen_service.observability import CallObserver
+    from tienlen_service.state_cache import StateCache
 
     svc = traffic.servicer(keys)
     tokens = svc._tokens  # noqa: SLF001 - the bench takes the servicer apart
@@ -65,6 +66,16 @@ def components(
         # What the gRPC port runs: the request parsed, the answer's wire bytes sent as they are.
         return svc.apply_move_wire(service_pb2.ApplyMoveRequest.FromString(data), ctx)
 
+    # A replica that answers every other move of each game (instructions.py's miss path):
+    # each token it gets is another replica's; a cache of one state keeps it from seeing a
+    # token twice over the repeated passes.
+    missing = traffic.servicer(keys)
+    missing._states = StateCache(size=1)  # noqa: SLF001
+    missed = [c for g in games for c in [c for c in g if c.method == "ApplyMove"][::2]]
+
+    def missed_call(data: bytes) -> bytes:
+        return missing.apply_move_wire(service_pb2.ApplyMoveRequest.FromString(data), ctx)
+
     # The call observer around an empty handler, as the service wraps it (default sampling).
     configure_logging("info", "json", stream=io.StringIO())
     observer = CallObserver(Metrics(), access_log=AccessLog())
@@ -85,7 +96,7 @@ def components(
         # (and a finished game's settlement): what the port sends as it is.
         return codec.apply_answer_wire(codec.assemble_update(token, gid, state, events, view_))
 
-    count = svc._count_events  # noqa: SLF001
+    count = svc._counts.step  # noqa: SLF001
     zipped = list(zip(new_states, game_ids, strict=True))
     for (state, game_id), token in zip(zipped, tokens_out, strict=True):
         states._remember(token, (state, game_id))  # noqa: SLF001 - each token known good
@@ -136,6 +147,11 @@ def components(
             "state decode (cache miss only)",
             codec.decode_state,
             [(tokens.decode(r.state_token),) for r in reqs],
+        ),
+        (
+            "servicer ApplyMove on a miss (every other move)",
+            missed_call,
+            [(c.request,) for c in missed],
         ),
         (
             "an empty Python call (the loop's floor)",

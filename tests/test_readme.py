@@ -190,13 +190,14 @@ def returned_reasons() -> dict[str, set[str]]:
 
     from tienlen_rules.errors import Reason
     from tienlen_service import statuses
-    from tienlen_service.observability import MALFORMED_REQUEST
+    from tienlen_service.observability import MALFORMED_REQUEST, REQUEST_TOO_LARGE
     from tienlen_service.tokens import TokenReason
 
     reasons: dict[str, set[str]] = {str(r): {"FAILED_PRECONDITION"} for r in Reason}
     for r in TokenReason:
         reasons[str(r)] = {"INVALID_ARGUMENT"}
     reasons[MALFORMED_REQUEST] = {"INVALID_ARGUMENT"}
+    reasons[REQUEST_TOO_LARGE] = {"RESOURCE_EXHAUSTED"}
     paths = [
         p
         for package in ("tienlen_rules", "tienlen_service")

@@ -1,6 +1,7 @@
-"""What the domain counters count: the games, moves, chops and instant wins an answer's events
-tell, and the refused moves and tokens behind a domain error. The servicer calls these once per
-answer; `metrics` holds the counters themselves."""
+"""What a call counts in the service's domain metrics (`metrics.domain`): a step's events —
+games dealt and finished, moves applied, chops (*chặt*), instant wins (*tới trắng*) — under the
+game's variant, and a refusal under its reason: a move the rules refuse (when the call was a
+move), a state or seat token refused."""
 
 from __future__ import annotations
 
@@ -20,42 +21,45 @@ if TYPE_CHECKING:
 
 # The methods whose refused moves count as `moves_rejected` (ApplyMove as a message, as the
 # ports send it, and each PlayStream message).
-_MOVE_METHODS: Final = frozenset({"ApplyMove", "apply_move_wire"})
+MOVE_METHODS: Final = frozenset({"ApplyMove", "apply_move_wire"})
 # The events the domain counters count (the engine's event classes are final).
 _COUNTED_EVENTS: Final = frozenset(
     {engine.GameStarted, engine.Played, engine.InstantWin, engine.GameOver}
 )
 
 
-def count_events(
-    metrics: Metrics, rules: RuleSet, events: Sequence[Event], *, applied: bool
-) -> None:
-    """Count an answer's events under its variant (and the move itself when one was applied)."""
-    counters = metrics.variant(rules.variant)
-    if applied:
-        counters.moves_applied.inc()
-    for event in events:
-        kind = type(event)
-        if kind not in _COUNTED_EVENTS:  # passes and turns, most of a move's events
-            continue
-        if kind is engine.GameStarted:
-            counters.games_started.inc()
-        elif kind is engine.Played:
-            if event.chop:  # type: ignore[union-attr] # a Played, checked just above
-                counters.chops.inc()
-        elif kind is engine.InstantWin:
-            counters.instant_wins.inc()
-        else:
-            counters.games_finished.inc()
+class DomainCounts:
+    """The domain counters a servicer feeds (`metrics`)."""
 
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
 
-def count_error(metrics: Metrics, exc: Exception, rpc: str) -> None:
-    """Count a refused move (on the move methods) or a refused state or seat token."""
-    if isinstance(exc, IllegalMove) and rpc in _MOVE_METHODS:
-        metrics.moves_rejected.labels(reason=str(exc.reason)).inc()
-    elif isinstance(exc, TokenError):
-        metrics.tokens_rejected.labels(reason=str(exc.reason)).inc()
-    elif isinstance(exc, StateDecodeError):
-        metrics.tokens_rejected.labels(reason=TOKEN_MALFORMED).inc()
-    elif isinstance(exc, SeatTokenError):
-        metrics.tokens_rejected.labels(reason=SEAT_TOKEN_INVALID).inc()
+    def step(self, rules: RuleSet, events: Sequence[Event], *, applied: bool) -> None:
+        """A step that led to a state of `rules`' variant with `events` (`applied`: a move)."""
+        counters = self._metrics.variant(rules.variant)
+        if applied:
+            counters.moves_applied.inc()
+        for event in events:
+            kind = type(event)
+            if kind not in _COUNTED_EVENTS:  # passes and turns, most of a move's events
+                continue
+            if kind is engine.GameStarted:
+                counters.games_started.inc()
+            elif kind is engine.Played:
+                if event.chop:  # type: ignore[union-attr] # a Played, checked just above
+                    counters.chops.inc()
+            elif kind is engine.InstantWin:
+                counters.instant_wins.inc()
+            else:
+                counters.games_finished.inc()
+
+    def refusal(self, exc: Exception, rpc: str) -> None:
+        """A call of `rpc` (the servicer method's name) refused with the domain error `exc`."""
+        if isinstance(exc, IllegalMove) and rpc in MOVE_METHODS:
+            self._metrics.moves_rejected.labels(reason=str(exc.reason)).inc()
+        elif isinstance(exc, TokenError):
+            self._metrics.tokens_rejected.labels(reason=str(exc.reason)).inc()
+        elif isinstance(exc, StateDecodeError):
+            self._metrics.tokens_rejected.labels(reason=TOKEN_MALFORMED).inc()
+        elif isinstance(exc, SeatTokenError):
+            self._metrics.tokens_rejected.labels(reason=SEAT_TOKEN_INVALID).inc()

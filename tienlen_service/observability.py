@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 MALFORMED_REQUEST: Final = "MALFORMED_REQUEST"
 """`ErrorInfo.reason` of a request whose bytes don't parse as the RPC's request message."""
+REQUEST_TOO_LARGE: Final = "REQUEST_TOO_LARGE"
+"""`ErrorInfo.reason` of a request message over `--max-request-bytes` (metadata
+``max_request_bytes``: the limit)."""
 ERROR_DOMAIN: Final = "tienlen.v1"
 
 
@@ -44,28 +47,53 @@ def _status_code(context: grpc.ServicerContext, default: grpc.StatusCode) -> grp
     return default
 
 
-class _Malformed:
-    """Marks a request whose bytes didn't parse (see `CallObserver`)."""
+class _Refused:
+    """Marks a request refused before it was read (see `CallObserver`): the status it ends its
+    call with (made when needed)."""
 
-    __slots__ = ()
+    __slots__ = ("status",)
+
+    def __init__(self, status: Callable[[], grpc.Status]) -> None:
+        self.status = status
 
 
-_MALFORMED: Final = _Malformed()
-
-
-def _malformed_status() -> grpc.Status:
-    from google.rpc import code_pb2, error_details_pb2, status_pb2
+def _refusal(
+    code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str] | None = None
+) -> grpc.Status:
+    from google.rpc import error_details_pb2, status_pb2
     from grpc_status import rpc_status
 
-    note_reason(MALFORMED_REQUEST)
-    info = error_details_pb2.ErrorInfo(reason=MALFORMED_REQUEST, domain=ERROR_DOMAIN)
-    status = status_pb2.Status(
-        code=code_pb2.INVALID_ARGUMENT,
-        message="the request bytes are not a valid message of this RPC",
-    )
+    note_reason(reason)
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata)
+    status = status_pb2.Status(code=code.value[0], message=message)
     status.details.add().Pack(info)
     result: grpc.Status = rpc_status.to_status(status)
     return result
+
+
+def _malformed_status() -> grpc.Status:
+    return _refusal(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        MALFORMED_REQUEST,
+        "the request bytes are not a valid message of this RPC",
+    )
+
+
+_MALFORMED: Final = _Refused(_malformed_status)
+
+
+def _too_large(size: int, limit: int) -> _Refused:
+    """The refusal of a request message of `size` bytes, over `limit`."""
+
+    def status() -> grpc.Status:
+        return _refusal(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            REQUEST_TOO_LARGE,
+            f"the request message is {size} bytes; the largest this server takes is {limit}",
+            {"max_request_bytes": str(limit)},
+        )
+
+    return _Refused(status)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +129,7 @@ class _Call:
         self._fields = fields
         self._done = False
         self._start = time.perf_counter()
-        info.series.start(received=received)
+        info.series.start(received)
 
     def finish(self, code: grpc.StatusCode) -> None:
         if self._done:
@@ -133,13 +161,23 @@ class CallObserver:
     It also guards the request deserializer (of unary requests and of every message of a
     client or bidi stream): bytes that don't parse as the request message would make grpcio
     answer INTERNAL ("Exception deserializing request!"), wrongly blaming the server; they get
-    INVALID_ARGUMENT with `ErrorInfo.reason` MALFORMED_REQUEST instead.
+    INVALID_ARGUMENT with `ErrorInfo.reason` MALFORMED_REQUEST instead. A message over
+    `max_request_bytes` is refused unread, RESOURCE_EXHAUSTED with `ErrorInfo.reason`
+    REQUEST_TOO_LARGE and the limit in its metadata, and counted and logged as such (grpc
+    core, whose limit the server sets above it, would end the call before the handler, which
+    then sees only a cancelled call: a PlayStream refused so was logged CANCELLED).
     """
 
     def __init__(
-        self, metrics: Metrics, *, access_log: AccessLog | None = None, log_calls: bool = True
+        self,
+        metrics: Metrics,
+        *,
+        access_log: AccessLog | None = None,
+        log_calls: bool = True,
+        max_request_bytes: int | None = None,
     ) -> None:
         self.metrics = metrics
+        self._max_request_bytes = max_request_bytes
         self.access_log = (access_log or AccessLog()) if log_calls else None
         self._cache: dict[str, tuple[_Handler, _Handler]] = {}
         self._lock = threading.Lock()
@@ -185,7 +223,7 @@ class CallObserver:
             info = self._method_info(method, "unary")
             return grpc.unary_unary_rpc_method_handler(
                 self._unary_unary(info, handler.unary_unary),
-                request_deserializer=_guard(deserializer),
+                request_deserializer=_guard(deserializer, self._max_request_bytes),
                 response_serializer=serializer,
             )
         if handler.unary_stream is not None:
@@ -197,21 +235,21 @@ class CallObserver:
             info = self._method_info(method, "server_stream")
             return grpc.unary_stream_rpc_method_handler(
                 self._unary_stream(info, behavior),
-                request_deserializer=_guard(deserializer),
+                request_deserializer=_guard(deserializer, self._max_request_bytes),
                 response_serializer=serializer,
             )
         if handler.stream_unary is not None:
             info = self._method_info(method, "client_stream")
             return grpc.stream_unary_rpc_method_handler(
                 self._stream_unary(info, handler.stream_unary),
-                request_deserializer=_guard(deserializer),
+                request_deserializer=_guard(deserializer, self._max_request_bytes),
                 response_serializer=serializer,
             )
         if handler.stream_stream is not None:
             info = self._method_info(method, "bidi_stream")
             return grpc.stream_stream_rpc_method_handler(
                 self._stream_stream(info, handler.stream_stream),
-                request_deserializer=_guard(deserializer),
+                request_deserializer=_guard(deserializer, self._max_request_bytes),
                 response_serializer=serializer,
             )
         return handler
@@ -230,13 +268,13 @@ class CallObserver:
             fields = CallFields(rpc, metadata=context.invocation_metadata)
             begin(fields)
             start = clock()
-            malformed = request is _MALFORMED
-            start_series(received=not malformed)  # in flight until `finish_series`
+            refused = type(request) is _Refused
+            start_series(not refused)  # in flight until `finish_series`
             code = unknown
             sent = 0
             try:
-                if malformed:
-                    context.abort_with_status(_malformed_status())
+                if refused:
+                    context.abort_with_status(request.status())
                 response = behavior(request, context)
                 sent = 1
                 code = _status_code(context, ok)
@@ -254,10 +292,11 @@ class CallObserver:
 
     def _unary_stream(self, info: _MethodInfo, behavior: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            call = self._begin(info, context, received=request is not _MALFORMED)
+            refused = type(request) is _Refused
+            call = self._begin(info, context, received=not refused)
             try:
-                if request is _MALFORMED:
-                    context.abort_with_status(_malformed_status())
+                if refused:
+                    context.abort_with_status(request.status())
                 responses = behavior(request, context)
             except BaseException:
                 call.finish(_status_code(context, grpc.StatusCode.UNKNOWN))
@@ -322,19 +361,28 @@ def _count(
     """Count a stream's request messages; a message whose bytes don't parse ends the call
     with INVALID_ARGUMENT / MALFORMED_REQUEST, as a unary request's would."""
     for request in requests:
-        if request is _MALFORMED:
-            context.abort_with_status(_malformed_status())
+        if type(request) is _Refused:
+            context.abort_with_status(request.status())
         series.add_received()
         yield request
 
 
 def _guard(
-    deserializer: Callable[[bytes], Any] | None,
+    deserializer: Callable[[bytes], Any] | None, limit: int | None
 ) -> Callable[[bytes], Any] | None:
-    if deserializer is None:
-        return None
+    largest = (1 << 62) if limit is None else limit
+    if deserializer is None:  # a handler of raw bytes: only their size is checked
+        if limit is None:
+            return None
+
+        def sized(data: bytes) -> Any:
+            return _too_large(len(data), largest) if len(data) > largest else data
+
+        return sized
 
     def guarded(data: bytes) -> Any:
+        if len(data) > largest:  # refused unread, and the call's status says why
+            return _too_large(len(data), largest)
         try:
             return deserializer(data)
         except Exception:  # noqa: BLE001 - any parse failure is the caller's malformed input

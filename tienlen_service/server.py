@@ -138,7 +138,11 @@ def grpc_options(config: Config, open_files: int = _NOFILE_CEILING) -> list[tupl
     it is accepted) and how long a new one has to finish its handshake (gRPC core's default
     of 120 s let idle sockets hold the port)."""
     options: list[tuple[str, Any]] = [
-        ("grpc.max_receive_message_length", config.max_request_bytes),
+        # Twice the limit: a message up to it is refused by the call observer, with a status
+        # that says why and the limit, and counted and logged as RESOURCE_EXHAUSTED (grpc's own
+        # refusal ends the call before the handler, which sees a cancelled call); a larger one
+        # is still refused by grpc, unread.
+        ("grpc.max_receive_message_length", 2 * config.max_request_bytes),
         (
             "grpc.max_allowed_incoming_connections",
             connection_cap(config.max_connections, open_files),
@@ -243,7 +247,9 @@ class Server:
         # What every handler of the gRPC port is wrapped in as it is registered (`handlers`):
         # counted, timed and logged (outermost), and a PlayStream's calls remembered so that a
         # drain can close them; then run on its kind's pool (`_wrap`).
-        self._observe = CallObserver(self.metrics, access_log=self.access_log)
+        self._observe = CallObserver(
+            self.metrics, access_log=self.access_log, max_request_bytes=config.max_request_bytes
+        )
         self._wrap_handler = wrapped_by(self._observe.wrap, self._streams.wrap)
         self._open_files = raise_open_file_limit()
         self._grpc = grpc.server(

@@ -30,7 +30,7 @@ from tienlen_rules import (
 )
 from tienlen_service import codec, records
 from tienlen_service.codec import FieldError
-from tienlen_service.counting import count_error, count_events
+from tienlen_service.counting import DomainCounts
 from tienlen_service.dealing import Dealer, requested_deal
 from tienlen_service.key_use import KeyUse
 from tienlen_service.paging import (
@@ -86,7 +86,7 @@ def _rpc(
             return method(self, request, context)
         except DOMAIN_ERRORS as exc:
             seat = getattr(request, "seat", None)
-            count_error(self._metrics, exc, method.__name__)
+            self._counts.refusal(exc, method.__name__)
             status = error_status(exc, seat if isinstance(seat, int) else None)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
@@ -126,6 +126,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     ) -> None:
         self._tokens = tokens
         self._metrics = metrics
+        self._counts = DomainCounts(metrics)
         self._require_seat_tokens = require_seat_tokens
         self._dealer = Dealer(deal_key, require_seat_tokens=require_seat_tokens)
         self._seats = Seats(tokens, self._dealer, require_seat_tokens=require_seat_tokens)
@@ -137,7 +138,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
             else ((MAX_REQUEST_BYTES_HEADER, str(max_request_bytes)),)
         )
         self._search = Search(metrics=metrics, max_searches=max_searches)
-        self._states = StateCache()
+        self._states = StateCache(missed=metrics.tokens_decoded.inc)
+        self._verify = tokens.decode  # bound once: every call may verify
         self._key_use = KeyUse(metrics, tokens.keyring.kids)
 
     # --- RPCs ---------------------------------------------------------------------------------
@@ -244,7 +246,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         try:
             answer = self._apply(move)
         except DOMAIN_ERRORS as exc:
-            count_error(self._metrics, exc, "ApplyMove")
+            self._counts.refusal(exc, "ApplyMove")
             status = error_status(exc, move.seat)
             if status is None:  # pragma: no cover - every caught type has a status
                 raise
@@ -405,7 +407,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     def _decode(self, token: bytes) -> tuple[GameState, bytes]:
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
         (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
-        decoded = self._states.decode(token, self._tokens.decode)
+        decoded = self._states.decode(token, self._verify)
         self._key_use.state_token(self._tokens.admit(token))
         return decoded
 
@@ -446,7 +448,7 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         """The GameUpdate of a step as wire bytes (`codec.update_to_wire`: the new state token,
         the events, the view unless UPDATE_VIEW_BASIC, the game id and numbers a host keeps to
         refuse stale tokens, docs/SECURITY.md), and the step's domain metrics counted."""
-        count_events(self._metrics, state.rules, events, applied=applied)
+        self._counts.step(state.rules, events, applied=applied)
         token = self._states.encode(state, game_id, self._tokens.encode)
         return codec.update_to_wire(token, game_id, state, events, with_view=with_view, chops=chops)
 

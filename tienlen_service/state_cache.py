@@ -33,13 +33,15 @@ class StateCache:
     an immutable tuple of keys). `sign` and `verify` are the token codec's.
 
     Bounded (`size` entries, oldest first out) and safe to share between worker threads:
-    reads take no lock (a dict lookup is atomic), writes do.
+    reads take no lock (a dict lookup is atomic), writes do. `missed` is called on every miss
+    (a token verified and decoded: the servicer counts them, `tienlen_tokens_decoded_total`).
     """
 
-    def __init__(self, size: int = 1024) -> None:
+    def __init__(self, size: int = 1024, *, missed: Callable[[], None] | None = None) -> None:
         if size < 1:
             raise ValueError("a state cache holds at least one state")
         self._size = size
+        self._missed = missed
         # An OrderedDict drops its oldest entry in O(1) (`popitem(last=False)`); a dict's
         # `next(iter(d))` walks the deleted slots at its front: ~3x the cost per insert.
         self._entries: OrderedDict[bytes, tuple[GameState, bytes]] = OrderedDict()
@@ -62,6 +64,8 @@ class StateCache:
         if entry is None:
             entry = decode_state(verify(token))
             self._remember(token, entry)
+            if self._missed is not None:
+                self._missed()
         return entry
 
     def clear(self) -> None:
@@ -72,8 +76,9 @@ class StateCache:
     def _remember(self, token: bytes, entry: tuple[GameState, bytes]) -> None:
         if type(token) is not bytes:  # pragma: no cover - protobuf bytes fields are bytes
             return
-        entries = self._entries
-        with self._lock:
-            entries[token] = entry
-            while len(entries) > self._size:
-                entries.popitem(last=False)
+        entries, lock = self._entries, self._lock
+        lock.acquire()  # by hand, as the metrics' counters: nothing below raises
+        entries[token] = entry
+        if len(entries) > self._size:  # one in, at most one out
+            entries.popitem(last=False)
+        lock.release()

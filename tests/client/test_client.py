@@ -550,3 +550,47 @@ def test_every_call_carries_a_new_request_id() -> None:
     ids = {dict(request_metadata())[REQUEST_ID_HEADER] for _ in range(1000)}
     assert len(ids) == 1000
     assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+
+
+class _MetadataSpy:
+    """The client's stub, recording each unary call's method and metadata."""
+
+    def __init__(self, stub: Any) -> None:
+        self._stub = stub
+        self.sent: list[tuple[str, dict[str, str]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._stub, name)
+
+        def call(request: Any, **kwargs: Any) -> Any:
+            self.sent.append((name, dict(kwargs.get("metadata") or ())))
+            return method(request, **kwargs)
+
+        return call
+
+
+def test_every_call_about_a_game_names_it_for_the_balancer(client: TienLenClient) -> None:
+    """Calls on a game carry its id (`tienlen-game-id`, hexadecimal), which a balancer hashes
+    to send a game's calls to one replica (deploy/README.md, Affinity); a call that starts a
+    game names none."""
+    from tienlen_client.request_ids import GAME_ID_HEADER
+
+    spy = _MetadataSpy(client._stub)
+    client._stub = spy
+    game = client.new_game(hands=["3S 9S", "4S 10S", "5S JS", "6S QS"], leader=0)
+    client.validate(game, 0, ["3S"])
+    client.legal_moves(game, 0)
+    client.view(game, 0)
+    game = client.play(game, 0, ["3S"])
+    client.suggest(game, 1)
+    named = {name: sent.get(GAME_ID_HEADER) for name, sent in spy.sent}
+    game_id = game.raw.game_id.hex()
+    assert len(game_id) == 32
+    assert named == {
+        "NewGame": None,
+        "ValidateMove": game_id,
+        "ListLegalMoves": game_id,
+        "GetView": game_id,
+        "ApplyMove": game_id,
+        "SuggestMove": game_id,
+    }

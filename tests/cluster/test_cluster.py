@@ -590,6 +590,21 @@ def scraped_calls(replica: Replica) -> float:
     )
 
 
+def state_cache_hit_rate(replicas: Sequence[Replica]) -> float:
+    """The replicas' state cache hit rate, from /metrics: 1 - tokens decoded / tokens verified
+    (`tienlen_tokens_decoded_total` counts the misses; deploy/README.md, Affinity)."""
+    decoded = verified = 0.0
+    for replica in replicas:
+        url = f"http://{LOOPBACK}:{replica.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=2.0) as response:
+            for line in response.read().decode().splitlines():
+                if line.startswith("tienlen_tokens_decoded_total "):
+                    decoded += float(line.rsplit(" ", 1)[1])
+                elif line.startswith("tienlen_tokens_verified_total{"):
+                    verified += float(line.rsplit(" ", 1)[1])
+    return 1.0 - decoded / verified if verified else 0.0
+
+
 def wait_until_served(replica: Replica, deadline: float) -> None:
     """Until the replica's /metrics counts engine calls it handled (bounded by `deadline`)."""
     while scraped_calls(replica) == 0:
@@ -617,12 +632,14 @@ def test_rolling_restart_under_round_robin_loses_no_call(
             games += 1
         return games
 
+    replacements: list[Replica] = []
     with ThreadPoolExecutor(max_workers=6, thread_name_prefix="player") as pool:
         futures = [pool.submit(player, 1000 * (i + 1)) for i in range(6)]
         try:
             load.wait_for_calls(300, timeout=20.0)
             for previous, port in zip(old, spare_ports, strict=True):
                 replacement = cluster.start(port, metrics=True, drain_delay=DRAIN_DELAY)
+                replacements.append(replacement)
                 cluster.wait_serving(replacement)
                 # Like a readiness gate plus endpoint propagation: the old replica goes only
                 # once the client is sending calls to its replacement.
@@ -642,6 +659,11 @@ def test_rolling_restart_under_round_robin_loses_no_call(
     for future in done:
         future.result()  # re-raises a player's failure
     report(capsys, "rolling restart", load, {"round_robin": addresses})
+    with capsys.disabled():
+        print(  # noqa: T201 - round robin spreads a game's calls: about 1/N of them hit
+            "[cluster]   state cache hit rate of the new replicas"
+            f" {state_cache_hit_rate(replacements):.0%}"
+        )
 
     assert load.games_completed == load.games_started, "zero lost games"
     assert load.failures == 0, "calls failed during the rolling restart:\n" + "\n".join(
@@ -714,7 +736,8 @@ def test_nginx_loses_no_call_through_a_killed_replica_and_a_rolling_restart(
     with capsys.disabled():
         print(  # noqa: T201
             f"[cluster]   nginx sent {len(resent)} calls on to the next replica and answered"
-            f" {len(unavailable)} UNAVAILABLE (in flight on a dying replica; the client re-sent)"
+            f" {len(unavailable)} UNAVAILABLE (in flight on a dying replica; the client re-sent);"
+            f" state cache hit rate of the restarted replicas {state_cache_hit_rate(restarted):.0%}"
         )
 
     assert load.failures == 0, "calls failed through nginx:\n" + "\n".join(load.errors[:10])
@@ -722,6 +745,36 @@ def test_nginx_loses_no_call_through_a_killed_replica_and_a_rolling_restart(
         future.result()  # re-raises a player's failure
     assert load.games_completed == load.games_started, "zero lost games"
     assert all(scraped_calls(r) > 0 for r in restarted), "every new replica served calls"
+
+
+def test_nginx_sends_a_games_calls_to_one_replica_so_they_hit_its_state_cache(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Affinity without state (deploy/README.md): the client names each call's game
+    (`tienlen-game-id`) and nginx hashes it, so a game's calls go to one replica, whose state
+    cache answers them without verifying and decoding the token again; the games' calls still
+    spread over every replica, and the games end as they do anywhere."""
+    replicas = cluster.start_serving(3, metrics=True)
+    nginx_port = cluster.start_nginx([r.port for r in replicas])
+    address = f"{LOOPBACK}:{nginx_port}"
+    client = make_client(address)
+    load = Load(deadline=time.monotonic() + LOAD_TIMEOUT, attempts=1)
+    games = 12
+    for seed in range(1, games + 1):
+        assert sum(load.play_game("nginx", client, seed)) == 0
+    rate = state_cache_hit_rate(replicas)
+    served = [scraped_calls(r) for r in replicas]
+    report(capsys, "nginx: a game's calls hashed to one replica", load, {"nginx": address})
+    with capsys.disabled():
+        print(  # noqa: T201 - the figure this test exists to show
+            f"[cluster]   state cache hit rate {rate:.1%} over {load.calls} calls;"
+            f" calls per replica {[int(n) for n in served]}"
+        )
+    assert load.games_completed == games
+    # A game misses at most on its first move (NewGame is spread by its request id, its moves
+    # hashed by the game): without affinity, about two calls in three would miss.
+    assert rate > 0.9
+    assert all(n > 0 for n in served), "the games spread over every replica"
 
 
 def test_play_stream_passes_through_nginx(cluster: Cluster) -> None:

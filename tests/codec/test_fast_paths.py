@@ -247,3 +247,16 @@ def test_wire_events_cover_every_kind_and_edge_values() -> None:
     for event in events:
         wanted = game_pb2.GameUpdate(events=[codec.event_to_pb(event)])
         assert_wire_is_the_message(codec.events_to_wire([event]), wanted)
+
+
+def test_a_wire_view_writes_negative_numbers_a_signed_payload_may_carry_as_protobuf_does() -> None:
+    """A decoded state holds what its payload said (a dealer of -1, a negative game or move
+    number): the view's looked-up varints must not index them, but encode them as protobuf
+    does (ten bytes)."""
+    state, _ = game.new_game(build_rules("southern"), 4, seed=12)
+    odd = state._replace(match=state.match._replace(dealer=-1, game_number=-2), move_count=-3)
+    for seat in (-1, 0):
+        seat_view = view(odd, seat)
+        assert_wire_is_the_message(
+            codec.view_to_wire(seat_view, odd), codec.view_to_pb(seat_view, odd)
+        )

@@ -97,3 +97,17 @@ def test_threads_sharing_a_state_cache_get_their_own_states() -> None:
         t.join()
     assert errors == []
     assert len(cache) <= 8
+
+
+def test_a_miss_and_only_a_miss_is_reported() -> None:
+    """The servicer counts the misses (`tienlen_tokens_decoded_total`): a token this replica
+    made, or one it checked already, is not one."""
+    misses: list[int] = []
+    cache, signer = StateCache(missed=lambda: misses.append(1)), _Signer()
+    mine = cache.encode(game.new_game(build_rules("southern"), 4, seed=6)[0], b"g", signer.sign)
+    other = signer.sign(
+        codec.encode_state(game.new_game(build_rules("southern"), 4, seed=7)[0], b"h")
+    )
+    for token in (mine, other, other, mine):
+        cache.decode(token, signer.verify)
+    assert len(misses) == 1

@@ -140,6 +140,9 @@ def test_a_state_from_a_newer_rules_revision_keeps_its_revision() -> None:
         _payload(chain=[state_pb2.ChainLinkState(seat=7, cards=1)]),
         _payload(chain=[state_pb2.ChainLinkState(seat=1, cards=2)]),  # no chop: 1 link
         _payload(hands=[1 << 60, 2]),
+        _payload(hands=[1, 4], dealt=[1, 2]),  # a card held that was not dealt
+        _payload(hands=[1, 2], dealt=[3, 2]),  # a card dealt twice
+        _payload(hands=[1, 1], dealt=[1, 2]),  # a card held twice
         _payload(must_include=52),
         _payload(variant="martian"),
         _payload(overrides=[rules_pb2.OptionValue(name="stake", value="lots")]),
@@ -221,6 +224,19 @@ def test_a_payload_of_a_game_this_replica_wrote_decodes_from_its_moves_fields_al
             payload = codec.encode_state(state, game_id)  # remembers the game's runs
             assert codec.decode_state(payload) == (state, game_id)
             assert state_decode._decode_whole(payload) == (state, game_id)
+            head = codec.state_to_pb(state, game_id)
+            start = (
+                len(payload)
+                - len(head.SerializeToString(deterministic=True))
+                + len(
+                    state_pb2.GameState(
+                        game_id=game_id, variant=head.variant, overrides=head.overrides
+                    ).SerializeToString(deterministic=True)
+                )
+            )
+            seats = state.players
+            assert state_decode._seat_masks(payload, start, seats) == (state.hands, state.dealt)
+            assert state_decode._seat_masks(payload, start, seats - 1) is None  # not its width
 
 
 def test_a_payload_whose_kept_fields_differ_from_the_remembered_ones_decodes_whole() -> None:

@@ -761,9 +761,9 @@ def bad_requests(s: Script) -> None:
     s.call(
         "GetView",
         {"stateToken": {"$zeroBytes": 20000}},
-        note="A request over the server's 16 KiB limit never reaches the service.",
+        note="A request over the server's 16 KiB limit is refused unread, naming the limit.",
         code="RESOURCE_EXHAUSTED",
-        error=None,
+        error="REQUEST_TOO_LARGE",
         fields=[],
     )
 

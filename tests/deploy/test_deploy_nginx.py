@@ -100,6 +100,17 @@ def test_config_is_an_l7_grpc_balancer(tmp_path: Path) -> None:
     assert "add_header grpc-status 14 always" in statements
 
 
+def test_a_games_calls_hash_to_one_replica_and_calls_naming_no_game_spread(tmp_path: Path) -> None:
+    """Affinity (deploy/README.md): the upstream hashes the game id the clients send as call
+    metadata (tienlen-game-id), consistently; a call without one hashes by its request id, so
+    NewGame and the like are not all sent to one replica."""
+    statements = directives(rendered(tmp_path))
+    assert "hash $tienlen_affinity consistent" in statements
+    assert "map $http_tienlen_game_id $tienlen_affinity" in statements
+    assert '"" $request_id' in statements
+    assert "default $http_tienlen_game_id" in statements
+
+
 def test_nginx_accepts_the_rendered_config(tmp_path: Path) -> None:
     nginx = find_nginx()
     if nginx is None:

@@ -39,6 +39,8 @@ COUNTERS = {
     "tienlen_instant_wins_total",
     "tienlen_chops_total",
     "tienlen_tokens_rejected_total",
+    "tienlen_tokens_decoded_total",
+    "tienlen_tokens_verified_total",
     "tienlen_bot_searches_total",
     "tienlen_web_started_total",
     "tienlen_web_handled_total",

@@ -605,6 +605,44 @@ def test_a_counter_family_is_exposed_as_prometheus_clients_counter_would_be() ->
     assert generate_latest(ours).splitlines() == wanted
 
 
+def test_a_plain_counter_is_exposed_as_prometheus_clients_counter_would_be() -> None:
+    from prometheus_client import CollectorRegistry, Counter, generate_latest
+
+    from tienlen_service.metrics import PlainCounter
+
+    ours, theirs = CollectorRegistry(), CollectorRegistry()
+    plain = PlainCounter("tienlen_tokens_decoded", "State tokens decoded.", ours)
+    counter = Counter("tienlen_tokens_decoded", "State tokens decoded.", registry=theirs)
+    for _ in range(3):
+        plain.inc()
+        counter.inc()
+    wanted = [line for line in generate_latest(theirs).splitlines() if b"_created" not in line]
+    assert generate_latest(ours).splitlines() == wanted
+
+
+def test_a_state_token_of_another_replica_is_counted_decoded_and_one_of_its_own_is_not(
+    server_factory: Any,
+) -> None:
+    """`tienlen_tokens_decoded_total` against `tienlen_tokens_verified_total`: the state
+    cache's hit rate (deploy/README.md, Affinity)."""
+    from tienlen_service.tokens import KeyRing
+
+    keys = KeyRing.generate()
+    first, second = server_factory(keyring=keys), server_factory(keyring=keys)
+    with grpc.insecure_channel(first.address) as a, grpc.insecure_channel(second.address) as b:
+        new = new_game(Stub(a), players=4, seed=3)
+        view = service_pb2.GetViewRequest(state_token=new.game.state_token)
+        Stub(a).GetView(view, timeout=TIMEOUT)  # its own token: a hit
+        Stub(b).GetView(view, timeout=TIMEOUT)  # another replica's: verified and decoded
+        Stub(b).GetView(view, timeout=TIMEOUT)  # checked already: a hit
+    decoded = [scrape(r.metrics_url)["tienlen_tokens_decoded_total"] for r in (first, second)]
+    verified = [
+        sum(v for k, v in scrape(r.metrics_url).items() if k.startswith("tienlen_tokens_verified"))
+        for r in (first, second)
+    ]
+    assert (decoded, verified) == ([0, 1], [1, 2])
+
+
 def bot_series(samples: dict[str, float], bot: str) -> dict[str, float]:
     """A bot's searches by outcome, and its search-time histogram's count as `timed`."""
     outcomes = ("suggested", "no_move", "abandoned", "refused")

@@ -22,6 +22,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
@@ -341,11 +342,24 @@ def test_an_unusable_request_id_is_replaced(server_factory, probe, log_stream, r
 
 
 def test_an_oversized_request_is_resource_exhausted(server_factory, probe) -> None:
+    """Over the limit, the service refuses the message unread and says why, with the limit (a
+    client sizes its batches by it); past twice the limit, grpc refuses it, as bare."""
     running = server_factory(register=probe.register, max_request_bytes=1024)
     with grpc.insecure_channel(running.address) as channel:
         assert probe.call(channel, "Echo", b"x" * 1000, timeout=TIMEOUT) == b"x" * 1000
         error = rpc_error(probe.call, channel, "Echo", b"x" * 2000, timeout=TIMEOUT)
+        far = rpc_error(probe.call, channel, "Echo", b"x" * 3000, timeout=TIMEOUT)
     assert error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+    status = rpc_status.from_call(error)
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert (info.reason, dict(info.metadata)) == (
+        "REQUEST_TOO_LARGE",
+        {"max_request_bytes": "1024"},
+    )
+    assert "2000 bytes" in status.message
+    assert far.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 def test_calls_beyond_the_concurrency_cap_are_resource_exhausted(server_factory, probe) -> None:
@@ -375,7 +389,8 @@ def test_limits_and_keepalive_become_channel_arguments() -> None:
     options = dict(
         grpc_options(Config(max_request_bytes=4096, max_connection_age=120, keepalive_time=30))
     )
-    assert options["grpc.max_receive_message_length"] == 4096
+    # Twice the limit: up to it, the service refuses a message itself, saying why.
+    assert options["grpc.max_receive_message_length"] == 2 * 4096
     assert options["grpc.max_connection_age_ms"] == 120_000
     assert options["grpc.max_connection_age_grace_ms"] == 30_000
     assert options["grpc.keepalive_time_ms"] == 30_000

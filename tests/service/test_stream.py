@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -413,3 +414,44 @@ def test_a_message_that_does_not_parse_ends_the_stream_with_malformed_request(
     info = error_details_pb2.ErrorInfo()
     assert status.details[0].Unpack(info)
     assert info.reason == "MALFORMED_REQUEST"
+
+
+def test_a_stream_message_over_the_limit_ends_the_stream_counted_and_logged_as_refused(
+    server_factory: Callable[..., Any], log_stream: Any
+) -> None:
+    """Issue 36 (5): a PlayStream message over the request limit ended the stream
+    RESOURCE_EXHAUSTED for the client but was logged and counted CANCELLED. The service refuses
+    it unread with a status that says why (REQUEST_TOO_LARGE, the limit), and the stream's
+    line and metrics say RESOURCE_EXHAUSTED."""
+    from helpers.logs import json_lines
+
+    running = server_factory(max_request_bytes=4096)
+    with grpc.insecure_channel(running.address) as channel:
+        stream = Stream(Stub(channel))
+        big = service_pb2.ApplyMoveRequest(state_token=bytes(5000))
+        stream.send("too large", big)
+        with pytest.raises(grpc.RpcError) as caught:
+            stream.receive()
+    assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+    status = rpc_status.from_call(caught.value)  # type: ignore[arg-type]
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert (info.reason, info.metadata["max_request_bytes"]) == ("REQUEST_TOO_LARGE", "4096")
+    lines = [
+        r
+        for r in json_lines(log_stream)
+        if r.get("event") == "rpc" and r["rpc"].endswith("/PlayStream")
+    ]
+    assert [line["code"] for line in lines] == ["RESOURCE_EXHAUSTED"]
+    with urllib.request.urlopen(running.metrics_url, timeout=TIMEOUT) as response:
+        text = response.read().decode()
+    handled = [
+        line
+        for line in text.splitlines()
+        if line.startswith("grpc_server_handled_total{") and 'grpc_method="PlayStream"' in line
+    ]
+    assert [line for line in handled if not line.endswith(" 0.0")] == [
+        line for line in handled if 'grpc_code="RESOURCE_EXHAUSTED"' in line
+    ]
+    assert any(line.endswith(" 1.0") for line in handled)

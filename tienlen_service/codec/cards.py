@@ -128,8 +128,11 @@ def move_from_pb(move: moves_pb2.Move, seat: int, field: str = "move") -> Move:
 
     Every ApplyMove reads one, and reading a play's cards field by field is most of it (a
     message and two fields per card): a move read before is found by its bytes instead, so
-    a single, a pair or a pass costs one serialisation and a lookup. Only moves that read
-    well are remembered (one that does not raises its FieldError each time)."""
+    a single or a pair costs one serialisation and a lookup, a pass one question. Only moves
+    that read well are remembered (one that does not raises its FieldError each time)."""
+    if move.HasField("pass_turn"):
+        passed: Move = _new_tuple(Move, (seat, (), True, None))
+        return passed
     data = move.SerializeToString()
     known = _MOVES.get(data)
     if known is None:

@@ -33,6 +33,8 @@ from tienlen_rules import (
 )
 from tienlen_service.codec._layouts import CHAIN_LINK_STATE, CHOP_PAYMENT_STATE, GAME_STATE
 from tienlen_service.codec._wire import (
+    VARINT_TABLE,
+    VARINTS,
     fixed64,
     int_field,
     length_delimited,
@@ -237,8 +239,10 @@ _UNPLAYED: Final = _records(_GS_UNPLAYED, int_field, _MASKS)
 
 
 # The packed records of the seats' masks (hands, dealt), by the number of seats: the key and
-# the length, then the masks packed at once (`packed_fixed64`'s bytes, with no call).
-_SEAT_MASKS: Final = tuple(struct.Struct(f"<{n}Q") for n in range(MAX_PLAYERS + 1))
+# the length, then the masks packed at once (`packed_fixed64`'s bytes, with no call;
+# `state_decode` reads them back the same way).
+_FIXED64: Final = struct.Struct("<Q")
+SEAT_MASKS: Final = tuple(struct.Struct(f"<{n}Q") for n in range(MAX_PLAYERS + 1))
 _HANDS_KEYS: Final = tuple(_GS_HANDS + varint(8 * n) if n else b"" for n in range(MAX_PLAYERS + 1))
 _DEALT_KEYS: Final = tuple(_GS_DEALT + varint(8 * n) if n else b"" for n in range(MAX_PLAYERS + 1))
 
@@ -248,13 +252,36 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
     order, the game's runs (`game`, serialised once per game) in their places. A new field a
     move changes is written here in its place; one the game keeps goes in `_game_pb` only."""
     head, tail, last = game  # game_id, variant, overrides | match, rules_revision | match_secret
-    table = state.table
-    places = state.places
-    to_act, must_include, table_seat = state.to_act, state.must_include, state.table_seat
-    passed, frozen, unplayed = state.passed, state.frozen, state.unplayed
-    hands, dealt = state.hands, state.dealt
+    (  # every field at once (a named tuple's fields read one by one cost a call each)
+        _rules,
+        hands,
+        dealt,
+        to_act,
+        must_include,
+        table,
+        table_seat,
+        passed,
+        chain,
+        chain_victim_out,
+        places,
+        frozen,
+        unplayed,
+        chop_payments,
+        first_game,
+        steal_open,
+        winner,
+        instant_pattern,
+        compensation,
+        winning_play,
+        move_count,
+        _match,
+        timeouts,
+        auto,
+        departed,
+        forfeited,
+    ) = state
     seats = len(hands)  # 2 to MAX_PLAYERS: one record of `seats` fixed64s each
-    pack = _SEAT_MASKS[seats].pack
+    pack = SEAT_MASKS[seats].pack
     out = [
         head,
         _HANDS_KEYS[seats],
@@ -265,16 +292,16 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         _MUST_INCLUDE[must_include]
         if must_include in _MUST_INCLUDE
         else sint_field(_GS_MUST_INCLUDE, must_include),
-        b"" if table is None else fixed64(_GS_TABLE, table.cards),
+        b"" if table is None else _GS_TABLE + _FIXED64.pack(table.cards),  # a play: not 0
         _TABLE_SEAT[table_seat]
         if table_seat in _TABLE_SEAT
         else sint_field(_GS_TABLE_SEAT, table_seat),
         _PASSED[passed] if passed in _PASSED else int_field(_GS_PASSED, passed),
     ]
-    for seat, cards in state.chain:
+    for seat, cards in chain:
         link = int_field(_CL_SEAT, seat) + fixed64(_CL_CARDS, cards)
         out += (_GS_CHAIN, varint(len(link)), link)
-    if state.chain_victim_out:
+    if chain_victim_out:
         out.append(_GS_CHAIN_VICTIM_OUT)
     if places and min(places) >= 0 and max(places) < 128:  # one byte each: every real place
         out += (_GS_PLACES, varint(len(places)), bytes(places))
@@ -284,7 +311,7 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
         _FROZEN[frozen] if frozen in _FROZEN else int_field(_GS_FROZEN, frozen),
         _UNPLAYED[unplayed] if unplayed in _UNPLAYED else int_field(_GS_UNPLAYED, unplayed),
     )
-    for p in state.chop_payments:
+    for p in chop_payments:
         payment = b"".join(
             (
                 sint_field(_CP_PAYER, p.payer),
@@ -294,35 +321,40 @@ def _payload_wire(state: GameState, game: tuple[bytes, ...]) -> bytes:
             )
         )
         out += (_GS_CHOP_PAYMENTS, varint(len(payment)), payment)
-    if state.first_game:
+    if first_game:
         out.append(_GS_FIRST_GAME)
-    if state.steal_open:
+    if steal_open:
         out.append(_GS_STEAL_OPEN)
-    winner, compensation = state.instant_winner, state.compensation_seat
     out.append(
         _INSTANT_WINNER[winner]
         if winner in _INSTANT_WINNER
         else sint_field(_GS_INSTANT_WINNER, winner)
     )
-    if state.instant_pattern:
-        out.append(length_delimited(_GS_INSTANT_PATTERN, state.instant_pattern.encode()))
+    if instant_pattern:
+        out.append(length_delimited(_GS_INSTANT_PATTERN, instant_pattern.encode()))
     out += (
         _COMPENSATION_SEAT[compensation]
         if compensation in _COMPENSATION_SEAT
         else sint_field(_GS_COMPENSATION_SEAT, compensation),
-        fixed64(_GS_WINNING_PLAY, state.winning_play),
-        int_field(_GS_MOVE_COUNT, state.move_count),
+        _GS_WINNING_PLAY + _FIXED64.pack(winning_play) if winning_play else b"",
+        (
+            _GS_MOVE_COUNT + VARINTS[move_count]
+            if 0 < move_count < VARINT_TABLE
+            else int_field(_GS_MOVE_COUNT, move_count)
+        )
+        if move_count
+        else b"",
         tail,
     )
     # A live table's people (RULES §9.3, §9.4): written only when set, so a game without
     # time-outs or leavers keeps the bytes earlier releases wrote.
-    if state.auto or state.departed or state.timeouts:
-        if state.timeouts:
-            out.append(packed_varints(_GS_TIMEOUTS, state.timeouts))
+    if auto or departed or timeouts:
+        if timeouts:
+            out.append(packed_varints(_GS_TIMEOUTS, timeouts))
         for key, mask in (
-            (_GS_AUTO, state.auto),
-            (_GS_DEPARTED, state.departed),
-            (_GS_FORFEITED, state.forfeited),
+            (_GS_AUTO, auto),
+            (_GS_DEPARTED, departed),
+            (_GS_FORFEITED, forfeited),
         ):
             if mask:
                 out.append(int_field(key, mask))

@@ -18,6 +18,8 @@ game keeps, in the part parsed; both send it the whole way.
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_
 from typing import Final
 
 from google.protobuf.message import DecodeError
@@ -39,7 +41,7 @@ from tienlen_service.codec._layouts import GAME_STATE
 from tienlen_service.codec.cards import CARD_COUNT
 from tienlen_service.codec.errors import StateDecodeError
 from tienlen_service.codec.rules import cached_rules
-from tienlen_service.codec.state import FULL_MASK, game_parts
+from tienlen_service.codec.state import FULL_MASK, SEAT_MASKS, game_parts
 from tienlen_service.game_ids import GAME_ID_BYTES, SECRET_BYTES, GameId
 
 # A payload of a game with a game id starts with its record: key, length, the id.
@@ -47,6 +49,7 @@ _GAME_ID_KEY: Final = GAME_STATE.tag("game_id") + bytes((GAME_ID_BYTES,))
 _GAME_ID_END: Final = len(_GAME_ID_KEY) + GAME_ID_BYTES
 # The fields a move changes start with the hands (always written: a table has seats).
 _MOVE_START: Final = GAME_STATE.tag("hands")[0]
+_DEALT_KEY: Final = GAME_STATE.tag("dealt")[0]
 _new_tuple: Final = tuple.__new__
 
 
@@ -58,7 +61,9 @@ def decode_state(payload: bytes) -> tuple[GameState, bytes]:
         if parts is not None:
             moved = _moved(payload, parts.runs)
             if moved is not None:
-                return _state(moved, parts.rules, parts.match), GameId(game_id, parts.secret)
+                masks = _seat_masks(payload, len(parts.runs[0]), len(parts.match.totals))
+                state = _state(moved, parts.rules, parts.match, masks)
+                return state, GameId(game_id, parts.secret)
     return _decode_whole(payload)
 
 
@@ -79,9 +84,8 @@ def _moved(payload: bytes, runs: tuple[bytes, ...]) -> state_pb2.GameState | Non
     at = body.rfind(tail)
     if at <= 0:
         return None
-    msg = state_pb2.GameState()
     try:
-        msg.ParseFromString(body[:at] + body[at + len(tail) :])
+        msg = state_pb2.GameState.FromString(body[:at] + body[at + len(tail) :])
     except DecodeError:
         return None
     # Cut inside the kept fields: not this replica's cut; decoded whole.
@@ -127,11 +131,40 @@ def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
     return _state(msg, rules, match), GameId(msg.game_id, msg.match_secret)
 
 
-def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
-    """The state of a parsed payload's fields a move changes, with its rules and match, after
-    cheap consistency checks so that the engine never indexes out of range on it."""
-    hands = tuple(msg.hands[:])
-    dealt = tuple(msg.dealt[:])
+def _seat_masks(
+    payload: bytes, start: int, seats: int
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The hands and the dealt cards of a payload whose fields a move changes start at
+    `start` (and parsed), read from their bytes: the first two records there, one packed
+    fixed64 each per seat, as `encode_state` writes them (their keys and lengths checked;
+    None when they are not so). Reading them through protobuf's containers costs ~7k."""
+    width = 8 * seats
+    dealt_at = start + 2 + width
+    if (
+        payload[start + 1] != width
+        or payload[dealt_at] != _DEALT_KEY
+        or payload[dealt_at + 1] != width
+        or not MIN_PLAYERS <= seats <= MAX_PLAYERS
+    ):
+        return None
+    unpack = SEAT_MASKS[seats].unpack_from
+    return unpack(payload, start + 2), unpack(payload, dealt_at + 2)
+
+
+def _state(
+    msg: state_pb2.GameState,
+    rules: RuleSet,
+    match: Match,
+    masks: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
+) -> GameState:
+    """The state of a parsed payload's fields a move changes, with its rules and match (and
+    its seats' masks when already read), after cheap consistency checks so that the engine
+    never indexes out of range on it."""
+    if masks is None:
+        hands = tuple(msg.hands[:])
+        dealt = tuple(msg.dealt[:])
+    else:
+        hands, dealt = masks
     places = tuple(msg.places[:])
     links = msg.chain
     chain = tuple((link.seat, link.cards) for link in links) if links else ()
@@ -150,8 +183,18 @@ def _state(msg: state_pb2.GameState, rules: RuleSet, match: Match) -> GameState:
         or (auto | departed | forfeited) >> players
     ):
         raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
-    if max(hands) > FULL_MASK or max(dealt) > FULL_MASK or table_cards > FULL_MASK:
-        raise StateDecodeError("the state holds a card that does not exist")
+    # Cards that exist, each dealt once, held only where dealt: what the engine's invariants
+    # hold (tests/engine/properties), and what its played cards (the dealt masks' sum less the
+    # hands') rely on.
+    dealt_cards, held = reduce(or_, dealt, 0), reduce(or_, hands, 0)
+    if (
+        dealt_cards > FULL_MASK
+        or table_cards > FULL_MASK
+        or held & ~dealt_cards
+        or sum(dealt) != dealt_cards
+        or sum(hands) != held
+    ):
+        raise StateDecodeError("the state holds a card that does not exist or was not dealt")
     seats = (to_act, table_seat, dealer, instant_winner, compensation_seat)
     if (
         min(seats) < -1

@@ -138,11 +138,11 @@ def assemble_update(
     if game_number:
         out += (
             _GU_GAME_NUMBER,
-            (VARINTS[game_number] if game_number < VARINT_TABLE else varint(game_number)),
+            (VARINTS[game_number] if 0 < game_number < VARINT_TABLE else varint(game_number)),
         )
     moves = state.move_count
     if moves:
-        out += (_GU_MOVE_NUMBER, (VARINTS[moves] if moves < VARINT_TABLE else varint(moves)))
+        out += (_GU_MOVE_NUMBER, (VARINTS[moves] if 0 < moves < VARINT_TABLE else varint(moves)))
     if state.table is not None and chop_open(state):
         if chops:
             seats = chop_seats(state)

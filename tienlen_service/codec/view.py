@@ -20,7 +20,6 @@ state of random matches of every preset.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Final, TypeAlias
 
 from tienlen.v1 import game_pb2
@@ -28,7 +27,6 @@ from tienlen_rules import (
     EMPTY_SEAT,
     MAX_PLAYERS,
     SPECTATOR,
-    Combination,
     GameState,
     RuleSet,
     SeatView,
@@ -115,12 +113,6 @@ def view_to_pb(seat_view: SeatView, state: GameState, *, chops: bool = True) -> 
 # --------------------------------------------------------------------------------------------
 # The fast path: the same view as wire bytes
 
-#: The fields of the engine's `SeatView`, in its order: a SeatView is one, and so is the plain
-#: tuple `spectator_view_to_wire` builds (cheaper than the named tuple, on every answer).
-ViewFields: TypeAlias = tuple[
-    int, int, tuple[int, ...], Combination | None, int, int, int, tuple[int, ...],
-    int, int, bool, bool, int, tuple[int, ...], int, str,
-]  # fmt: skip
 
 _TV_SEAT: Final = TABLE_VIEW.tag("seat")
 _TV_HAND: Final = RepeatedCards(TABLE_VIEW, "hand")
@@ -158,74 +150,80 @@ _SS_TIMEOUTS: Final = SEAT_STATUS.tag("timeouts")
 _SS_BANKROLL: Final = SEAT_STATUS.tag("bankroll")
 
 
-@lru_cache(maxsize=512)
 def _rules_wire(rules: RuleSet) -> tuple[bytes, bytes]:
-    """The view's `rules` and `follow_rules` field records, built once per rule set."""
+    """The view's `rules` and `follow_rules` field records, built once per rule set and found
+    by its identity (rule sets are cached, `codec.rules`; a RuleSet hashes and compares in
+    Python, which every answer would pay)."""
+    known = _RULES_WIRE.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
     spec = rules_to_pb(rules).SerializeToString(deterministic=True)
     follow = follow_rules_to_pb(rules).SerializeToString(deterministic=True)
-    return length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
+    records = length_delimited(_TV_RULES, spec), length_delimited(_TV_FOLLOW_RULES, follow)
+    if len(_RULES_WIRE) >= _RULES_WIRE_SIZE:
+        _RULES_WIRE.clear()
+    _RULES_WIRE[id(rules)] = (rules, records)  # the rule set kept: its id stays its own
+    return records
+
+
+_RULES_WIRE: Final[dict[int, tuple[RuleSet, tuple[bytes, bytes]]]] = {}
+_RULES_WIRE_SIZE: Final = 512
 
 
 def spectator_view_to_wire(state: GameState, *, chops: bool = True) -> bytes:
-    """`view_to_wire(view(state, SPECTATOR), state)` — the view every answer carries —
-    without the engine's `view` and its checks (a third of the view's cost): the same fields,
-    in a plain tuple, from the state. tests/codec/ proves the bytes equal for every state of
-    random matches of every preset, so a change of what `view` shows a spectator fails there."""
-    match = state.match
-    to_act = state.to_act
-    return view_to_wire(
-        (
-            SPECTATOR,
-            0,
-            tuple(map(int.bit_count, state.hands)),
-            state.table,
-            state.table_seat,
-            to_act,
-            state.passed,
-            state.places,
-            state.frozen,
-            state.must_include,
-            state.first_game,
-            to_act < 0,
-            match.game_number,
-            match.totals,
-            state.played,
-            state.rules.variant,
-        ),
-        state,
-        chops=chops,
-    )
+    """`view_to_wire(view(state, SPECTATOR), state)` — the view every answer carries — without
+    the engine's `view` and its checks: a spectator sees no hand, the rest is the state's
+    public fields. tests/codec/ proves the bytes equal the mapping's of the engine's view for
+    every state of random matches of every preset, so a change of what `view` shows a
+    spectator fails there. `chops`: whether the host's chop seats may be shown (RULES §9.5)."""
+    return _view_wire(state, SPECTATOR, 0, chops)
 
 
-def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True) -> bytes:
-    """The bytes of `view_to_pb(seat_view, state, chops=chops)`, written straight from the
-    engine's view (a `SeatView`, or its fields in a tuple) in `TABLE_VIEW`'s order; `state`
-    gives the rules, the dealer, who has played, an open steal, the move count and the
+def view_to_wire(seat_view: SeatView, state: GameState, *, chops: bool = True) -> bytes:
+    """The bytes of `view_to_pb(seat_view, state, chops=chops)`: the seat's own hand, and the
+    public table read straight from `state`, in `TABLE_VIEW`'s order (`SeatView`'s other fields
+    are the state's by the engine's `view`, which tests/codec/ holds this to), with the
     table's people (RULES §9)."""
+    return _view_wire(state, seat_view.seat, seat_view.hand, chops)
+
+
+def _view_wire(state: GameState, viewer: int, hand: int, chops: bool) -> bytes:
+    """The view of `viewer` (SPECTATOR: no seat, no hand) holding `hand`, from one record: the
+    state, its fields taken at once (a named tuple's fields one by one cost a call each)."""
     (
-        viewer,
-        hand,
-        counts,
+        rules,
+        hands,
+        _dealt,
+        to_act,
+        must_include,
         table,
         table_seat,
-        to_act,
         passed,
+        _chain,
+        _chain_victim_out,
         places,
         frozen,
-        must_include,
+        unplayed,
+        _chop_payments,
         first_game,
-        over,
-        game_number,
-        totals,
-        played,
-        _variant,  # in the rules
-    ) = seat_view
-    rules_record, follow_rules_record = _rules_wire(state.rules)
+        steal_open,
+        _instant_winner,
+        _instant_pattern,
+        _compensation_seat,
+        _winning_play,
+        moves,
+        match,
+        _timeouts,
+        _auto,
+        _departed,
+        _forfeited,
+    ) = state
+    rules_record, follow_rules_record = _rules_wire(rules)
     out: list[bytes] = []
     if viewer >= 0:  # optional: a seat 0 viewer is still present on the wire
-        out += (_TV_SEAT, varint(viewer), _TV_HAND.encode(hand))
+        out += (_TV_SEAT, VARINTS[viewer], _TV_HAND.encode(hand))
+    counts = tuple(map(int.bit_count, hands))
     out += (_TV_PLAYERS, VARINTS[len(counts)], rules_record)  # a table of 2 to 4
-    unplayed = state.unplayed
     statuses = _STATUSES
     people = _people(state)
     flags = (
@@ -235,6 +233,7 @@ def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True)
     )
     # Each seat's record by what it says, the keys made by zip (no tuple built per seat here);
     # a live table's people (RULES §9) add their facts to the key.
+    totals = match.totals
     keys = (
         zip(_SEATS, counts, places, flags, totals, people, strict=False)
         if people
@@ -248,6 +247,7 @@ def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True)
         out += (_TV_TABLE, VARINTS[len(combo)], combo)  # at most 13 cards
         if table_seat >= 0:
             out += (_TV_TABLE_SEAT, VARINTS[table_seat])
+    over = to_act < 0
     if not over:
         out += (_TV_TO_ACT, VARINTS[to_act])
     if must_include >= 0:
@@ -256,20 +256,24 @@ def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True)
         out.append(_TV_FINISHED)
     if first_game:
         out.append(_TV_FIRST_GAME)
+    game_number = match.game_number
     if game_number:
         out += (
             _TV_GAME_NUMBER,
-            (VARINTS[game_number] if game_number < VARINT_TABLE else varint(game_number)),
+            (VARINTS[game_number] if 0 < game_number < VARINT_TABLE else varint(game_number)),
         )
-    dealer = state.match.dealer
+    dealer = match.dealer
     if dealer:
-        out += (_TV_DEALER, VARINTS[dealer])
-    out.append(_TV_PLAYED.encode(played))
-    if state.steal_open:
+        out += (_TV_DEALER, VARINTS[dealer] if 0 < dealer < VARINT_TABLE else varint(dealer))
+    played = state.played
+    record = _PLAYED.get(played)
+    if record is None:
+        record = _played_record(played)
+    out.append(record)
+    if steal_open:
         out.append(_TV_STEAL_OPEN)
-    moves = state.move_count
     if moves:
-        out += (_TV_MOVE_COUNT, (VARINTS[moves] if moves < VARINT_TABLE else varint(moves)))
+        out += (_TV_MOVE_COUNT, (VARINTS[moves] if 0 < moves < VARINT_TABLE else varint(moves)))
     out.append(follow_rules_record)
     if table is not None and chop_open(state):
         if chops and viewer < 0:
@@ -277,7 +281,7 @@ def view_to_wire(seat_view: ViewFields, state: GameState, *, chops: bool = True)
             if seats:
                 out += (_TV_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
         out.append(_TV_CHOP_OPEN)
-    if state.match.replayed:
+    if match.replayed:
         out.append(_TV_REPLAYED)
     return b"".join(out)
 
@@ -307,6 +311,19 @@ def _people(state: GameState) -> tuple[_People, ...]:
         )
         for s in range(state.players)
     )
+
+
+# The `played` records of the cards played lately (a pass leaves them as they were).
+_PLAYED: Final[dict[int, bytes]] = {}
+_PLAYED_SIZE: Final = 4096
+
+
+def _played_record(played: int) -> bytes:
+    record = _TV_PLAYED.encode(played)
+    if len(_PLAYED) >= _PLAYED_SIZE:
+        _PLAYED.clear()
+    _PLAYED[played] = record
+    return record
 
 
 # The `seats` records already written, by what they say: from one move to the next most seats

@@ -47,6 +47,7 @@ from tienlen_service.metrics.domain import (
     BotSearch,
     Count,
     CounterFamily,
+    PlainCounter,
     VariantCounters,
 )
 
@@ -60,6 +61,7 @@ __all__ = [
     "InFlight",
     "MethodSeries",
     "Metrics",
+    "PlainCounter",
     "VariantCounters",
     "WebConnectionMetrics",
     "WebMetrics",
@@ -133,6 +135,14 @@ class Metrics:
             "tienlen_seat_tokens_verified",
             "Seat tokens accepted, by the key they were minted under; (match): the match's.",
             "kid",
+            r,
+        )
+        self.tokens_decoded = PlainCounter(
+            "tienlen_tokens_decoded",
+            "State tokens verified and decoded because this replica had not made or checked them "
+            "lately (a state cache miss; counted on misses only). Against "
+            "tienlen_tokens_verified_total: the state cache's hit rate, high where a balancer "
+            "sends a game's calls to one replica (deploy/README.md, Affinity).",
             r,
         )
         self._variants: dict[str, VariantCounters] = {}

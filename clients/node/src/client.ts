@@ -84,6 +84,12 @@ export interface LegalMovesOptions {
 }
 
 /** A client-side refusal of a request that would not make sense to send. */
+/** The id of the match `game` belongs to, when the client has it (a game that went through JSON
+ * has no `raw`): sent with the calls about it, for a balancer's affinity. */
+function gameIdOf(game: Game): Uint8Array | undefined {
+  return game.raw?.gameId;
+}
+
 function invalid(details: string): InvalidRequest {
   return new InvalidRequest({ code: grpc.status.INVALID_ARGUMENT, details });
 }
@@ -192,7 +198,7 @@ export class TienLenClient {
       deal: wireDeal(options),
       seating: changes,
       bankrolls: (options.bankrolls ?? []).map((chips) => BigInt(chips)),
-    });
+    }, gameIdOf(game));
     const next = answer.game!;
     const tokens = seatTokensAfter(game, next.view?.players ?? game.seatTokens.length, answer.seatTokens, changes?.staying as number[] | undefined);
     return toGame(next, tokens);
@@ -209,7 +215,7 @@ export class TienLenClient {
 
   /** Dry run: would `seat` playing `played` (or passing, when null) be legal now? */
   async validate(game: Game, seat: number, played: CardsLike | null): Promise<Validation> {
-    const answer = await this.wire.validateMove({ stateToken: stateBytes(game), seat, seatToken: seatToken(game, seat), move: move(played) });
+    const answer = await this.wire.validateMove({ stateToken: stateBytes(game), seat, seatToken: seatToken(game, seat), move: move(played) }, gameIdOf(game));
     return { legal: answer.legal, combination: toCombination(answer.combination), reason: answer.reason, message: answer.message, chop: answer.chop };
   }
 
@@ -233,7 +239,7 @@ export class TienLenClient {
         pageSize: options.pageSize ?? 0,
         pageToken,
         filter: type !== CombinationType.UNSPECIFIED || length ? { type, length } : undefined,
-      });
+      }, gameIdOf(game));
       moves.push(...page.moves.map(toLegalMove));
       pageToken = page.nextPageToken;
     } while (pageToken);
@@ -246,7 +252,7 @@ export class TienLenClient {
       stateToken: stateBytes(game),
       seat,
       seatToken: seat === undefined ? "" : seatToken(game, seat),
-    }); // a spectator's view carries the deal key (the chop seats)
+    }, gameIdOf(game)); // a spectator's view carries the deal key (the chop seats)
     return toView(answer.view!);
   }
 
@@ -254,7 +260,7 @@ export class TienLenClient {
    * (not its turn and no out-of-turn play, or the game is over). `bot`: one of
    * `describeRules().bots` (default: the service's). */
   async suggest(game: Game, seat: number, bot = ""): Promise<LegalMove | null> {
-    const answer = await this.wire.suggestMove({ stateToken: stateBytes(game), seat, seatToken: seatToken(game, seat), bot });
+    const answer = await this.wire.suggestMove({ stateToken: stateBytes(game), seat, seatToken: seatToken(game, seat), bot }, gameIdOf(game));
     return answer.move === undefined ? null : toLegalMove({ move: answer.move, combination: answer.combination, chop: false });
   }
 

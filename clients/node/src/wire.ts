@@ -163,13 +163,15 @@ export class WireClient {
     return this.replicas.health;
   }
 
-  /** Call one unary method with a message; throws TienLenError when the call is refused. */
+  /** Call one unary method with a message; throws TienLenError when the call is refused.
+   * `gameId`: the game the call is about (call metadata a balancer hashes: request-ids.ts). */
   async call<I extends DescMessage, O extends DescMessage>(
     method: DescMethod & { input: I; output: O },
     request: MessageInitShape<I>,
+    gameId?: Uint8Array,
   ): Promise<MessageShape<O>> {
     const message = create(method.input, request) as MessageShape<I>;
-    return this.send(method, message);
+    return this.send(method, message, gameId);
   }
 
   /** Call one method by its name with a request in the protobuf JSON mapping, and return the
@@ -185,6 +187,7 @@ export class WireClient {
   private async send<I extends DescMessage, O extends DescMessage>(
     method: DescMethod & { input: I; output: O },
     message: MessageShape<I>,
+    gameId?: Uint8Array,
   ): Promise<MessageShape<O>> {
     const { path, serialize, deserialize } = grpcMethod(method);
     checkEncodable(method.input, message); // INVALID_ARGUMENT, rather than grpc-js's INTERNAL
@@ -197,7 +200,7 @@ export class WireClient {
             serialize,
             deserialize,
             message,
-            requestMetadata(),
+            requestMetadata(gameId),
             { deadline: Date.now() + this.deadlineMs },
             (error, value) => (error ? reject(error) : resolve(value as MessageShape<O>)),
           );
@@ -218,23 +221,24 @@ export class WireClient {
   newGame(request: MessageInitShape<Methods["newGame"]["input"]>) {
     return this.call(TienLenEngine.method.newGame, this.withDealKey(request));
   }
-  applyMove(request: MessageInitShape<Methods["applyMove"]["input"]>) {
-    return this.call(TienLenEngine.method.applyMove, request);
+  // `gameId`: the game a call is about (GameUpdate.gameId), sent as call metadata for affinity.
+  applyMove(request: MessageInitShape<Methods["applyMove"]["input"]>, gameId?: Uint8Array) {
+    return this.call(TienLenEngine.method.applyMove, request, gameId);
   }
-  validateMove(request: MessageInitShape<Methods["validateMove"]["input"]>) {
-    return this.call(TienLenEngine.method.validateMove, request);
+  validateMove(request: MessageInitShape<Methods["validateMove"]["input"]>, gameId?: Uint8Array) {
+    return this.call(TienLenEngine.method.validateMove, request, gameId);
   }
-  listLegalMoves(request: MessageInitShape<Methods["listLegalMoves"]["input"]>) {
-    return this.call(TienLenEngine.method.listLegalMoves, request);
+  listLegalMoves(request: MessageInitShape<Methods["listLegalMoves"]["input"]>, gameId?: Uint8Array) {
+    return this.call(TienLenEngine.method.listLegalMoves, request, gameId);
   }
   /** A seat's view, or the spectator's (`seat` unset: with the deal key, when the request names
    * none, for the chop seats). */
-  getView(request: MessageInitShape<Methods["getView"]["input"]>) {
+  getView(request: MessageInitShape<Methods["getView"]["input"]>, gameId?: Uint8Array) {
     const spectator = request.seat === undefined && !request.dealKey && this.dealKey;
-    return this.call(TienLenEngine.method.getView, spectator ? { ...request, dealKey: this.dealKey } : request);
+    return this.call(TienLenEngine.method.getView, spectator ? { ...request, dealKey: this.dealKey } : request, gameId);
   }
-  nextGame(request: MessageInitShape<Methods["nextGame"]["input"]>) {
-    return this.call(TienLenEngine.method.nextGame, this.withDealKey(request));
+  nextGame(request: MessageInitShape<Methods["nextGame"]["input"]>, gameId?: Uint8Array) {
+    return this.call(TienLenEngine.method.nextGame, this.withDealKey(request), gameId);
   }
   /** A deal request with the deal key, when it chooses the deal (seed, explicit) and names no
    * key itself: only the host chooses a deal. */
@@ -245,8 +249,8 @@ export class WireClient {
   describeRules() {
     return this.call(TienLenEngine.method.describeRules, {});
   }
-  suggestMove(request: MessageInitShape<Methods["suggestMove"]["input"]>) {
-    return this.call(TienLenEngine.method.suggestMove, request);
+  suggestMove(request: MessageInitShape<Methods["suggestMove"]["input"]>, gameId?: Uint8Array) {
+    return this.call(TienLenEngine.method.suggestMove, request, gameId);
   }
 
   // --- conveniences -----------------------------------------------------------------------------
@@ -302,7 +306,7 @@ export class WireClient {
     options: MoveOptions,
   ): Promise<GameUpdate> {
     const wanted = options.updateView === undefined ? this.updateView : checkUpdateView(options.updateView);
-    const answer = await this.applyMove(applyRequest(game, seat, seatToken, wireMove, wanted, this.dealKey));
+    const answer = await this.applyMove(applyRequest(game, seat, seatToken, wireMove, wanted, this.dealKey), game.gameId);
     return this.withView(game, answer.game!);
   }
 
@@ -321,7 +325,7 @@ export class WireClient {
       if (!(error instanceof CannotFollow)) throw error;
       this.logger.warn(`asking GetView: cannot follow the table from the events: ${error.message}`);
     }
-    followed.view = (await this.getView({ stateToken: update.stateToken })).view; // the deal key too
+    followed.view = (await this.getView({ stateToken: update.stateToken }, update.gameId)).view; // the deal key too
     return followed;
   }
 

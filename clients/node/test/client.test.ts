@@ -18,7 +18,7 @@ import {
   Unavailable,
 } from "../src/errors.js";
 import type { Game } from "../src/models.js";
-import { REQUEST_ID_HEADER } from "../src/request-ids.js";
+import { GAME_ID_HEADER, REQUEST_ID_HEADER } from "../src/request-ids.js";
 import { python, serverArgs, startServer, type RunningServer } from "../src/server.js";
 import { WireClient } from "../src/wire.js";
 import { handled } from "./support.js";
@@ -331,4 +331,37 @@ test("a connection torn down under a call is told apart from the service's own I
   assert.ok(connectionLost(torn));
   assert.ok(!connectionLost({ code: grpc.status.INTERNAL, details: "Exception calling application" }));
   assert.ok(!connectionLost({ code: grpc.status.UNAVAILABLE, details: "Received RST_STREAM with code 2" }));
+});
+
+test("every call about a game names it (tienlen-game-id) for a balancer; a call that starts one names none", { timeout: 30_000 }, async () => {
+  const named: [string, string | undefined][] = [];
+  const interceptor: grpc.Interceptor = (options, nextCall) =>
+    new grpc.InterceptingCall(nextCall(options), {
+      start: (metadata, listener, next) => {
+        const value = metadata.get(GAME_ID_HEADER)[0];
+        named.push([options.method_definition.path.split("/").pop()!, value === undefined ? undefined : String(value)]);
+        next(metadata, listener);
+      },
+    });
+  const traced = new TienLenClient(server.address, { channelOptions: { interceptors: [interceptor] } });
+  try {
+    const game = await traced.newGame({ hands: HANDS });
+    await traced.validate(game, 0, "3S");
+    await traced.legalMoves(game, 0);
+    await traced.view(game, 0);
+    const after = await traced.play(game, 0, "3S");
+    await traced.suggest(after, 1);
+    const id = Buffer.from(game.raw!.gameId).toString("hex");
+    assert.match(id, /^[0-9a-f]{32}$/);
+    assert.deepEqual(named, [
+      ["NewGame", undefined],
+      ["ValidateMove", id],
+      ["ListLegalMoves", id],
+      ["GetView", id],
+      ["ApplyMove", id],
+      ["SuggestMove", id],
+    ]);
+  } finally {
+    traced.close();
+  }
 });

@@ -12,10 +12,11 @@ RESOURCE_EXHAUSTED before reading any of it. The stream is told the limit by its
 start of every stream (initial metadata `tienlen-max-request-bytes`); the lower of the two
 counts (`RequestLimit`). Until one is known, moves go one per message: a move alone fits.
 
-A message the service refused for its size (`refused_for_size`) is never sent again: the limit
-becomes the one the refusal names (grpc says "larger than max (N vs. LIMIT)"), or half the
-refused size if it names none, so a batch's moves go again in smaller messages, and a move
-refused alone fails with the refusal.
+A message the service refused for its size (`refused_for_size`: RESOURCE_EXHAUSTED with the
+reason REQUEST_TOO_LARGE, or, from grpc itself, with no reason) is never sent again: the limit
+becomes the one the refusal names (its `max_request_bytes`, or grpc's "larger than max (N vs.
+LIMIT)"), or half the refused size if it names none, so a batch's moves go again in smaller
+messages, and a move refused alone fails with the refusal.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import threading
 from typing import TYPE_CHECKING, Final
 
 import grpc
+from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from tienlen.v1 import service_pb2
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
 MAX_BATCH: Final = 64
 #: The initial metadata in which the service tells a stream its request limit, in bytes.
 MAX_REQUEST_BYTES_HEADER: Final = "tienlen-max-request-bytes"
+#: The service's refusal of a message over its limit (`ErrorInfo.reason`; metadata
+#: ``max_request_bytes``: the limit).
+REQUEST_TOO_LARGE: Final = "REQUEST_TOO_LARGE"
 # A batch's own record in its message: the key (1 byte) and the length (at most 5 bytes).
 _BATCH_RECORD: Final = 6
 # grpc's refusal of a message over its limit: "Received message larger than max (N vs. LIMIT)".
@@ -67,12 +72,14 @@ class RequestLimit:
                 if value > 0:
                     self._lower(value)
 
-    def refused(self, size: int, details: str | None) -> None:
-        """The service refused a message of `size` bytes, saying `details`: the limit becomes
-        the one the refusal names, or half the size (never a message as large again)."""
-        named = _REFUSAL.search(details or "")
-        limit = int(named.group(2)) if named else size // 2
-        self._lower(min(limit, size - 1))
+    def refused(self, size: int, details: str | None, named: int | None = None) -> None:
+        """The service refused a message of `size` bytes, naming the limit `named` or saying
+        `details`: the limit becomes the one named (in the refusal's metadata, else in grpc's
+        words), or half the size (never a message as large again)."""
+        said = _REFUSAL.search(details or "")
+        if named is None and said:
+            named = int(said.group(2))
+        self._lower(min(size // 2 if named is None else named, size - 1))
 
     def _lower(self, value: int) -> None:
         with self._lock:
@@ -95,19 +102,30 @@ class Sent:
 
 def refused_for_size(
     error: grpc.RpcError | None, sent: Sent, waiting: Collection[str]
-) -> tuple[tuple[str, ...], int] | None:
-    """The message (its tags and size) the service refused for its size, when that is what
-    ended the stream; None otherwise. grpc ends a stream with RESOURCE_EXHAUSTED and no
-    ErrorInfo when a message is over its limit (the service's own RESOURCE_EXHAUSTED refusals,
-    such as TOO_MANY_STREAMS, carry one), before reading it: every message before it was
-    answered, so it is the first message sent whose moves still wait for their answers."""
+) -> tuple[tuple[str, ...], int, int | None] | None:
+    """The message (its tags and size) the service refused for its size when that is what
+    ended the stream, and the limit the refusal names; None otherwise. The service refuses a
+    message over its limit unread, RESOURCE_EXHAUSTED with the reason REQUEST_TOO_LARGE (and
+    the limit); grpc itself, past twice the limit (or a service before that refusal), with
+    RESOURCE_EXHAUSTED and no reason (the service's other RESOURCE_EXHAUSTED refusals, such as
+    TOO_MANY_STREAMS, carry theirs). Every message before it was answered, so it is the first
+    message sent whose moves still wait for their answers."""
     if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
         return None
-    if rpc_status.from_call(error) is not None:  # the service's own refusal, with its reason
-        return None
-    return next(
+    named: int | None = None
+    status = rpc_status.from_call(error)
+    if status is not None:
+        info = error_details_pb2.ErrorInfo()
+        if not (status.details and status.details[0].Unpack(info)):
+            return None
+        if info.reason != REQUEST_TOO_LARGE:  # another refusal, with its own reason
+            return None
+        limit = info.metadata.get("max_request_bytes", "")
+        named = int(limit) if limit.isdigit() and int(limit) > 0 else None
+    message = next(
         (message for message in sent.messages if any(t in waiting for t in message[0])), None
     )
+    return None if message is None else (*message, named)
 
 
 def drain(

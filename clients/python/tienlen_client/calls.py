@@ -85,13 +85,15 @@ class ServiceCalls:
         method: Callable[..., _Resp],
         request: object,
         timeout: float | None,
+        game_id: bytes = b"",
     ) -> _Resp:
         """One call, within one deadline for all its attempts. The channel's retry policy
         re-sends the transient codes; a call whose stream was torn down after its answer began
         (`connection_lost`: a replica killed behind a proxy) is sent again here, up to
-        `max_attempts` in all, with the same backoff and the same request id."""
+        `max_attempts` in all, with the same backoff and the same request id. `game_id`: the
+        game the call is about (call metadata a balancer hashes: `request_ids`)."""
         deadline = time.monotonic() + (self.default_timeout if timeout is None else timeout)
-        metadata = request_metadata()
+        metadata = request_metadata(game_id)
         for attempt in range(1, self.max_attempts + 1):
             try:
                 return method(

@@ -220,7 +220,7 @@ class TienLenClient(ServiceCalls):
             bankrolls=bankrolls,
             deal_key=self._deal_key,
         )
-        response = self._call(self._stub.NextGame, request, timeout)
+        response = self._call(self._stub.NextGame, request, timeout, game.raw.game_id)
         staying = request.seating.staying if request.HasField("seating") else None
         tokens = seat_tokens_after(game, response.game.view.players, response.seat_tokens, staying)
         earlier = _earlier_records(game)
@@ -266,7 +266,7 @@ class TienLenClient(ServiceCalls):
             seat_token=game.seat_token(seat),
             move=move(cards_),
         )
-        response = self._call(self._stub.ValidateMove, request, timeout)
+        response = self._call(self._stub.ValidateMove, request, timeout, game.raw.game_id)
         return Validation(
             legal=response.legal,
             combination=Combination.from_pb(response.combination)
@@ -306,7 +306,7 @@ class TienLenClient(ServiceCalls):
                 if type_value or length
                 else None,
             )
-            response = self._call(self._stub.ListLegalMoves, request, timeout)
+            response = self._call(self._stub.ListLegalMoves, request, timeout, game.raw.game_id)
             moves += [_legal_move(m) for m in response.moves]
             token = response.next_page_token
             if not token:
@@ -322,7 +322,7 @@ class TienLenClient(ServiceCalls):
             seat_token=game.seat_token(seat) if seat is not None else "",
             deal_key=self._deal_key if seat is None else "",
         )
-        return View.from_pb(self._call(self._stub.GetView, request, timeout).view)
+        return View.from_pb(self._call(self._stub.GetView, request, timeout, game.raw.game_id).view)
 
     def suggest(
         self, game: Game, seat: int, bot: str = "", *, timeout: float | None = None
@@ -333,7 +333,7 @@ class TienLenClient(ServiceCalls):
         request = service_pb2.SuggestMoveRequest(
             state_token=game.state, seat=seat, seat_token=game.seat_token(seat), bot=bot
         )
-        response = self._call(self._stub.SuggestMove, request, timeout)
+        response = self._call(self._stub.SuggestMove, request, timeout, game.raw.game_id)
         if not response.HasField("move"):
             return None
         return _legal_move(
@@ -416,7 +416,7 @@ class TienLenClient(ServiceCalls):
         check_move(game, seat)
         wanted = self.update_view if update_view is None else check_update_view(update_view)
         request = apply_request(game, seat, wire_move, wanted, self._deal_key)
-        update = self._call(self._stub.ApplyMove, request, timeout).game
+        update = self._call(self._stub.ApplyMove, request, timeout, game.raw.game_id).game
         if update.HasField("view"):  # asked for, or a service that always sends it
             return Game.from_pb(update, game.seat_tokens, previous=game)
         return self._follow(game, update, timeout)
@@ -431,7 +431,7 @@ class TienLenClient(ServiceCalls):
         request = service_pb2.GetViewRequest(
             state_token=update.state_token, deal_key=self._deal_key
         )
-        view = self._call(self._stub.GetView, request, timeout).view
+        view = self._call(self._stub.GetView, request, timeout, update.game_id).view
         return Game.from_pb(update, game.seat_tokens, View.from_pb(view), previous=game)
 
 

@@ -391,8 +391,9 @@ class MoveStream:
         refused = refused_for_size(error, sent, self._pending)
         if refused is None or self._limit is None or error is None:
             return False
-        tags, size = refused
-        self._limit.refused(size, error.details() if isinstance(error, grpc.Call) else None)
+        tags, size, named = refused
+        details = error.details() if isinstance(error, grpc.Call) else None
+        self._limit.refused(size, details, named)
         if len(tags) == 1 and (pending := self._pending.pop(tags[0], None)) is not None:
             pending.future.set_exception(from_rpc_error(error))
         return True
@@ -435,7 +436,7 @@ class MoveStream:
         request = service_pb2.GetViewRequest(state_token=update.state_token)
         try:
             call = self._stub.GetView.future(
-                request, timeout=self.default_timeout, metadata=request_metadata()
+                request, timeout=self.default_timeout, metadata=request_metadata(update.game_id)
             )
         except Exception as exc:  # noqa: BLE001 - the move's caller gets it; the reader goes on
             with self._lock:
