@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tienlen_rules.option_values import format_option_value
 from tienlen_rules.options import (
     FOLLOWS_LAST_PLACE,
     LAST_PLACE,
     OPTIONS_BY_NAME,
     OptionType,
-    format_option_value,
 )
 from tienlen_rules.presets import PRESETS
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tienlen_rules import revisions
-from tienlen_rules.options import OPTIONS_BY_NAME, parse_option_value
+from tienlen_rules.option_values import parse_option_value
+from tienlen_rules.options import OPTIONS_BY_NAME
 from tienlen_rules.presets import PRESETS
 from tienlen_rules.revisions import (
     CONG_DECIDED_ONCE,
