@@ -230,6 +230,21 @@ def test_dashboard_is_a_grafana_dashboard() -> None:
     assert "datasource" in variables
 
 
+def test_no_two_dashboard_panels_cover_the_same_cells() -> None:
+    # Grafana would push an overlapping panel somewhere of its own choosing.
+    shown = [p for p in dashboard()["panels"] if "gridPos" in p]
+    for i, a in enumerate(shown):
+        for b in shown[i + 1 :]:
+            ga, gb = a["gridPos"], b["gridPos"]
+            apart = (
+                ga["x"] + ga["w"] <= gb["x"]
+                or gb["x"] + gb["w"] <= ga["x"]
+                or ga["y"] + ga["h"] <= gb["y"]
+                or gb["y"] + gb["h"] <= ga["y"]
+            )
+            assert apart, f"{a['title']!r} and {b['title']!r} overlap"
+
+
 def test_dashboard_queries_only_exported_metrics() -> None:
     exprs = dashboard_exprs()
     queries = [v["definition"] for v in dashboard()["templating"]["list"] if v["type"] == "query"]
