@@ -28,11 +28,6 @@ if TYPE_CHECKING:
 
     from structlog.typing import EventDict, Processor, WrappedLogger
 
-    _Handler = grpc.RpcMethodHandler[Any, Any]
-    _ServerInterceptor = grpc.ServerInterceptor[Any, Any]
-else:
-    _ServerInterceptor = grpc.ServerInterceptor
-
 
 REQUEST_ID_HEADER: Final = "x-request-id"
 

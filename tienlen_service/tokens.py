@@ -267,17 +267,20 @@ class TokenCodec:
             for size in self._header_sizes:
                 known = self._known.get(token[:size])
                 if known is not None:
-                    payload = self._verified_payload(token, size, *known)
+                    payload = self._verified_payload(token, size, known)
                     if payload is not None:
                         return payload
                     break
         return self._decode_checked(token)
 
+    @staticmethod
     def _verified_payload(
-        self, data: bytes, size: int, key: DerivedKey, timed: bool, sealed: bool
+        data: bytes, size: int, known: tuple[DerivedKey, bool, bool]
     ) -> bytes | None:
-        """The payload of a token whose header (`size` bytes) is known, None unless it is whole
-        and its tag verifies."""
+        """The payload of a token whose header (`size` bytes) is known (its key, whether it
+        carries an issue time, whether it is sealed), None unless it is whole and its tag
+        verifies."""
+        key, timed, sealed = known
         body_at = size + ISSUED_BYTES if timed else size
         tag_at = len(data) - TAG_BYTES
         if tag_at < body_at + (NONCE_BYTES + GCM_TAG_BYTES if sealed else 0):

@@ -48,8 +48,8 @@ def test_instruction_counts_cover_the_replayed_calls_and_every_answer_matches(
     assert set(report) >= {"ours", "echo-bare", "ratio", "ours/miss", "miss_ratio", "targets"}
     targets = {t["target"]: t for t in report["targets"]}
     assert set(targets) == {"ours", "ours/miss", "echo-bare"}
-    # The miss path: every other call of the game, each with a token of another replica.
-    assert targets["ours/miss"]["calls"] == (targets["ours"]["calls"] + 1) // 2
+    # The miss path: every other call of twice as many games, each with another replica's token.
+    assert targets["ours/miss"]["calls"] >= targets["ours"]["calls"] // 2
     for target in targets.values():
         assert target["calls"] > 5, target  # one game's ApplyMove calls (half: the miss path)
         assert target["errors"] == 0, target

@@ -401,6 +401,21 @@ def _tables(client: TienLenClient, count: int) -> list[Game]:
     return [game for game in games if not game.finished][:count]
 
 
+def _first_moves_together(
+    client: TienLenClient, gated: _Gated, tables: list[Game], **options: Any
+) -> list[Game]:
+    """Each table's first move, all queued before the stream takes one (batching on, one
+    attempt: a broken stream would fail them); the games after them."""
+    stream = MoveStream(gated, channel=None, timeout=30, max_attempts=1, batch=True, **options)  # type: ignore[arg-type]
+    try:
+        futures = [stream.submit(g, g.to_act, lowest_play(client, g)) for g in tables]  # type: ignore[arg-type]
+        gated.release.set()
+        return [future.result(30) for future in futures]
+    finally:
+        gated.release.set()
+        stream.close(10)
+
+
 def test_sealed_moves_in_a_full_batch_fit_the_services_request_limit(
     server_factory: Callable[..., Any],
 ) -> None:
@@ -409,16 +424,9 @@ def test_sealed_moves_in_a_full_batch_fit_the_services_request_limit(
     the service and packs by bytes: every move is answered, in messages within the limit."""
     running = server_factory(seal=True, require_seat_tokens=True)
     with TienLenClient(running.address) as client:
-        tables = _tables(client, 96)
         gated = _Gated(client._stub)
-        stream = MoveStream(gated, channel=None, timeout=30, max_attempts=1, batch=True)  # type: ignore[arg-type]
-        try:
-            futures = [stream.submit(g, g.to_act, lowest_play(client, g)) for g in tables]  # type: ignore[arg-type]
-            gated.release.set()
-            after = [future.result(30) for future in futures]
-        finally:
-            gated.release.set()
-            stream.close(10)
+        tables = _tables(client, 96)
+        after = _first_moves_together(client, gated, tables)
     assert [g.raw.move_number for g in after] == [1] * len(tables)
     assert max(size for _, size in gated.messages) <= Config().max_request_bytes
     assert max(len(tags) for tags, _ in gated.messages) > 32  # batched, not one per message
@@ -434,18 +442,9 @@ def test_a_message_refused_for_its_size_is_not_sent_again_nor_counted_as_a_broke
     message again, under the limit the refusal names, and every move is answered."""
     running = server_factory(seal=True, max_request_bytes=4096)
     with TienLenClient(running.address) as client:
-        tables = _tables(client, 40)
         gated = _Gated(client._stub, tell=False)
-        stream = MoveStream(
-            gated, channel=None, timeout=30, max_attempts=1, batch=True, max_request_bytes=16384
-        )  # type: ignore[arg-type]
-        try:
-            futures = [stream.submit(g, g.to_act, lowest_play(client, g)) for g in tables]  # type: ignore[arg-type]
-            gated.release.set()
-            after = [future.result(30) for future in futures]
-        finally:
-            gated.release.set()
-            stream.close(10)
+        tables = _tables(client, 40)
+        after = _first_moves_together(client, gated, tables, max_request_bytes=16384)
     assert [g.raw.move_number for g in after] == [1] * len(tables)
     # Refused first by grpc (past twice the service's limit: no reason, grpc's own limit in
     # its words), then by the service (REQUEST_TOO_LARGE, naming 4096): each message once.

@@ -774,7 +774,7 @@ def test_nginx_sends_a_games_calls_to_one_replica_so_they_hit_its_state_cache(
     # A game misses at most on its first move (NewGame is spread by its request id, its moves
     # hashed by the game): without affinity, about two calls in three would miss.
     assert rate > 0.9
-    assert all(n > 0 for n in served), "the games spread over every replica"
+    assert all(n > 0 for n in served), "every replica served calls"
 
 
 def test_play_stream_passes_through_nginx(cluster: Cluster) -> None:

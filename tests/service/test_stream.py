@@ -87,6 +87,16 @@ def new_game(stub: Stub, seed: int) -> service_pb2.NewGameResponse:
     return response
 
 
+def refusal_info(error: grpc.RpcError, code: grpc.StatusCode) -> error_details_pb2.ErrorInfo:
+    """The ErrorInfo of a call that ended with `code` (asserted)."""
+    assert error.code() is code  # type: ignore[attr-defined]
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    return info
+
+
 def first_legal_move(stub: Stub, token: bytes, seat: int) -> moves_pb2.Move:
     listing = stub.ListLegalMoves(
         service_pb2.ListLegalMovesRequest(state_token=token, seat=seat, page_size=1),
@@ -331,11 +341,7 @@ def test_streams_beyond_the_replica_limit_are_refused_with_too_many_streams(
     extra.send("one too many", request)
     with pytest.raises(grpc.RpcError) as caught:
         extra.receive()
-    assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
-    status = rpc_status.from_call(caught.value)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(info)
+    info = refusal_info(caught.value, grpc.StatusCode.RESOURCE_EXHAUSTED)
     assert (info.reason, info.domain) == ("TOO_MANY_STREAMS", "tienlen.v1")
     # Unary calls still have workers to run on while the streams are open.
     assert stub.ApplyMove(request, timeout=TIMEOUT).game.state_token
@@ -432,11 +438,7 @@ def test_a_stream_message_over_the_limit_ends_the_stream_counted_and_logged_as_r
         stream.send("too large", big)
         with pytest.raises(grpc.RpcError) as caught:
             stream.receive()
-    assert caught.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
-    status = rpc_status.from_call(caught.value)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(info)
+    info = refusal_info(caught.value, grpc.StatusCode.RESOURCE_EXHAUSTED)
     assert (info.reason, info.metadata["max_request_bytes"]) == ("REQUEST_TOO_LARGE", "4096")
     lines = [
         r

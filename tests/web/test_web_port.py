@@ -236,6 +236,7 @@ def test_a_preflight_from_an_allowed_origin_is_answered(web) -> None:
     allowed = answer.header("access-control-allow-headers").lower()
     assert "connect-protocol-version" in allowed
     assert "x-grpc-web" in allowed
+    assert "tienlen-game-id" in allowed  # the web table names a call's game (affinity)
     call = web.connect_json("NewGame", {"players": 4}, headers={"origin": ALLOWED})
     assert call.header("access-control-allow-origin") == ALLOWED
     exposed = call.header("access-control-expose-headers").split(", ")

@@ -68,6 +68,7 @@ ALLOW_HEADERS: Final = (
     "x-grpc-web",
     "x-user-agent",
     REQUEST_ID_HEADER,
+    "tienlen-game-id",  # for the balancer, never read here (deploy/README.md, "Affinity")
 )
 EXPOSE_HEADERS: Final = (
     "grpc-status",

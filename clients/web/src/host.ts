@@ -90,6 +90,18 @@ export function withoutPlayed(hand: readonly Card[], update: GameUpdate, seat: n
   return hand.filter((card) => !played.has(cardsKey([card])));
 }
 
+/** The call metadata naming the game a call is about (hexadecimal), as the Python and Node
+ * clients send it: a balancer that hashes it sends every call of a game to one replica, whose
+ * state cache answers without decoding the token again, while any replica still answers any
+ * call (deploy/README.md, "Affinity"). */
+export const GAME_ID_HEADER = "tienlen-game-id";
+
+/** The options of a call about a game: its id in `tienlen-game-id`; none without an id. */
+export function aboutGame(gameId: Uint8Array | undefined): { headers?: Record<string, string> } {
+  if (gameId === undefined || gameId.length === 0) return {};
+  return { headers: { [GAME_ID_HEADER]: Array.from(gameId, (byte) => byte.toString(16).padStart(2, "0")).join("") } };
+}
+
 /** The game of an answer that must carry one. */
 function gameOf(game: GameUpdate | undefined): GameUpdate {
   if (!game) throw new Error("the service answered without a game");
@@ -180,7 +192,7 @@ export class Host {
   async nextGame(): Promise<void> {
     this.set({ phase: "busy", refusal: null });
     try {
-      const response = await this.engine.nextGame({ stateToken: this.stateToken });
+      const response = await this.engine.nextGame({ stateToken: this.stateToken }, this.aboutThisGame());
       await this.accept(gameOf(response.game), true);
     } catch (error) {
       this.set({ phase: "over", refusal: refusalOf(error) });
@@ -225,7 +237,7 @@ export class Host {
     const options = this.requireOptions();
     const answer = await this.engine.suggestMove({
       stateToken: this.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat), bot: options.bot,
-    });
+    }, this.aboutThisGame());
     return answer.move?.action.case === "play" ? answer.move.action.value.cards : [];
   }
 
@@ -236,7 +248,7 @@ export class Host {
     try {
       const response = await this.engine.applyMove({
         stateToken: this.stateToken, seat: options.humanSeat, seatToken: this.token(options.humanSeat), move,
-      });
+      }, this.aboutThisGame());
       this.set({ refusal: null });
       await this.accept(gameOf(response.game), false);
     } catch (error) {
@@ -259,11 +271,11 @@ export class Host {
       try {
         const suggestion = await this.engine.suggestMove({
           stateToken: this.stateToken, seat, seatToken: this.token(seat), bot: options.bot,
-        });
+        }, aboutGame(update.gameId));
         if (!suggestion.move) throw new Error(`the bot had no move for ${this.seatName(seat)} on its turn`);
         const response = await this.engine.applyMove({
           stateToken: this.stateToken, seat, seatToken: this.token(seat), move: suggestion.move,
-        });
+        }, aboutGame(update.gameId));
         await this.accept(gameOf(response.game), false);
       } catch (error) {
         this.set({ phase: "human", refusal: refusalOf(error) });
@@ -290,7 +302,9 @@ export class Host {
       const players = update.view?.players ?? 0;
       const hands: (readonly Card[])[] = [];
       for (let seat = 0; seat < players; seat++) {
-        const seatView = await this.engine.getView({ stateToken: update.stateToken, seat, seatToken: this.token(seat) });
+        const seatView = await this.engine.getView(
+          { stateToken: update.stateToken, seat, seatToken: this.token(seat) }, aboutGame(update.gameId),
+        );
         hands.push(seatView.view?.hand ?? []);
       }
       this.logs.push(new GameLog(update, hands));
@@ -316,8 +330,13 @@ export class Host {
     const seat = this.requireOptions().humanSeat;
     const answer = await this.engine.listLegalMoves({
       stateToken: update.stateToken, seat, seatToken: this.token(seat), pageSize: LEGAL_PAGE_SIZE,
-    });
+    }, aboutGame(update.gameId));
     return { legal: answer.moves.filter((move) => move.move?.action.case === "play"), canPass: answer.canPass };
+  }
+
+  /** The options of a call about the game of the last answer (its id, for affinity). */
+  private aboutThisGame(): { headers?: Record<string, string> } {
+    return aboutGame(this.current.update?.gameId);
   }
 
   private token(seat: number): string {

@@ -15,7 +15,7 @@ import {
   ApplyMoveResponseSchema, GetViewResponseSchema, ListLegalMovesResponseSchema, NewGameResponseSchema, SuggestMoveResponseSchema,
 } from "../gen/tienlen/v1/service_pb.js";
 import { cardLabel, cardText, cardsKey, combinationName, isRed, sortCards } from "../src/cards.js";
-import { Host, type Engine, type TableState } from "../src/host.js";
+import { aboutGame, Host, type Engine, type TableState } from "../src/host.js";
 import { narrateEvent, settlementAnnouncements, settlementRows, transferText } from "../src/narrate.js";
 import { botChoices } from "../src/choices.js";
 import { combinationName as localName, label, reasonWords } from "../src/labels.js";
@@ -104,9 +104,10 @@ test("a refusal reads as the service's sentence and its ErrorInfo reason", () =>
 });
 
 /** A two-seat fake service: seat 1 (a bot) leads, then it is the human's turn for good. */
-function fakeEngine(calls: string[]): Engine {
+function fakeEngine(calls: string[], headers: (Record<string, string> | undefined)[] = []): Engine {
   const update = (toAct: number, token: string): GameUpdate =>
     create(GameUpdateSchema, {
+      gameId: new Uint8Array([0x0a, 0xbc]),
       stateToken: new TextEncoder().encode(token),
       toAct,
       view: { players: 2, seats: [{ seat: 0, matchTotal: 70n }, { seat: 1, matchTotal: -70n }] },
@@ -122,20 +123,26 @@ function fakeEngine(calls: string[]): Engine {
       calls.push("NewGame");
       return create(NewGameResponseSchema, { game: update(1, "s0"), seatTokens: ["t0", "t1"] });
     },
-    suggestMove: async (request: { seat: number; seatToken: string }) => {
+    suggestMove: async (request: { seat: number; seatToken: string }, options?: { headers?: Record<string, string> }) => {
       calls.push(`SuggestMove ${request.seat} ${request.seatToken}`);
+      headers.push(options?.headers);
       return create(SuggestMoveResponseSchema, { move: { action: { case: "play", value: { cards: cards("4S") } } } });
     },
-    applyMove: async (request: { seat: number; seatToken: string; move?: { action: { case?: string; value?: { cards?: Card[] } } } }) => {
+    applyMove: async (
+      request: { seat: number; seatToken: string; move?: { action: { case?: string; value?: { cards?: Card[] } } } },
+      options?: { headers?: Record<string, string> },
+    ) => {
       calls.push(`ApplyMove ${request.seat} ${request.seatToken}`);
+      headers.push(options?.headers);
       const played = request.move?.action.value?.cards ?? [];
       if (request.seat === 0 && played.length === 2) refuse();
       const game = update(0, `s${calls.length}`);
       game.events.unshift(create(EventSchema, { kind: { case: "played", value: { seat: request.seat, combination: { cards: played } } } }));
       return create(ApplyMoveResponseSchema, { game });
     },
-    getView: async (request: { seat?: number; seatToken: string }) => {
+    getView: async (request: { seat?: number; seatToken: string }, options?: { headers?: Record<string, string> }) => {
       calls.push(`GetView ${request.seat} ${request.seatToken}`);
+      headers.push(options?.headers);
       return create(GetViewResponseSchema, { view: { hand: request.seat === 0 ? cards("3S 9H") : cards("4S 10S") } });
     },
     listLegalMoves: async () =>
@@ -157,6 +164,17 @@ test("the host lets the bots move with their own seat tokens until it is the hum
   assert.deepEqual(host.state.legal.map((move) => (move.move?.action.case === "play" ? cardsKey(move.move.action.value.cards) : "")), ["9H"]);
   assert.deepEqual(host.state.totalsBefore, [70n, -70n]);
   assert.ok(phases.includes("bots"));
+});
+
+test("every call about the game names it (tienlen-game-id, for a balancer's affinity); NewGame names none", async () => {
+  const calls: string[] = [];
+  const headers: (Record<string, string> | undefined)[] = [];
+  const host = new Host(fakeEngine(calls, headers), () => undefined);
+  await host.newMatch({ variant: "southern", players: 2, bot: "greedy", humanSeat: 0 });
+  await host.play(cards("9H"));
+  assert.deepEqual(calls, ["NewGame", "GetView 0 t0", "GetView 1 t1", "SuggestMove 1 t1", "ApplyMove 1 t1", "ApplyMove 0 t0"]);
+  assert.deepEqual(headers, Array(5).fill({ "tienlen-game-id": "0abc" })); // every call after NewGame
+  assert.deepEqual(aboutGame(new Uint8Array()), {});
 });
 
 test("a refused move keeps the human's turn and shows the reason; the next move clears it", async () => {
