@@ -33,9 +33,14 @@ def has_run_above(choices: Sequence[Sequence[int]], table: Combination, rules: R
     kind, length, top = table.kind, table.length, table.top
     above = (2 << top) - 1  # a rank's choice puts a higher card on top iff it exceeds this
     last = len(choices)
+    having = 0  # bit r: rank r has a choice
+    for r in range(last):
+        if choices[r]:
+            having |= 1 << r
+    below = (1 << (length - 1)) - 1  # the window's ranks under its end
     for end in range(max(length - 1, top >> 2), last):
         lowest = end - length + 1
-        if not all(choices[r] for r in range(lowest, end)):
+        if having >> lowest & below != below:
             continue
         for on_top in choices[end]:
             if on_top <= above:

@@ -11,10 +11,9 @@ chopped, in turn order, takes it: `chop_seats` lists them in that order.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from typing import Final
 
-from tienlen_rules.cards import CardSet
-from tienlen_rules.combinations import Combination, target_class
+from tienlen_rules.combinations import target_class
 from tienlen_rules.movegen import has_out_of_turn_chop
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
@@ -42,28 +41,20 @@ def chop_seats(state: GameState) -> tuple[int, ...]:
     table = state.table
     if table is None or not chop_open(state):
         return ()
-    return _seats(
+    rules, owner, to_act, hands, places, departed = (
         state.rules,
-        table,
         state.table_seat,
         state.to_act,
         state.hands,
         state.places,
         state.departed,
     )
-
-
-@lru_cache(maxsize=4096)
-def _seats(
-    rules: RuleSet,
-    table: Combination,
-    owner: int,
-    to_act: int,
-    hands: tuple[CardSet, ...],
-    places: tuple[int, ...],
-    departed: int,
-) -> tuple[int, ...]:
     # Looked up: the view and the answer of a move ask alike, and passes leave it unchanged.
+    # Keyed by plain numbers (a rule set hashes in Python), the rule set kept beside them.
+    key = (id(rules), table.cards, owner, to_act, hands, places, departed)
+    known = _SEATS.get(key)
+    if known is not None and known[0] is rules:
+        return known[1]
     n = len(hands)
     seats = []
     for step in range(1, n):
@@ -76,7 +67,16 @@ def _seats(
         ):
             continue
         seats.append(seat)
-    return tuple(seats)
+    found = tuple(seats)
+    if len(_SEATS) >= _SEATS_SIZE:
+        _SEATS.clear()
+    _SEATS[key] = (rules, found)
+    return found
+
+
+# The claim orders found lately (see `chop_seats`), each with the rule set it was found under.
+_SEATS: Final[dict[tuple[object, ...], tuple[RuleSet, tuple[int, ...]]]] = {}
+_SEATS_SIZE: Final = 4096
 
 
 def first_claim(state: GameState, claimants: tuple[int, ...] | list[int]) -> int:

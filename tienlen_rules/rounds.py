@@ -117,11 +117,10 @@ def _examine_pass(state: GameState, seat: int) -> tuple[int, bool | None]:
     table = state.table
     assert table is not None
     held = has_beat(state.hands[seat], table, rules)
-    everyone = state.seated
     if (
         not held
         or state.compensation_seat >= 0
-        or state.unplayed | (1 << state.table_seat) != everyone
+        or state.unplayed | (1 << state.table_seat) != state.seated
     ):
         return state.compensation_seat, held
     others = state.unplayed & ~(1 << seat)

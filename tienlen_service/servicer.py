@@ -414,9 +414,12 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
         """Decode the state of a call made for `seat` and let it in (`Seats.check`)."""
         state, game_id = self._decode(token)
-        vouched = self._seats.check(state, game_id, seat, seat_token)
-        if vouched is not None:
-            self._key_use.seat_token(vouched)
+        places = state.places
+        # Without seat tokens an occupied seat of the table needs no more (every call's path).
+        if self._require_seat_tokens or not 0 <= seat < len(places) or places[seat] < 0:
+            vouched = self._seats.check(state, game_id, seat, seat_token)
+            if vouched is not None:
+                self._key_use.seat_token(vouched)
         return state, game_id
 
     def _update(

@@ -43,7 +43,7 @@ from tienlen_service.codec._wire import (
     varint,
 )
 from tienlen_service.codec.cards import CARD_COUNT
-from tienlen_service.game_ids import secret_of
+from tienlen_service.game_ids import GameId, secret_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -95,6 +95,8 @@ class GameParts(NamedTuple):
     match: Match
     secret: bytes
     runs: tuple[bytes, ...]  # GAME_STATE's serialised runs, in order
+    game_id: GameId  # the id with its secret, as a decode returns it
+    ending: bytes  # the last two runs joined: how a payload of a table without people ends
 
 
 # Games in progress on this replica, by game id; cleared when full (a miss costs one build).
@@ -181,7 +183,9 @@ def _game_parts(game_id: bytes, rules: RuleSet, match: Match, secret: bytes) -> 
         for other in _GAME_STATE_FIELDS.difference(fields):
             run.ClearField(other)
         runs.append(run.SerializeToString(deterministic=True))
-    parts = GameParts(rules, match, secret, tuple(runs))
+    tail, last = runs[-2:]
+    kept = game_id if isinstance(game_id, GameId) else GameId(game_id, secret)
+    parts = GameParts(rules, match, secret, tuple(runs), kept, tail + last)
     if len(_GAME_PARTS) >= _GAME_PARTS_SIZE:
         _GAME_PARTS.clear()
     _GAME_PARTS[bytes(game_id)] = parts

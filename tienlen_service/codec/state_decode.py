@@ -46,50 +46,59 @@ from tienlen_service.game_ids import GAME_ID_BYTES, SECRET_BYTES, GameId
 _GAME_ID_KEY: Final = GAME_STATE.tag("game_id") + bytes((GAME_ID_BYTES,))
 _GAME_ID_END: Final = len(_GAME_ID_KEY) + GAME_ID_BYTES
 # The fields a move changes start with the hands (always written: a table has seats).
-_MOVE_START: Final = GAME_STATE.tag("hands")[0]
+_MOVE_START: Final = GAME_STATE.tag("hands")[:1]
 _DEALT_KEY: Final = GAME_STATE.tag("dealt")[0]
 _new_tuple: Final = tuple.__new__
 
 
 def decode_state(payload: bytes) -> tuple[GameState, bytes]:
-    """The engine state and game id of a token payload; StateDecodeError if it is not one."""
+    """The engine state and game id of a token payload; StateDecodeError if it is not one.
+
+    A payload whose kept runs this replica made (`state.game_parts`) has only the fields a
+    move changes parsed: the ones between the head run and the tail, and a live table's
+    fields between the tail and the last run (`state._payload_wire` joins them so). A
+    payload cut any other way is decoded whole."""
     if payload[:2] == _GAME_ID_KEY:
-        game_id = payload[2:_GAME_ID_END]
-        parts = game_parts(game_id)
+        parts = game_parts(payload[2:_GAME_ID_END])
         if parts is not None:
-            moved = _moved(payload, parts.runs)
-            if moved is not None:
-                masks = _seat_masks(payload, len(parts.runs[0]), len(parts.match.totals))
-                state = _state(moved, parts.rules, parts.match, masks)
-                return state, GameId(game_id, parts.secret)
+            rules, match, _secret, runs, game_id, ending = parts
+            start = len(runs[0])
+            if payload.startswith(runs[0]) and payload[start : start + 1] == _MOVE_START:
+                people = not payload.endswith(ending)  # a live table's fields: rarely
+                body = (
+                    _people_cut(payload, start, runs)
+                    if people
+                    else payload[start : len(payload) - len(ending)]
+                )
+                msg = _moved(body) if body else None
+                if msg is not None:
+                    masks = _seat_masks(payload, start, len(match.totals))
+                    return _state(msg, rules, match, masks, people=people), game_id
     return _decode_whole(payload)
 
 
-def _moved(payload: bytes, runs: tuple[bytes, ...]) -> state_pb2.GameState | None:
-    """The fields a move changes of a payload this replica made the kept runs of (`runs`, as
-    `state._payload_wire` joins them: head, the move's fields, tail, a live table's fields,
-    last), parsed alone; None when the payload is not cut that way (it is decoded whole)."""
-    head, tail, last = runs
+def _people_cut(payload: bytes, start: int, runs: tuple[bytes, ...]) -> bytes:
+    """The fields a move changes and a live table's fields of a payload that ends with the
+    last run but not right after the tail (b"": not cut so)."""
+    _head, tail, last = runs
     end = len(payload) - len(last)
-    if (
-        not payload.startswith(head)
-        or not payload.endswith(last)
-        or end <= len(head)
-        or payload[len(head)] != _MOVE_START
-    ):
-        return None
-    body = payload[len(head) : end]  # the move's fields, tail, a live table's fields
-    at = body.rfind(tail)
-    if at <= 0:
-        return None
+    if end <= start or not payload.endswith(last):
+        return b""
+    at = payload.rfind(tail, start, end)
+    if at <= start:
+        return b""
+    return payload[start:at] + payload[at + len(tail) : end]
+
+
+def _moved(body: bytes) -> state_pb2.GameState | None:
+    """The parsed fields a move changes (and a live table's); None when they don't parse or
+    hold the match: the kept fields are elsewhere than this replica puts them (decoded whole;
+    the game id, rules and secret are in the runs matched at both ends)."""
     try:
-        msg = state_pb2.GameState.FromString(body[:at] + body[at + len(tail) :])
+        msg = state_pb2.GameState.FromString(body)
     except DecodeError:
         return None
-    # Cut inside the kept fields: not this replica's cut; decoded whole.
-    if msg.HasField("match") or msg.game_id or msg.match_secret or msg.rules_revision:
-        return None
-    return msg
+    return None if msg.HasField("match") else msg
 
 
 def _decode_whole(payload: bytes) -> tuple[GameState, bytes]:
@@ -154,10 +163,13 @@ def _state(
     rules: RuleSet,
     match: Match,
     masks: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
+    *,
+    people: bool = True,
 ) -> GameState:
     """The state of a parsed payload's fields a move changes, with its rules and match (and
-    its seats' masks when already read), after cheap consistency checks so that the engine
-    never indexes out of range on it."""
+    its seats' masks when already read; `people`: whether a live table's fields may be among
+    them), after cheap consistency checks so that the engine never indexes out of range on it
+    (the match's own per-seat fields are checked where it is read, `_decode_whole`)."""
     if masks is None:
         hands = tuple(msg.hands[:])
         dealt = tuple(msg.dealt[:])
@@ -170,15 +182,17 @@ def _state(
     to_act, table_seat, dealer = msg.to_act, msg.table_seat, match.dealer
     instant_winner, compensation_seat = msg.instant_winner, msg.compensation_seat
     must_include, table_cards = msg.must_include, msg.table
-    timeouts = tuple(msg.timeouts[:])
-    auto, departed, forfeited = msg.auto, msg.departed, msg.forfeited
     players = len(hands)
+    timeouts: tuple[int, ...] = ()
+    auto = departed = forfeited = 0
+    if people:  # a live table's fields (RULES §9.3, §9.4): read only where written
+        timeouts = tuple(msg.timeouts[:])
+        auto, departed, forfeited = msg.auto, msg.departed, msg.forfeited
+        if len(timeouts) not in (0, players) or (auto | departed | forfeited) >> players:
+            raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
     if (
         not MIN_PLAYERS <= players <= MAX_PLAYERS
         or not len(dealt) == len(places) == len(match.totals) == players
-        or len(match.player_ids) not in (0, players)
-        or len(timeouts) not in (0, players)
-        or (auto | departed | forfeited) >> players
     ):
         raise StateDecodeError("the state's per-seat fields disagree on the number of seats")
     # Cards that exist, held only among the cards dealt: then the engine's played cards, the
@@ -188,14 +202,15 @@ def _state(
     if dealt_cards > FULL_MASK or table_cards > FULL_MASK or held & ~dealt_cards:
         raise StateDecodeError("the state holds a card that does not exist or was not dealt")
     seats = (to_act, table_seat, dealer, instant_winner, compensation_seat)
+    lowest = min(places)  # 0: still playing; EMPTY_SEAT: a seat nobody sits in (RULES §9.1)
     if (
         min(seats) < -1
         or max(seats) >= players
         or (chain and (len(chain) == 1 or not all(0 <= seat < players for seat, _ in chain)))
         or not -1 <= must_include < CARD_COUNT
-        or min(places) < EMPTY_SEAT  # an empty seat (RULES §9.1)
-        or max(places) > players  # 0: still playing
-        or places.count(EMPTY_SEAT) > players - MIN_PLAYERS
+        or lowest < EMPTY_SEAT
+        or max(places) > players
+        or (lowest < 0 and places.count(EMPTY_SEAT) > players - MIN_PLAYERS)
     ):  # a chain is the chopped play and at least one chop
         raise StateDecodeError("the state names a seat or card that is not at the table")
     table = None

@@ -134,7 +134,8 @@ def assemble_update(
         out += (_GU_FINISHED, _GU_SETTLEMENT, varint(len(settlement)), settlement)
     size = len(game_id)
     out += (_GU_GAME_ID, (VARINTS[size] if size < VARINT_TABLE else varint(size)), game_id)
-    game_number = state.match.game_number
+    match = state.match
+    game_number = match.game_number
     if game_number:
         out += (
             _GU_GAME_NUMBER,
@@ -143,13 +144,18 @@ def assemble_update(
     moves = state.move_count
     if moves:
         out += (_GU_MOVE_NUMBER, (VARINTS[moves] if 0 < moves < VARINT_TABLE else varint(moves)))
-    if state.table is not None and chop_open(state):
-        if chops:
-            seats = chop_seats(state)
-            if seats:
-                out += (_GU_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
-        out.append(_GU_CHOP_OPEN)
-    if state.match.replayed:
+    on_table = state.table
+    if on_table is not None and to_act >= 0:
+        opened = state.rules.open_tables.get(on_table.cards)  # `chop_open`'s memo, read here first
+        if opened is None:
+            opened = chop_open(state)
+        if opened:
+            if chops:
+                seats = chop_seats(state)
+                if seats:
+                    out += (_GU_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
+            out.append(_GU_CHOP_OPEN)
+    if match.replayed:
         out.append(_GU_REPLAYED)
     return b"".join(out)
 

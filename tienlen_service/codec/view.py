@@ -28,6 +28,7 @@ from tienlen_rules import (
     MAX_PLAYERS,
     SPECTATOR,
     GameState,
+    Match,
     RuleSet,
     SeatView,
     chop_open,
@@ -213,10 +214,10 @@ def _view_wire(state: GameState, viewer: int, hand: int, chops: bool) -> bytes:
         _winning_play,
         moves,
         match,
-        _timeouts,
-        _auto,
-        _departed,
-        _forfeited,
+        timeouts,
+        auto,
+        departed,
+        forfeited,
     ) = state
     rules_record, follow_rules_record = _rules_wire(rules)
     out: list[bytes] = []
@@ -225,7 +226,13 @@ def _view_wire(state: GameState, viewer: int, hand: int, chops: bool) -> bytes:
     counts = tuple(map(int.bit_count, hands))
     out += (_TV_PLAYERS, VARINTS[len(counts)], rules_record)  # a table of 2 to 4
     statuses = _STATUSES
-    people = _people(state)
+    # A live table's people (RULES §9): each seat's facts, or none for a table without ids,
+    # bankrolls, time-outs or leavers (the statuses of earlier releases).
+    people = (
+        _people(len(hands), match, timeouts, auto, departed, forfeited)
+        if auto or departed or timeouts or match.bankrolls or match.player_ids
+        else ()
+    )
     flags = (
         _SEAT_FLAGS[passed | frozen << 4 | unplayed << 8]
         if (passed | frozen | unplayed) < 16
@@ -275,12 +282,16 @@ def _view_wire(state: GameState, viewer: int, hand: int, chops: bool) -> bytes:
     if moves:
         out += (_TV_MOVE_COUNT, (VARINTS[moves] if 0 < moves < VARINT_TABLE else varint(moves)))
     out.append(follow_rules_record)
-    if table is not None and chop_open(state):
-        if chops and viewer < 0:
-            seats = chop_seats(state)
-            if seats:
-                out += (_TV_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
-        out.append(_TV_CHOP_OPEN)
+    if table is not None and not over:
+        opened = rules.open_tables.get(table.cards)  # `chop_open`'s memo, read here first
+        if opened is None:
+            opened = chop_open(state)
+        if opened:
+            if chops and viewer < 0:
+                seats = chop_seats(state)
+                if seats:
+                    out += (_TV_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
+            out.append(_TV_CHOP_OPEN)
     if match.replayed:
         out.append(_TV_REPLAYED)
     return b"".join(out)
@@ -292,14 +303,16 @@ _People: TypeAlias = tuple[int, int, int, str, int, int | None]
 _NOBODY: Final[_People] = (0, 0, 0, "", 0, None)
 
 
-def _people(state: GameState) -> tuple[_People, ...]:
-    """Each seat's table facts, or () when no seat has any (a game without player ids,
-    bankrolls, time-outs or leavers: the statuses of earlier releases)."""
-    match = state.match
-    ids, bankrolls, timeouts = match.player_ids, match.bankrolls, state.timeouts
-    auto, departed, forfeited = state.auto, state.departed, state.forfeited
-    if not (auto or departed or bankrolls or timeouts or ids):
-        return ()
+def _people(
+    players: int,
+    match: Match,
+    timeouts: tuple[int, ...],
+    auto: int,
+    departed: int,
+    forfeited: int,
+) -> tuple[_People, ...]:
+    """Each seat's table facts (for a table that has some)."""
+    ids, bankrolls = match.player_ids, match.bankrolls
     return tuple(
         (
             auto >> s & 1,
@@ -309,7 +322,7 @@ def _people(state: GameState) -> tuple[_People, ...]:
             timeouts[s] if timeouts else 0,
             bankrolls[s] if bankrolls else None,
         )
-        for s in range(state.players)
+        for s in range(players)
     )
 
 
