@@ -23,17 +23,13 @@ if TYPE_CHECKING:
 class KeyUse:
     """Counts each accepted token under the key it needed (see the module's docstring)."""
 
-    __slots__ = ("_seat", "_state")
+    __slots__ = ("_seat", "state_tokens")
 
     def __init__(self, metrics: Metrics, kids: Sequence[str]) -> None:
-        self._state = {kid: metrics.tokens_verified.labels(kid) for kid in kids}
+        #: The series of accepted state tokens, by key id: the servicer counts each call's token
+        #: under the key that signed it here itself (it is on every call's path).
+        self.state_tokens = {kid: metrics.tokens_verified.labels(kid) for kid in kids}
         self._seat = {kid: metrics.seat_tokens_verified.labels(kid) for kid in (*kids, MATCH_KEYED)}
-
-    def state_token(self, kid: str) -> None:
-        """A state token signed by `kid` was accepted."""
-        counter = self._state.get(kid)
-        if counter is not None:
-            counter.inc()
 
     def seat_token(self, vouched: str) -> None:
         """A seat token was accepted: minted under key `vouched`, or `MATCH_KEYED`."""

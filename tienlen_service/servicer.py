@@ -141,6 +141,8 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         self._states = StateCache(missed=metrics.tokens_decoded.inc)
         self._verify = tokens.decode  # bound once: every call may verify
         self._key_use = KeyUse(metrics, tokens.keyring.kids)
+        self._admit = tokens.admit  # bound once, as `_verify`: every call admits its token
+        self._verified = self._key_use.state_tokens  # the state tokens' series, by key id
 
     # --- RPCs ---------------------------------------------------------------------------------
 
@@ -408,7 +410,9 @@ class TienLenServicer(service_pb2_grpc.TienLenEngineServicer):
         """Verify a state token and rebuild its state; TokenError / StateDecodeError if not
         (TOKEN_EXPIRED past `--max-token-age`). Counts the token under its key id."""
         decoded = self._states.decode(token, self._verify)
-        self._key_use.state_token(self._tokens.admit(token))
+        verified = self._verified.get(self._admit(token))  # KeyUse.state_token, inlined
+        if verified is not None:
+            verified.inc()
         return decoded
 
     def _seat_state(self, token: bytes, seat: int, seat_token: str) -> tuple[GameState, bytes]:
