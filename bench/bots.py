@@ -18,9 +18,11 @@ and steals offered, every invariant checked). `--jobs 2` splits the deals over p
 
 Besides the engine's bots (`make_bot` specs and level names), two specs exist only here:
 `previous[:param=value...]` is the expert as it was before issue #40 (`bench/previous_expert.py`,
-kept for measuring), and `cheat[:param=value...]` is the expert given the true deal instead of
+kept for measuring); `cheat[:param=value...]` is the expert given the true deal instead of
 sampled ones (one exact pass over it: the *cheating ceiling*, what the hidden hands are worth to
-the search; it reads the table's state, which no real bot can).
+the search; it reads the table's state, which no real bot can); `reading[:param=value...]` is
+the expert on deals weighted by every pass of the game (`bench/reading.py`: the table's record,
+which the state does not keep; `history=0`: this round's passes only, which it does).
 
 This is a measurement, not a test: it asserts nothing. Run it niced on a shared machine.
 """
@@ -41,11 +43,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from previous_expert import PreviousExpertBot
+from reading import Passes, merged, round_passes, weighted_deal
 
 from tienlen_rules import Bot, GameState, Move, Observation, build_rules, make_bot, new_game, settle
 from tienlen_rules.bots.deals import deal_count, enumerated_deals
 from tienlen_rules.bots.expert import ENUMERATE_DEALS, ExpertBot
-from tienlen_rules.bots.inference import Passes, weighted_deal
 from tools.simulate import GameRecord, LocalTable, play_game
 
 Z95 = 1.959963984540054
@@ -120,6 +122,8 @@ class ReadingExpert(ExpertBot):
     name: str = "reading"
     tries: int = 8
     surprise: float = 0.3
+    history: int = 1
+    """1: every pass of the game (the table's record); 0: this round's only (the state's)."""
     table: TruthTable = field(default_factory=TruthTable, compare=False, repr=False)
 
     def deals(self, obs: Observation, rng: random.Random) -> Iterator[GameState]:
@@ -127,8 +131,11 @@ class ReadingExpert(ExpertBot):
         if deal_count(obs) <= ENUMERATE_DEALS:
             yield from enumerated_deals(obs)
             return
+        passes = round_passes(obs)
+        if self.history:
+            passes = merged(passes, self.table.passes, obs.rules)
         while True:
-            yield weighted_deal(obs, self.table.passes, rng, self.tries, self.surprise)[0]
+            yield weighted_deal(obs, passes, rng, self.tries, self.surprise)[0]
 
 
 def bench_bot(spec: str, table: TruthTable) -> Bot:
