@@ -15,10 +15,10 @@ Each decision:
    many as it holds, `montecarlo.determinise`), or, when the possible deals are at most
    `ENUMERATE_DEALS`, takes the next of them all (`deals.enumerated_deals`: the search then ends
    once each was played, an exact mean); on that deal every surviving candidate is made and the
-   game played out by the policy for every seat until `solve_cards` cards or fewer are left in
-   play, where the exact solver takes over (`solver.Solver`: every seat's best play to the end);
-   the candidate scores the seat's settled net in stakes. All candidates share the samples
-   (common random numbers), so their differences are paired.
+   rest of the game solved exactly in an endgame (`solver.Solver`: every seat's best play to the
+   end), otherwise played out by the policy for every seat; the candidate scores the seat's
+   settled net in stakes. All candidates share the samples (common random numbers), so their
+   differences are paired.
 4. **Successive halving**: after each round of `round_samples` samples the worse half of the
    challengers is dropped (the base move always stays, as the reference).
 5. **Margin**: a challenger replaces the base move only when its mean paired gain over the
@@ -44,7 +44,6 @@ from typing import NamedTuple
 
 from tienlen_rules.bots.base import Observation, decline, to_move, unseen_cards
 from tienlen_rules.bots.deals import deal_count, enumerated_deals
-from tienlen_rules.bots.evaluation import evaluate, has_model
 from tienlen_rules.bots.greedy import situation
 from tienlen_rules.bots.montecarlo import determinise
 from tienlen_rules.bots.policy import RUN_OUT_CARDS, base_play, playout_play, ranked_plays
@@ -107,9 +106,6 @@ class ExpertBot:
     """With this many cards or fewer left in play, a playout is solved exactly (0: never)."""
     solve_nodes: int = 1500
     """The most nodes one solve may take before the playout goes on by the policy."""
-    horizon: int = 0
-    """Policy moves after which a playout stops and the learned evaluation scores it
-    (`evaluation.evaluate`; 0, or a preset without weights: every playout runs to the end)."""
     should_stop: Callable[[], bool] = field(default=_never, compare=False, repr=False)
 
     def choose(self, obs: Observation, rng: random.Random) -> Move:
@@ -185,12 +181,9 @@ class ExpertBot:
         took (`spent` before)."""
         state = apply_in_turn(state, combo)
         used = 1
-        cut = self.horizon if self.horizon and has_model(state.rules) else MAX_PLAYOUT_MOVES
         for _ in range(MAX_PLAYOUT_MOVES):
             if state.to_act < 0:
                 return final_value(state)[seat], used
-            if used > cut and solver is None:
-                return evaluate(state, seat), used
             if solver is not None:
                 before = solver.nodes
                 solver.budget = before + min(self.solve_nodes, self.budget - spent - used)
