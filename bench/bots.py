@@ -22,7 +22,9 @@ kept for measuring); `cheat[:param=value...]` is the expert given the true deal 
 sampled ones (one exact pass over it: the *cheating ceiling*, what the hidden hands are worth to
 the search; it reads the table's state, which no real bot can); `reading[:param=value...]` is
 the expert on deals weighted by every pass of the game (`bench/reading.py`: the table's record,
-which the state does not keep; `history=0`: this round's passes only, which it does).
+which the state does not keep; `history=0`: this round's passes only, which it does);
+`learned[:horizon=N...]` is the expert with its playouts cut after N moves and scored by a
+learned evaluation (`bench/evaluation.py`).
 
 This is a measurement, not a test: it asserts nothing. Run it niced on a shared machine.
 """
@@ -42,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from evaluation import LearnedLeafExpert
 from previous_expert import PreviousExpertBot
 from reading import Passes, merged, round_passes, weighted_deal
 
@@ -141,7 +144,7 @@ class ReadingExpert(ExpertBot):
 def bench_bot(spec: str, table: TruthTable) -> Bot:
     """A bot from its spec: the engine's (`make_bot`), or `previous`/`cheat` (see above)."""
     name, _, params = spec.partition(":")
-    if name not in {"previous", "cheat", "reading"}:
+    if name not in {"previous", "cheat", "reading", "learned"}:
         return make_bot(spec)
     kwargs: dict[str, int | float] = {}
     for item in filter(None, params.split(":")):
@@ -149,6 +152,8 @@ def bench_bot(spec: str, table: TruthTable) -> Bot:
         kwargs[key] = float(value) if "." in value else int(value)
     if name == "previous":
         return PreviousExpertBot(**kwargs)  # type: ignore[arg-type]
+    if name == "learned":
+        return LearnedLeafExpert(**kwargs)  # type: ignore[arg-type]
     if name == "reading":
         return ReadingExpert(table=table, **kwargs)  # type: ignore[arg-type]
     return CheatingExpert(table=table, **kwargs)  # type: ignore[arg-type]

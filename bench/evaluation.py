@@ -1,12 +1,14 @@
-"""The learned evaluation (*đánh giá thế cờ*): what a position is worth to a seat, in stakes,
-without playing it out.
+"""A learned evaluation (*đánh giá thế cờ*): what a position is worth to a seat, in stakes,
+without playing it out, and the expert that cuts its playouts with it (`LearnedLeafExpert`,
+`bench/bots.py --a learned:horizon=24`). Measured for issue #40 and not kept in the engine: the
+cut playouts chose worse moves than full ones at the same budget (docs/BOTS.md).
 
 A linear model over a few features of each seat's hand and standing, read from the seat's
 side of the table (itself, then the next seats in turn order): cards left and their square,
 how many plays the hand still needs (`plan.plan_cost`), 2s, four of a kinds, pairs, its place
 if it has gone out, whether it holds the lead, passed this round or has not played yet (*cóng*
 risk), and the chop money it has won or paid so far. One weight vector per preset
-(`value_weights.WEIGHTS`, written by `tools/train_value.py` from seeded `counting` self-play:
+(`value_weights.WEIGHTS`, written by `bench/train_value.py` from seeded `counting` self-play:
 each position's features against the seat's settled net), computed in pure Python: a dot
 product of `FEATURES` numbers.
 
@@ -16,9 +18,17 @@ evaluation (`has_model` is False), and the search then plays every playout to it
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from value_weights import WEIGHTS
+
+from tienlen_rules.bots.expert import MAX_PLAYOUT_MOVES, ExpertBot
 from tienlen_rules.bots.plan import plan_cost
-from tienlen_rules.bots.value_weights import WEIGHTS
+from tienlen_rules.bots.policy import playout_play
+from tienlen_rules.bots.solver import Solver, final_value
 from tienlen_rules.cards import RANK_UNIT, TWOS, rank_counts
+from tienlen_rules.combinations import Combination
+from tienlen_rules.game import apply_in_turn
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
 
@@ -80,3 +90,32 @@ def features(state: GameState, seat: int) -> list[float]:
             chops -= payment.amount
     found.append(chops / rules.stake)
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedLeafExpert(ExpertBot):
+    """The expert whose playouts stop after `horizon` policy moves, scored by `evaluate`
+    (endgame solves as the expert's)."""
+
+    name: str = "learned"
+    horizon: int = 24
+
+    def rollout(
+        self,
+        state: GameState,
+        seat: int,
+        combo: Combination | None,
+        solver: Solver | None,
+        spent: int,
+    ) -> tuple[float, int]:
+        """The expert's rollout, cut at `horizon` moves when the preset has weights."""
+        if solver is not None or not has_model(state.rules):
+            return ExpertBot.rollout(self, state, seat, combo, solver, spent)
+        state = apply_in_turn(state, combo)
+        for used in range(1, MAX_PLAYOUT_MOVES):
+            if state.to_act < 0:
+                return final_value(state)[seat], used
+            if used > self.horizon:
+                return evaluate(state, seat), used
+            state = apply_in_turn(state, playout_play(state))
+        return 0.0, MAX_PLAYOUT_MOVES  # pragma: no cover - the safety stop
