@@ -121,6 +121,35 @@ def test_the_expert_search_stops_at_the_first_check_that_says_stop() -> None:
     assert checks == 6  # five playouts, then the check that stopped it
 
 
+def test_a_crafted_hand_of_1572_plays_stops_at_the_callers_deadline() -> None:
+    # Issue #36's position: Đấu without instant wins, seat 0 holding 3S to AS and 6C to JC
+    # (1,572 plays to lead). The caller's deadline, seen at its k-th check, ends the search
+    # there: each check comes before one playout, so the work after a deadline is one playout.
+    rules = build_rules("dau", {"instant_wins": "none"})
+    hand = parse_set("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 6C 7C 8C 9C 10C JC")
+    rest = [c for c in range(52) if not hand >> c & 1]
+    state, _ = new_game(
+        rules,
+        3,
+        hands=[hand, sum(1 << c for c in rest[::2]), sum(1 << c for c in rest[1::2])],
+        first_game=False,
+        leader=0,
+    )
+    obs = observe(state, 0)
+    assert len(obs.plays) == 1572
+    for deadline in (1, 7):
+        checks = 0
+
+        def should_stop(deadline: int = deadline) -> bool:
+            nonlocal checks
+            checks += 1
+            return checks > deadline
+
+        with pytest.raises(Abandoned):
+            ExpertBot(should_stop=should_stop).search(obs, random.Random(1))
+        assert checks == deadline + 1
+
+
 # --------------------------------------------------------------------------- endgames
 
 
