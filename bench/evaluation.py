@@ -22,12 +22,11 @@ from dataclasses import dataclass
 
 from value_weights import WEIGHTS
 
-from tienlen_rules.bots.expert import MAX_PLAYOUT_MOVES, ExpertBot
+from tienlen_rules.bots.expert import ExpertBot
 from tienlen_rules.bots.plan import plan_cost
 from tienlen_rules.bots.policy import playout_play
-from tienlen_rules.bots.solver import Solver, final_value
+from tienlen_rules.bots.solver import final_value
 from tienlen_rules.cards import RANK_UNIT, TWOS, rank_counts
-from tienlen_rules.combinations import Combination
 from tienlen_rules.game import apply_in_turn
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
@@ -100,22 +99,12 @@ class LearnedLeafExpert(ExpertBot):
     name: str = "learned"
     horizon: int = 24
 
-    def rollout(
-        self,
-        state: GameState,
-        seat: int,
-        combo: Combination | None,
-        solver: Solver | None,
-        spent: int,
-    ) -> tuple[float, int]:
-        """The expert's rollout, cut at `horizon` moves when the preset has weights."""
-        if solver is not None or not has_model(state.rules):
-            return ExpertBot.rollout(self, state, seat, combo, solver, spent)
-        state = apply_in_turn(state, combo)
-        for used in range(1, MAX_PLAYOUT_MOVES):
+    def play_out(self, state: GameState, seat: int) -> tuple[float, int]:
+        """The expert's playout, cut after `horizon` moves when the preset has weights."""
+        if not has_model(state.rules):
+            return ExpertBot.play_out(self, state, seat)
+        for moves in range(self.horizon + 1):
             if state.to_act < 0:
-                return final_value(state)[seat], used
-            if used > self.horizon:
-                return evaluate(state, seat), used
+                return final_value(state)[seat], moves
             state = apply_in_turn(state, playout_play(state))
-        return 0.0, MAX_PLAYOUT_MOVES  # pragma: no cover - the safety stop
+        return evaluate(state, seat), self.horizon + 1

@@ -37,9 +37,9 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from tienlen_rules.bots.base import Observation, decline, to_move
+from tienlen_rules.bots.expert import Candidate, Search, paired_gain, paired_mean
 from tienlen_rules.bots.montecarlo import determinise
 from tienlen_rules.bots.policy import base_play, playout_play, ranked_plays
 from tienlen_rules.cards import cards_of, to_set
@@ -55,25 +55,6 @@ MAX_PLAYOUT_MOVES = 600
 
 def _never() -> bool:
     return False
-
-
-class Candidate(NamedTuple):
-    """One candidate move after the search: its mean net in stakes and how many samples."""
-
-    combo: Combination | None
-    mean: float
-    samples: int
-
-
-class Search(NamedTuple):
-    """What a decision found: the chosen play (None: pass), the base policy's play, every
-    candidate's estimate (the base first) and the chosen one's paired gain over the base."""
-
-    chosen: Combination | None
-    base: Combination | None
-    candidates: tuple[Candidate, ...]
-    gain: float
-    nodes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +133,7 @@ class PreviousExpertBot:
                 if not challengers:
                     break
             elif len(challengers) > 1:
-                challengers.sort(key=lambda i: -_paired_mean(values[i], values[0]))
+                challengers.sort(key=lambda i: -paired_mean(values[i], values[0]))
                 challengers = challengers[: max(1, len(challengers) // 2)]
             alive = [0, *challengers]
         return self._decide(candidates, values, nodes)
@@ -163,7 +144,7 @@ class PreviousExpertBot:
         base = candidates[0]
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
-            paired = _paired_gain(values[i], values[0])
+            paired = paired_gain(values[i], values[0])
             if paired is None:
                 continue
             mean, se = paired
@@ -229,30 +210,13 @@ def tilted_deal(obs: Observation, rng: random.Random, tilt: float, proposals: in
     return deal._replace(hands=tuple(new))
 
 
-def _paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
-    """The mean paired gain of `a` over `b` on their shared samples and its standard error;
-    None with fewer than 2 samples."""
-    k = min(len(a), len(b))
-    if k < 2:
-        return None
-    diffs = [a[j] - b[j] for j in range(k)]
-    mean = sum(diffs) / k
-    var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
-    return mean, math.sqrt(var / k)
-
-
 def _upper(a: list[float], b: list[float], z: float) -> float:
     """The paired mean gain of `a` over `b` plus `z` standard errors (inf with fewer than 2)."""
-    paired = _paired_gain(a, b)
+    paired = paired_gain(a, b)
     if paired is None:
         return math.inf
     mean, se = paired
     return mean + z * se
-
-
-def _paired_mean(a: list[float], b: list[float]) -> float:
-    k = min(len(a), len(b))
-    return sum(a[j] - b[j] for j in range(k)) / k if k else 0.0
 
 
 def rollout(state: GameState, obs: Observation, combo: Combination | None) -> tuple[float, int]:

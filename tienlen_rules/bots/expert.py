@@ -151,7 +151,7 @@ class ExpertBot:
             else:
                 challengers = [i for i in alive if i != 0]
                 if len(challengers) > 1:
-                    challengers.sort(key=lambda i: -_paired_mean(values[i], values[0]))
+                    challengers.sort(key=lambda i: -paired_mean(values[i], values[0]))
                     challengers = challengers[: max(1, len(challengers) // 2)]
                 alive = [0, *challengers]
                 continue
@@ -181,20 +181,24 @@ class ExpertBot:
         took (`spent` before)."""
         state = apply_in_turn(state, combo)
         used = 1
-        for _ in range(MAX_PLAYOUT_MOVES):
+        if solver is not None and state.to_act >= 0:
+            before = solver.nodes
+            solver.budget = before + min(self.solve_nodes, self.budget - spent - used)
+            value = solver.value(state)
+            used += solver.nodes - before
+            if value is not None:
+                return value[seat], used
+        value, moves = self.play_out(state, seat)
+        return value, used + moves
+
+    def play_out(self, state: GameState, seat: int) -> tuple[float, int]:
+        """Finish the game with the policy for every seat: the seat's net in stakes and the
+        moves made."""
+        for moves in range(MAX_PLAYOUT_MOVES):
             if state.to_act < 0:
-                return final_value(state)[seat], used
-            if solver is not None:
-                before = solver.nodes
-                solver.budget = before + min(self.solve_nodes, self.budget - spent - used)
-                value = solver.value(state)
-                used += solver.nodes - before
-                if value is not None:
-                    return value[seat], used
-                solver = None  # one try: a solve that ran out is not started again
+                return final_value(state)[seat], moves
             state = apply_in_turn(state, playout_play(state))
-            used += 1
-        return 0.0, used  # pragma: no cover - the safety stop; a real game ends long before
+        return 0.0, MAX_PLAYOUT_MOVES  # pragma: no cover - the safety stop; games end first
 
     def _decide(
         self,
@@ -210,11 +214,11 @@ class ExpertBot:
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
             if exact and len(values[i]) == len(values[0]):
-                mean = _paired_mean(values[i], values[0])
+                mean = paired_mean(values[i], values[0])
                 if mean > max(best_gain, EXACT_TIE):
                     best, best_gain = i, mean
                 continue
-            paired = _paired_gain(values[i], values[0])
+            paired = paired_gain(values[i], values[0])
             if paired is None:
                 continue
             mean, se = paired
@@ -261,7 +265,7 @@ def _live_count(obs: Observation) -> int:
     return sum(n for seat, n in enumerate(obs.hand_counts) if not places[seat])
 
 
-def _paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
+def paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
     """The mean paired gain of `a` over `b` on their shared samples and its standard error;
     None with fewer than 2 samples."""
     k = min(len(a), len(b))
@@ -273,6 +277,7 @@ def _paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
     return mean, math.sqrt(var / k)
 
 
-def _paired_mean(a: list[float], b: list[float]) -> float:
+def paired_mean(a: list[float], b: list[float]) -> float:
+    """The mean paired gain of `a` over `b` on their shared samples (0 with none)."""
     k = min(len(a), len(b))
     return sum(a[j] - b[j] for j in range(k)) / k if k else 0.0

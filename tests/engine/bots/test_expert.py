@@ -43,6 +43,18 @@ def dealt(*hands: str, first_game: bool = True, leader: int | None = None) -> Ga
     return state
 
 
+class StopAfter:
+    """A caller's stop check that says stop from its (n+1)-th call on, counting its calls."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.checks = 0
+
+    def __call__(self) -> bool:
+        self.checks += 1
+        return self.checks > self.n
+
+
 def _bits(mask: int) -> list[int]:
     return [i for i in range(52) if mask >> i & 1]
 
@@ -109,16 +121,10 @@ def test_no_decision_passes_its_node_budget_by_more_than_one_deal() -> None:
 
 def test_the_expert_search_stops_at_the_first_check_that_says_stop() -> None:
     state = opening(0)
-    checks = 0
-
-    def should_stop() -> bool:
-        nonlocal checks
-        checks += 1
-        return checks > 5
-
+    stop = StopAfter(5)
     with pytest.raises(Abandoned):
-        suggest_move(state, state.to_act, "expert", seed=1, should_stop=should_stop)
-    assert checks == 6  # five playouts, then the check that stopped it
+        suggest_move(state, state.to_act, "expert", seed=1, should_stop=stop)
+    assert stop.checks == 6  # five playouts, then the check that stopped it
 
 
 def test_a_crafted_hand_of_1572_plays_stops_at_the_callers_deadline() -> None:
@@ -138,16 +144,10 @@ def test_a_crafted_hand_of_1572_plays_stops_at_the_callers_deadline() -> None:
     obs = observe(state, 0)
     assert len(obs.plays) == 1572
     for deadline in (1, 7):
-        checks = 0
-
-        def should_stop(deadline: int = deadline) -> bool:
-            nonlocal checks
-            checks += 1
-            return checks > deadline
-
+        stop = StopAfter(deadline)
         with pytest.raises(Abandoned):
-            ExpertBot(should_stop=should_stop).search(obs, random.Random(1))
-        assert checks == deadline + 1
+            ExpertBot(should_stop=stop).search(obs, random.Random(1))
+        assert stop.checks == deadline + 1
 
 
 # --------------------------------------------------------------------------- endgames
@@ -205,16 +205,10 @@ def test_an_endgame_search_stops_at_the_callers_stop() -> None:
         obs = observe(state, state.to_act)
         if ExpertBot().search(obs, random.Random(1)).nodes < 100:
             continue  # no search (one candidate, a forced win) or too small a one
-        checks = 0
-
-        def should_stop() -> bool:
-            nonlocal checks
-            checks += 1
-            return checks > 1
-
+        stop = StopAfter(1)
         with pytest.raises(Abandoned):
-            ExpertBot(should_stop=should_stop).search(obs, random.Random(1))
-        assert checks == 2
+            ExpertBot(should_stop=stop).search(obs, random.Random(1))
+        assert stop.checks == 2
         searched += 1
     assert searched >= 2
 
