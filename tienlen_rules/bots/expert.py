@@ -184,10 +184,10 @@ class ExpertBot:
         if solver is not None and state.to_act >= 0:
             before = solver.nodes
             solver.budget = before + min(self.solve_nodes, self.budget - spent - used)
-            value = solver.value(state)
+            solved = solver.value(state)
             used += solver.nodes - before
-            if value is not None:
-                return value[seat], used
+            if solved is not None:
+                return solved[seat], used
         value, moves = self.play_out(state, seat)
         return value, used + moves
 

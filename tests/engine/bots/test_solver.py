@@ -62,7 +62,8 @@ def small_endgame(variant: str, seed: int, nodes: int) -> GameState | None:
     rules = build_rules(variant)
     state, _ = new_game(rules, players_for(variant), seed=seed)
     while not state.over:
-        if live_cards(state) <= 12 and Solver(budget=nodes).value(state) is not None:
+        small = live_cards(state) <= 12 or min(h.bit_count() for h in state.hands) <= 2
+        if small and Solver(budget=nodes).value(state) is not None:
             return state
         state = game.apply_in_turn(state, playout_play(state))
     return None
