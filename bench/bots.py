@@ -50,7 +50,8 @@ from reading import Passes, merged, round_passes, weighted_deal
 
 from tienlen_rules import Bot, GameState, Move, Observation, build_rules, make_bot, new_game, settle
 from tienlen_rules.bots.deals import deal_count, enumerated_deals
-from tienlen_rules.bots.expert import ENUMERATE_DEALS, ExpertBot
+from tienlen_rules.bots.expert import ENUMERATE_DEALS, ExpertBot, Search
+from tienlen_rules.combinations import Combination
 from tools.simulate import GameRecord, LocalTable, play_game
 
 Z95 = 1.959963984540054
@@ -141,10 +142,30 @@ class ReadingExpert(ExpertBot):
             yield weighted_deal(obs, passes, rng, self.tries, self.surprise)[0]
 
 
+@dataclass(frozen=True, slots=True)
+class MarginedExpert(ExpertBot):
+    """The expert asking `min_gain` of a challenger even when every deal was listed."""
+
+    name: str = "exactmargin"
+
+    def _decide(
+        self,
+        candidates: list[Combination | None],
+        values: list[list[float]],
+        nodes: int,
+        *,
+        exact: bool,
+    ) -> Search:
+        found = ExpertBot._decide(self, candidates, values, nodes, exact=exact)  # noqa: SLF001
+        if exact and found.chosen != found.base and found.gain < self.min_gain:
+            return found._replace(chosen=found.base, gain=0.0)
+        return found
+
+
 def bench_bot(spec: str, table: TruthTable) -> Bot:
     """A bot from its spec: the engine's (`make_bot`), or `previous`/`cheat` (see above)."""
     name, _, params = spec.partition(":")
-    if name not in {"previous", "cheat", "reading", "learned"}:
+    if name not in {"previous", "cheat", "reading", "learned", "exactmargin"}:
         return make_bot(spec)
     kwargs: dict[str, int | float] = {}
     for item in filter(None, params.split(":")):
@@ -152,6 +173,8 @@ def bench_bot(spec: str, table: TruthTable) -> Bot:
         kwargs[key] = float(value) if "." in value else int(value)
     if name == "previous":
         return PreviousExpertBot(**kwargs)  # type: ignore[arg-type]
+    if name == "exactmargin":
+        return MarginedExpert(**kwargs)  # type: ignore[arg-type]
     if name == "learned":
         return LearnedLeafExpert(**kwargs)  # type: ignore[arg-type]
     if name == "reading":
