@@ -16,6 +16,16 @@ seat-games), and each bot's CPU per decision (`time.process_time` around `Bot.ch
 and p95, in ms). The game loop is the simulator's (`tools.simulate.play_game`: out-of-turn chops
 and steals offered, every invariant checked). `--jobs 2` splits the deals over processes.
 
+Besides the engine's bots (`make_bot` specs and level names), two specs exist only here:
+`previous[:param=value...]` is the expert as it was before issue #40 (`bench/previous_expert.py`,
+kept for measuring); `cheat[:param=value...]` is the expert given the true deal instead of
+sampled ones (one exact pass over it: the *cheating ceiling*, what the hidden hands are worth to
+the search; it reads the table's state, which no real bot can); `reading[:param=value...]` is
+the expert on deals weighted by every pass of the game (`bench/reading.py`: the table's record,
+which the state does not keep; `history=0`: this round's passes only, which it does);
+`learned[:horizon=N...]` is the expert with its playouts cut after N moves and scored by a
+learned evaluation (`bench/evaluation.py`).
+
 This is a measurement, not a test: it asserts nothing. Run it niced on a shared machine.
 """
 
@@ -28,13 +38,20 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tienlen_rules import Bot, Move, Observation, build_rules, make_bot, new_game, settle
+from evaluation import LearnedLeafExpert
+from previous_expert import PreviousExpertBot
+from reading import Passes, merged, round_passes, weighted_deal
+
+from tienlen_rules import Bot, GameState, Move, Observation, build_rules, make_bot, new_game, settle
+from tienlen_rules.bots.deals import deal_count, enumerated_deals
+from tienlen_rules.bots.expert import ENUMERATE_DEALS, ExpertBot, Search
+from tienlen_rules.combinations import Combination
 from tools.simulate import GameRecord, LocalTable, play_game
 
 Z95 = 1.959963984540054
@@ -61,6 +78,110 @@ class Timed:
         return move
 
 
+class TruthTable(LocalTable):
+    """The in-process table, remembering the true state for the cheating expert, and every
+    seat's passes of the game for the reading one."""
+
+    def __init__(self) -> None:
+        self.state: GameState | None = None
+        self.passes = Passes.none(4)
+
+    def start(self, state: GameState, leader: int) -> None:  # noqa: ARG002 - the table's API
+        """The deal."""
+        self.state = state
+        self.passes = Passes.none(state.players)
+
+    def apply(self, move: Move, state: GameState) -> None:
+        """The state after each move."""
+        before = self.state
+        if (
+            before is not None
+            and move.is_pass
+            and move.seat == before.to_act
+            and before.table is not None
+        ):
+            self.passes = self.passes.add(move.seat, before.table, before.rules)
+        self.state = state
+
+
+@dataclass(frozen=True, slots=True)
+class CheatingExpert(ExpertBot):
+    """The expert searching the true deal, once (the cheating ceiling)."""
+
+    name: str = "cheat"
+    table: TruthTable = field(default_factory=TruthTable, compare=False, repr=False)
+
+    def deals(self, obs: Observation, rng: random.Random) -> Iterator[GameState]:  # noqa: ARG002
+        """The true deal, once: the search's means are then exact."""
+        truth = self.table.state
+        assert truth is not None
+        assert truth.move_count == obs.public.move_count
+        yield truth
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingExpert(ExpertBot):
+    """The expert on deals weighted by every pass of the game (`inference.weighted_deal`)."""
+
+    name: str = "reading"
+    tries: int = 8
+    surprise: float = 0.3
+    history: int = 1
+    """1: every pass of the game (the table's record); 0: this round's only (the state's)."""
+    table: TruthTable = field(default_factory=TruthTable, compare=False, repr=False)
+
+    def deals(self, obs: Observation, rng: random.Random) -> Iterator[GameState]:
+        """Weighted deals (or every deal, when few)."""
+        if deal_count(obs) <= ENUMERATE_DEALS:
+            yield from enumerated_deals(obs)
+            return
+        passes = round_passes(obs)
+        if self.history:
+            passes = merged(passes, self.table.passes, obs.rules)
+        while True:
+            yield weighted_deal(obs, passes, rng, self.tries, self.surprise)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class MarginedExpert(ExpertBot):
+    """The expert asking `min_gain` of a challenger even when every deal was listed."""
+
+    name: str = "exactmargin"
+
+    def _decide(
+        self,
+        candidates: list[Combination | None],
+        values: list[list[float]],
+        nodes: int,
+        *,
+        exact: bool,
+    ) -> Search:
+        found = ExpertBot._decide(self, candidates, values, nodes, exact=exact)  # noqa: SLF001
+        if exact and found.chosen != found.base and found.gain < self.min_gain:
+            return found._replace(chosen=found.base, gain=0.0)
+        return found
+
+
+def bench_bot(spec: str, table: TruthTable) -> Bot:
+    """A bot from its spec: the engine's (`make_bot`), or `previous`/`cheat` (see above)."""
+    name, _, params = spec.partition(":")
+    if name not in {"previous", "cheat", "reading", "learned", "exactmargin"}:
+        return make_bot(spec)
+    kwargs: dict[str, int | float] = {}
+    for item in filter(None, params.split(":")):
+        key, _, value = item.partition("=")
+        kwargs[key] = float(value) if "." in value else int(value)
+    if name == "previous":
+        return PreviousExpertBot(**kwargs)  # type: ignore[arg-type]
+    if name == "exactmargin":
+        return MarginedExpert(**kwargs)  # type: ignore[arg-type]
+    if name == "learned":
+        return LearnedLeafExpert(**kwargs)  # type: ignore[arg-type]
+    if name == "reading":
+        return ReadingExpert(table=table, **kwargs)  # type: ignore[arg-type]
+    return CheatingExpert(table=table, **kwargs)  # type: ignore[arg-type]
+
+
 @dataclass
 class DealResult:
     """One deal, both seatings."""
@@ -82,14 +203,15 @@ def play_deal(args: tuple[str, str, str, int, int]) -> DealResult:
     """Play deal `seed` under both seatings."""
     preset, spec_a, spec_b, players, seed = args
     rules = build_rules(preset)
-    a, b = Timed(make_bot(spec_a)), Timed(make_bot(spec_b))
+    table = TruthTable()
+    a, b = Timed(bench_bot(spec_a, table)), Timed(bench_bot(spec_b, table))
     nets: dict[str, list[float]] = {"a": [], "b": []}
     a_first = a_games = 0
     for round_, seating in enumerate(seatings(players)):
         state, _ = new_game(rules, players, seed=seed)
         bots = [a if who == "a" else b for who in seating]
         rng = random.Random(seed * 2 + round_)
-        final, _ = play_game(state, bots, rng, LocalTable(), GameRecord(state))
+        final, _ = play_game(state, bots, rng, table, GameRecord(state))
         net = settle(final).net
         for seat, who in enumerate(seating):
             nets[who].append(net[seat] / rules.stake)

@@ -1,11 +1,11 @@
 """The worker budget: which threads a call may take, so that cheap calls always find a worker.
 
 A replica serves calls on threads (the sync gRPC server and the web port alike). Some calls
-hold theirs long: an open `PlayStream` for its whole life, a bot's search for up to its CPU cap,
-a hint for a few legal-move generations. When they shared the `--workers` threads with every
-other call, one open stream and one search took both default workers, and health then waited
-hundreds of times its usual latency, past the probes' timeout. So each kind of call has its own
-pool, and long work never takes a thread of another kind:
+hold theirs long: an open `PlayStream` for its whole life, a bot's search for up to its node
+budget or its deadline, a hint for a few legal-move generations. When they shared the
+`--workers` threads with every other call, one open stream and one search took both default
+workers, and health then waited hundreds of times its usual latency, past the probes' timeout.
+So each kind of call has its own pool, and long work never takes a thread of another kind:
 
 | pool | threads | serves |
 | --- | --- | --- |

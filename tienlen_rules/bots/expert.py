@@ -1,16 +1,22 @@
-"""The expert bot (*máy cao thủ*): a budgeted, determinised search that only overrides its base
-policy when the evidence says so.
+"""The expert bot (*máy cao thủ*): a budgeted, determinised search that solves endgames exactly
+and only overrides its base policy when the evidence says so.
 
 Each decision:
 
 1. The **base move** is the heuristic policy's (`policy.base_play`: greedy's plan with card
-   counting on top). Out of turn (a chop or a steal the seat may make at once) and with a
-   single candidate, that is the answer: no search.
+   counting on top). Out of turn (a chop or a steal the seat may make at once), with a single
+   candidate, and when the base move goes out or starts a *forced win* (a line of bosses
+   nothing unseen can beat or chop, after which the hand runs out: `policy.running_play`),
+   that is the answer: no search.
 2. The **candidates** are the base move, the pass when allowed, and the next best plays in the
-   policy's order, at most `max_candidates`.
+   policy's order, at most `max_candidates`; in an endgame (`solve_cards` cards or fewer left
+   in play) every move, up to `ENDGAME_CANDIDATES`.
 3. **Determinise and play out**: each sample deals the unseen cards to the other seats (each as
-   many as it holds, `montecarlo.determinise`); on that deal every surviving candidate is made
-   and the game played out by the policy for every seat; the candidate scores the seat's
+   many as it holds, `montecarlo.determinise`), or, when the possible deals are at most
+   `ENUMERATE_DEALS`, takes the next of them all (`deals.enumerated_deals`: the search then ends
+   once each was played, an exact mean); on that deal every surviving candidate is made and the
+   rest of the game solved exactly in an endgame (`solver.Solver`: every seat's best play to the
+   end), otherwise played out by the policy for every seat; the candidate scores the seat's
    settled net in stakes. All candidates share the samples (common random numbers), so their
    differences are paired.
 4. **Successive halving**: after each round of `round_samples` samples the worse half of the
@@ -20,33 +26,43 @@ Each decision:
    never overrides the policy.
 
 The **budget** is counted, not timed, so a decision is the same under the same seed on any
-machine: at most `budget` playout moves (*nodes*) per decision. A CPU-time safety cap
-(`cpu_cap` seconds of the calling thread, `time.thread_time`) stops a search that would
-overrun anyway (an unusually long position on a slow core); `should_stop` (the caller's
-deadline or cancellation) abandons it with `Abandoned`.
+machine: at most `budget` *nodes* per decision, a node being one playout move or one position
+the solver expands (each costs one move generation: bounded by the hand sizes, whatever the
+position). It is checked before each sampled deal, and each solve gets only what is left of
+it, so a decision passes it by at most one deal's playout moves. The expert keeps no clock of
+its own: `should_stop` (the caller's deadline or cancellation, asked before every playout and
+every `solver.STOP_EVERY` solver nodes) abandons the search with `Abandoned`.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from tienlen_rules.bots.base import Observation, decline, to_move
+from tienlen_rules.bots.base import Observation, decline, to_move, unseen_cards
+from tienlen_rules.bots.deals import deal_count, enumerated_deals
+from tienlen_rules.bots.greedy import situation
 from tienlen_rules.bots.montecarlo import determinise
-from tienlen_rules.bots.policy import base_play, playout_play, ranked_plays
-from tienlen_rules.cards import cards_of, to_set
+from tienlen_rules.bots.policy import RUN_OUT_CARDS, base_play, playout_play, ranked_plays
+from tienlen_rules.bots.policy import running_play as boss_line
+from tienlen_rules.bots.solver import Solver, final_value
 from tienlen_rules.combinations import Combination
 from tienlen_rules.errors import Abandoned
-from tienlen_rules.game import apply, apply_in_turn
-from tienlen_rules.settlement import settle
-from tienlen_rules.state import GameState, Move, pass_turn
+from tienlen_rules.game import apply_in_turn
+from tienlen_rules.state import GameState, Move
 
 MAX_PLAYOUT_MOVES = 600
 """A safety stop for one playout (a real game takes far fewer moves)."""
+ENDGAME_CANDIDATES = 16
+"""Candidates weighed in an endgame (every move, up to this many)."""
+ENUMERATE_DEALS = 24
+"""With this many possible deals of the unseen cards or fewer, each is played once instead of
+sampling."""
+EXACT_TIE = 1e-9
+"""A gain no larger than this, between exact means, is a tie (the base move keeps it)."""
 
 
 def _never() -> bool:
@@ -74,30 +90,22 @@ class Search(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class ExpertBot:
-    """Determinised search over the policy's best candidates, with a margin over the base."""
+    """Determinised search with exact endgames over the policy's best candidates, with a
+    margin over the base move."""
 
     name: str = "expert"
     budget: int = 3000
-    """Playout moves per decision (the deterministic budget)."""
+    """Nodes per decision (the deterministic budget): playout moves and solver positions."""
     max_candidates: int = 5
     round_samples: int = 8
     margin: float = 1.0
     """Standard errors of paired gain a challenger needs to override the base move."""
     min_gain: float = 0.05
     """Stakes of mean gain a challenger needs too."""
-    tilt: float = 0.0
-    """How strongly the deals lean toward giving the seats that have played more the higher
-    cards (`tilted_deal`; 0: uniform deals)."""
-    proposals: int = 60
-    """Metropolis swaps per tilted deal."""
-    race: float = 0.0
-    """When above 0, rounds drop the challengers whose paired gain over the base is more than
-    `race` standard errors below zero (racing) instead of the worse half (halving); the search
-    ends early once none is left."""
-    cpu_cap: float = 0.19
-    """Seconds of the thread's CPU after which the search stops with what it has: checked
-    after each sampled deal (one deal's playouts, ~10-20 ms), so no decision takes much over
-    0.2 s of CPU on any preset or core (issue #27's bound)."""
+    solve_cards: int = 8
+    """With this many cards or fewer left in play, a playout is solved exactly (0: never)."""
+    solve_nodes: int = 1500
+    """The most nodes one solve may take before the playout goes on by the policy."""
     should_stop: Callable[[], bool] = field(default=_never, compare=False, repr=False)
 
     def choose(self, obs: Observation, rng: random.Random) -> Move:
@@ -108,58 +116,109 @@ class ExpertBot:
     def search(self, obs: Observation, rng: random.Random) -> Search:
         """Search the position; see the module's docstring."""
         base = base_play(obs)
-        if not obs.in_turn or not obs.plays:
-            return Search(base, base, (Candidate(base, 0.0, 0),), 0.0, 0)
-        candidates = self.candidates(obs, base)
+        unsearched = Search(base, base, (Candidate(base, 0.0, 0),), 0.0, 0)
+        if not obs.in_turn or not obs.plays or forced(obs, base):
+            return unsearched
+        endgame = _live_count(obs) <= self.solve_cards
+        candidates = self.candidates(obs, base, endgame=endgame)
         if len(candidates) == 1:
-            return Search(base, base, (Candidate(base, 0.0, 0),), 0.0, 0)
+            return unsearched
         n = len(candidates)
         values: list[list[float]] = [[] for _ in range(n)]
         alive = list(range(n))
+        solver = Solver(0, self.should_stop)
+        deals = self.deals(obs, rng)
         nodes = 0
-        cap = time.thread_time() + self.cpu_cap
-        rounds = 0
-        while nodes < self.budget and time.thread_time() < cap:
+        exact = False
+        while nodes < self.budget:
             for _ in range(self.round_samples):
-                deal = (
-                    tilted_deal(obs, rng, self.tilt, self.proposals)
-                    if self.tilt
-                    else determinise(obs, rng)
-                )
+                deal = next(deals, None)
+                if deal is None:
+                    exact = True
+                    break
                 # Every alive candidate is played on the deal, so the samples stay paired; the
                 # budget is checked before each deal (it may be passed by one deal's playouts).
                 for i in alive:
                     if self.should_stop():
                         raise Abandoned("the search was abandoned by its caller")
-                    value, used = rollout(deal, obs, candidates[i])
+                    value, used = self.rollout(
+                        deal, obs.seat, candidates[i], solver if endgame else None, nodes
+                    )
                     values[i].append(value)
                     nodes += used
-                if nodes >= self.budget or time.thread_time() >= cap:
+                if nodes >= self.budget:
                     break
-            rounds += 1
-            challengers = [i for i in alive if i != 0]
-            if not challengers:
-                break
-            if self.race > 0:
-                # Racing: drop only the challengers shown worse than the base move.
-                challengers = [
-                    i for i in challengers if _upper(values[i], values[0], self.race) >= 0
-                ]
-                if not challengers:
-                    break
-            elif len(challengers) > 1:
-                challengers.sort(key=lambda i: -_paired_mean(values[i], values[0]))
-                challengers = challengers[: max(1, len(challengers) // 2)]
-            alive = [0, *challengers]
-        return self._decide(candidates, values, nodes)
+            else:
+                challengers = [i for i in alive if i != 0]
+                if len(challengers) > 1:
+                    challengers.sort(key=lambda i: -paired_mean(values[i], values[0]))
+                    challengers = challengers[: max(1, len(challengers) // 2)]
+                alive = [0, *challengers]
+                continue
+            break
+        return self._decide(candidates, values, nodes, exact=exact)
+
+    def deals(self, obs: Observation, rng: random.Random) -> Iterator[GameState]:
+        """Every possible deal once, when there are at most `ENUMERATE_DEALS`; else random
+        deals without end."""
+        if deal_count(obs) <= ENUMERATE_DEALS:
+            yield from enumerated_deals(obs)
+            return
+        while True:
+            yield determinise(obs, rng)
+
+    def rollout(
+        self,
+        state: GameState,
+        seat: int,
+        combo: Combination | None,
+        solver: Solver | None,
+        spent: int,
+    ) -> tuple[float, int]:
+        """Make `combo` (None: pass) for `seat` in a determinised state and, with a `solver`,
+        solve the rest exactly; without one (or when the solve runs out of nodes) play the
+        game out with the policy for every seat. The seat's net in stakes and the nodes it
+        took (`spent` before)."""
+        state = apply_in_turn(state, combo)
+        used = 1
+        if solver is not None and state.to_act >= 0:
+            before = solver.nodes
+            solver.budget = before + min(self.solve_nodes, self.budget - spent - used)
+            solved = solver.value(state)
+            used += solver.nodes - before
+            if solved is not None:
+                return solved[seat], used
+        value, moves = self.play_out(state, seat)
+        return value, used + moves
+
+    def play_out(self, state: GameState, seat: int) -> tuple[float, int]:
+        """Finish the game with the policy for every seat: the seat's net in stakes and the
+        moves made."""
+        for moves in range(MAX_PLAYOUT_MOVES):
+            if state.to_act < 0:
+                return final_value(state)[seat], moves
+            state = apply_in_turn(state, playout_play(state))
+        return 0.0, MAX_PLAYOUT_MOVES  # pragma: no cover - the safety stop; games end first
 
     def _decide(
-        self, candidates: list[Combination | None], values: list[list[float]], nodes: int
+        self,
+        candidates: list[Combination | None],
+        values: list[list[float]],
+        nodes: int,
+        *,
+        exact: bool,
     ) -> Search:
+        """The base move unless a challenger passes the margin; after every possible deal was
+        played (`exact`), the best mean, whose gain is no estimate."""
         base = candidates[0]
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
-            paired = _paired_gain(values[i], values[0])
+            if exact and len(values[i]) == len(values[0]):
+                mean = paired_mean(values[i], values[0])
+                if mean > max(best_gain, EXACT_TIE):
+                    best, best_gain = i, mean
+                continue
+            paired = paired_gain(values[i], values[0])
             if paired is None:
                 continue
             mean, se = paired
@@ -171,61 +230,42 @@ class ExpertBot:
         )
         return Search(candidates[best], base, estimates, best_gain, nodes)
 
-    def candidates(self, obs: Observation, base: Combination | None) -> list[Combination | None]:
-        """The base move first, the pass when allowed, then the policy's next best plays."""
+    def candidates(
+        self, obs: Observation, base: Combination | None, *, endgame: bool = False
+    ) -> list[Combination | None]:
+        """The base move first, the pass when allowed, then the policy's next best plays (in
+        an endgame, all of them)."""
         found: list[Combination | None] = [base]
         if obs.can_pass and base is not None:
             found.append(None)
+        most = ENDGAME_CANDIDATES if endgame else self.max_candidates
         for combo in ranked_plays(obs):
-            if len(found) >= self.max_candidates:
+            if len(found) >= most:
                 break
             if combo not in found:
                 found.append(combo)
         return found
 
 
-TILT_FROM = 5
-"""Cards a seat must have played before its remaining hand is taken as stronger than the rest."""
-TILT_SLOPE = 0.015
-"""Rank tilt per card played beyond `TILT_FROM` (`tilted_deal`), at `tilt` 1."""
+def forced(obs: Observation, base: Combination | None) -> bool:
+    """Whether the base move wins without a search: it empties the hand (where going out so
+    does not rank last, which the policy already checked), or it starts a line of bosses that
+    runs the hand out whatever the others hold (*tới chắc*)."""
+    if base is None:
+        return False
+    if base.cards == obs.hand:
+        return True
+    if obs.hand.bit_count() > RUN_OUT_CARDS:
+        return False
+    return boss_line(situation(obs), unseen_cards(obs)) == base
 
 
-def tilted_deal(obs: Observation, rng: random.Random, tilt: float, proposals: int) -> GameState:
-    """`montecarlo.determinise`, then tilted toward how hands are played: a player sheds its
-    weakest cards first, so the more a seat has played, the higher what it still holds (in
-    `counting` self-play, a seat that has played 12 of 13 cards holds ranks about 1.3 above the
-    average of the unseen cards, and 1.5 times its share of the 2s). The deal is a draw from
-    P(hands) proportional to the product over each seat's cards of exp(b_s * rank), with
-    b_s = tilt * TILT_SLOPE * max(0, played_s - TILT_FROM): Metropolis swaps of one card
-    between two other seats, `proposals` of them, from the uniform deal (its stationary law)."""
-    deal = determinise(obs, rng)
-    weights = [
-        tilt * TILT_SLOPE * max(0, obs.played_by[s].bit_count() - TILT_FROM)
-        for s in range(len(obs.hand_counts))
-    ]
-    seats = [s for s in range(len(obs.hand_counts)) if s != obs.seat and obs.hand_counts[s]]
-    if len(seats) < 2 or len({weights[s] for s in seats}) < 2:
-        return deal
-    hands = {s: list(cards_of(deal.hands[s])) for s in seats}
-    rand, exp = rng.random, math.exp
-    for _ in range(proposals):
-        s, t = rng.sample(seats, 2)
-        diff = weights[s] - weights[t]
-        if not diff:
-            continue
-        hs, ht = hands[s], hands[t]
-        i, j = int(rand() * len(hs)), int(rand() * len(ht))
-        # s gives card a, takes card b: log-ratio (b_s - b_t) * (rank b - rank a).
-        step = diff * ((ht[j] >> 2) - (hs[i] >> 2))
-        if step >= 0 or rand() < exp(step):
-            hs[i], ht[j] = ht[j], hs[i]
-    new = list(deal.hands)
-    for s in seats:
-        new[s] = to_set(hands[s])
-    return deal._replace(hands=tuple(new))
+def _live_count(obs: Observation) -> int:
+    places = obs.public.places
+    return sum(n for seat, n in enumerate(obs.hand_counts) if not places[seat])
 
 
-def _paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
+def paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
     """The mean paired gain of `a` over `b` on their shared samples and its standard error;
     None with fewer than 2 samples."""
     k = min(len(a), len(b))
@@ -237,40 +277,7 @@ def _paired_gain(a: list[float], b: list[float]) -> tuple[float, float] | None:
     return mean, math.sqrt(var / k)
 
 
-def _upper(a: list[float], b: list[float], z: float) -> float:
-    """The paired mean gain of `a` over `b` plus `z` standard errors (inf with fewer than 2)."""
-    paired = _paired_gain(a, b)
-    if paired is None:
-        return math.inf
-    mean, se = paired
-    return mean + z * se
-
-
-def _paired_mean(a: list[float], b: list[float]) -> float:
+def paired_mean(a: list[float], b: list[float]) -> float:
+    """The mean paired gain of `a` over `b` on their shared samples (0 with none)."""
     k = min(len(a), len(b))
     return sum(a[j] - b[j] for j in range(k)) / k if k else 0.0
-
-
-def rollout(state: GameState, obs: Observation, combo: Combination | None) -> tuple[float, int]:
-    """Make `combo` (None: pass) in a determinised state, play the game out with the policy
-    for every seat; the seat's net in stakes and the moves it took."""
-    if combo is not None:
-        state, _ = apply(state, to_move(obs.seat, combo))
-    else:
-        state, _ = apply(state, pass_turn(obs.seat))
-    start = state.move_count
-    final = play_out(state)
-    used = final.move_count - start + 1
-    if not final.over:  # pragma: no cover - the safety stop; a real game ends long before
-        return 0.0, used
-    return settle(final).net[obs.seat] / state.rules.stake, used
-
-
-def play_out(state: GameState) -> GameState:
-    """Finish the game with the policy for every seat (in turn only: out-of-turn chops are left
-    out of playouts, for speed)."""
-    for _ in range(MAX_PLAYOUT_MOVES):
-        if state.to_act < 0:
-            return state
-        state = apply_in_turn(state, playout_play(state))
-    return state

@@ -6,22 +6,18 @@ No strength figure is asserted here (those are measured by bench/bots.py, docs/B
 
 from __future__ import annotations
 
-import math
 import random
+from collections.abc import Callable
 
 import pytest
 
 from tienlen_rules import Abandoned, build_rules, game, new_game
 from tienlen_rules.bots import LEVELS, make_bot, observe, suggest, suggest_move
-from tienlen_rules.bots.base import unseen_cards
-from tienlen_rules.bots.expert import (
-    ExpertBot,
-    tilted_deal,
-)
+from tienlen_rules.bots.expert import MAX_PLAYOUT_MOVES, ExpertBot
 from tienlen_rules.bots.hints import Reason
-from tienlen_rules.bots.montecarlo import determinise
 from tienlen_rules.bots.novice import NoviceBot
 from tienlen_rules.bots.policy import base_play, playout_play, policy_in
+from tienlen_rules.bots.solver import Solver
 from tienlen_rules.cards import parse_set
 from tienlen_rules.state import GameState, pass_turn, play
 
@@ -47,6 +43,18 @@ def dealt(*hands: str, first_game: bool = True, leader: int | None = None) -> Ga
     return state
 
 
+class StopAfter:
+    """A caller's stop check that says stop from its (n+1)-th call on, counting its calls."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.checks = 0
+
+    def __call__(self) -> bool:
+        self.checks += 1
+        return self.checks > self.n
+
+
 def _bits(mask: int) -> list[int]:
     return [i for i in range(52) if mask >> i & 1]
 
@@ -57,10 +65,9 @@ def _bits(mask: int) -> list[int]:
 def test_the_expert_makes_the_same_search_under_the_same_seed() -> None:
     state = opening(3)
     obs = observe(state, state.to_act)
-    # The playout budget alone bounds the search here: the CPU safety cap is a wall of its own
-    # (tested below) and may trip on a cold first search on a busy machine.
-    first = ExpertBot(cpu_cap=math.inf).search(obs, random.Random(7))
-    again = ExpertBot(cpu_cap=math.inf).search(obs, random.Random(7))
+    # The node budget alone bounds the search: the expert keeps no clock of its own.
+    first = ExpertBot().search(obs, random.Random(7))
+    again = ExpertBot().search(obs, random.Random(7))
     assert first == again
     assert first.nodes > 0  # it did search: the opening lead has several candidates
 
@@ -95,26 +102,115 @@ def test_a_bigger_budget_plays_more_deals() -> None:
     assert small.nodes < large.nodes
 
 
-def test_a_spent_cpu_cap_answers_the_base_move_without_playouts() -> None:
-    state = opening(6)
-    obs = observe(state, state.to_act)
-    search = ExpertBot(cpu_cap=0.0).search(obs, random.Random(1))
-    assert search.nodes == 0
-    assert search.chosen == base_play(obs)
+def test_no_decision_passes_its_node_budget_by_more_than_one_deal() -> None:
+    # Counted, not timed: over whole games of every decision, a search stops within its
+    # budget plus the playouts of the deal in progress (each at most MAX_PLAYOUT_MOVES).
+    bot = ExpertBot(budget=400)
+    searched = 0
+    for seed in (1, 2):
+        state = opening(seed)
+        rng = random.Random(seed)
+        while not state.over:
+            obs = observe(state, state.to_act)
+            search = bot.search(obs, random.Random(seed))
+            assert search.nodes <= bot.budget + len(search.candidates) * MAX_PLAYOUT_MOVES
+            searched += search.nodes > 0
+            state, _ = game.apply(state, bot.choose(obs, rng))
+    assert searched > 10
 
 
 def test_the_expert_search_stops_at_the_first_check_that_says_stop() -> None:
     state = opening(0)
-    checks = 0
-
-    def should_stop() -> bool:
-        nonlocal checks
-        checks += 1
-        return checks > 5
-
+    stop = StopAfter(5)
     with pytest.raises(Abandoned):
-        suggest_move(state, state.to_act, "expert", seed=1, should_stop=should_stop)
-    assert checks == 6  # five playouts, then the check that stopped it
+        suggest_move(state, state.to_act, "expert", seed=1, should_stop=stop)
+    assert stop.checks == 6  # five playouts, then the check that stopped it
+
+
+def test_a_crafted_hand_of_1572_plays_stops_at_the_callers_deadline() -> None:
+    # Issue #36's position: Đấu without instant wins, seat 0 holding 3S to AS and 6C to JC
+    # (1,572 plays to lead). The caller's deadline, seen at its k-th check, ends the search
+    # there: each check comes before one playout, so the work after a deadline is one playout.
+    rules = build_rules("dau", {"instant_wins": "none"})
+    hand = parse_set("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 6C 7C 8C 9C 10C JC")
+    rest = [c for c in range(52) if not hand >> c & 1]
+    state, _ = new_game(
+        rules,
+        3,
+        hands=[hand, sum(1 << c for c in rest[::2]), sum(1 << c for c in rest[1::2])],
+        first_game=False,
+        leader=0,
+    )
+    obs = observe(state, 0)
+    assert len(obs.plays) == 1572
+    for deadline in (1, 7):
+        stop = StopAfter(deadline)
+        with pytest.raises(Abandoned):
+            ExpertBot(should_stop=stop).search(obs, random.Random(1))
+        assert stop.checks == deadline + 1
+
+
+# --------------------------------------------------------------------------- endgames
+
+
+def _greedy_until(state: GameState, done: Callable[[GameState], bool]) -> GameState:
+    greedy = make_bot("greedy")
+    rng = random.Random(state.match.seed)
+    while not state.over and not done(state):
+        state, _ = game.apply(state, greedy.choose(observe(state, state.to_act), rng))
+    return state
+
+
+def test_with_one_opponent_left_the_expert_plays_the_solved_move() -> None:
+    # Nothing is hidden once a single opponent holds cards (all 52 dealt): the expert plays the
+    # one deal there is and its choice is worth what the solver's best move is worth.
+    checked = forced = 0
+    for seed in range(1, 60):
+        state, _ = new_game(SOUTHERN, 4, seed=seed)
+        state = _greedy_until(
+            state,
+            lambda s: (
+                sum(1 for p in s.places if not p) == 2 and len(observe(s, s.to_act).plays) > 1
+            ),
+        )
+        if state.over:
+            continue
+        obs = observe(state, state.to_act)
+        search = ExpertBot().search(obs, random.Random(1))
+        solver = Solver(budget=100_000)
+        best = solver.best(state)
+        assert best is not None
+        if search.nodes == 0:  # a forced win, played unsearched: as good as the best move
+            after = solver.value(game.apply_in_turn(state, search.chosen))
+            assert after is not None
+            assert after[obs.seat] == best[1][obs.seat]
+            forced += 1
+            continue
+        chosen = dict(zip([c.combo for c in search.candidates], search.candidates, strict=True))
+        assert chosen[search.chosen].samples == 1
+        assert chosen[search.chosen].mean == best[1][obs.seat]
+        checked += 1
+        if checked >= 3 and forced >= 1:
+            return
+    raise AssertionError(f"{checked} two-player endgames searched, {forced} forced")
+
+
+def test_an_endgame_search_stops_at_the_callers_stop() -> None:
+    searched = 0
+    for seed in range(1, 30):
+        state, _ = new_game(SOUTHERN, 4, seed=seed)
+        state = _greedy_until(state, lambda s: sum(h.bit_count() for h in s.hands) <= 8)
+        if state.over:
+            continue
+        obs = observe(state, state.to_act)
+        if ExpertBot().search(obs, random.Random(1)).nodes < 100:
+            continue  # no search (one candidate, a forced win) or too small a one
+        stop = StopAfter(1)
+        with pytest.raises(Abandoned):
+            ExpertBot(should_stop=stop).search(obs, random.Random(1))
+        assert stop.checks == 2
+        searched += 1
+    assert searched >= 2
 
 
 # --------------------------------------------------------------------------- legality
@@ -235,54 +331,3 @@ def test_a_playout_move_is_the_move_apply_makes_and_the_memo_the_policys_play(
             after, _ = game.apply(state, move)
             assert game.apply_in_turn(state, combo) == after
             state = after
-
-
-# --------------------------------------------------------------------------- inference
-
-
-def _late_game() -> GameState:
-    """A greedy game of the first seeded deal from 1 where, with seat 0 to act, one other
-    seat has played at least 9 cards and another at most 4."""
-    greedy = make_bot("greedy")
-    for seed in range(1, 50):
-        state, _ = new_game(SOUTHERN, 4, seed=seed)
-        rng = random.Random(seed)
-        while not state.over:
-            played = [13 - h.bit_count() for h in state.hands]
-            if state.to_act == 0 and max(played[1:]) >= 9 and min(played[1:]) <= 4:
-                return state
-            state, _ = game.apply(state, greedy.choose(observe(state, state.to_act), rng))
-    raise AssertionError("no such position")
-
-
-def _mean_rank(mask: int) -> float:
-    ranks = [c >> 2 for c in _bits(mask)]
-    return sum(ranks) / len(ranks)
-
-
-def test_a_tilted_deal_gives_the_seat_that_has_played_more_the_higher_cards() -> None:
-    state = _late_game()
-    obs = observe(state, 0)
-    played = [c.bit_count() for c in obs.played_by]
-    most = max((1, 2, 3), key=lambda s: played[s])
-    least = min((1, 2, 3), key=lambda s: played[s])
-    rng = random.Random(1)
-    tilted = uniform = 0.0
-    for _ in range(300):
-        deal = tilted_deal(obs, rng, 3.0, 60)
-        assert deal.hands[0] == obs.hand
-        assert tuple(h.bit_count() for h in deal.hands) == obs.hand_counts
-        assert deal.hands[1] | deal.hands[2] | deal.hands[3] == unseen_cards(obs)
-        tilted += _mean_rank(deal.hands[most]) - _mean_rank(deal.hands[least])
-        plain = determinise(obs, rng)
-        uniform += _mean_rank(plain.hands[most]) - _mean_rank(plain.hands[least])
-    assert tilted / 300 > uniform / 300 + 0.5
-
-
-def test_a_tilt_of_zero_is_the_uniform_deal() -> None:
-    state = _late_game()
-    obs = observe(state, 0)
-    assert (
-        tilted_deal(obs, random.Random(4), 0.0, 60).hands
-        == determinise(obs, random.Random(4)).hands
-    )
