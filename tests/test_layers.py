@@ -13,6 +13,7 @@ import pkgutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Final
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,12 +60,32 @@ def _engine_submodule_imports(path: Path) -> list[str]:
     return [f"{path.relative_to(ROOT)}: {name}" for name in found]
 
 
+# The bot research the bench measures (docs/BOTS.md, issue #40): each extends the expert's own
+# search (its deals, its decision, its playout, the previous expert's copy of it), which no
+# public face offers. They may look behind it; the harness that runs them (bench/bots.py) and
+# every other script may not.
+BOT_RESEARCH: Final = frozenset(
+    {
+        "evaluation.py",
+        "expert_census.py",
+        "previous_expert.py",
+        "reading.py",
+        "research_bots.py",
+        "train_value.py",
+    }
+)
+
+
 def test_the_bench_and_the_scripts_use_only_the_engines_public_face() -> None:
     # They are not packages, so import-linter's facade contract can't see them; the tests may
     # look behind the face (and do: the counter-check that this finder finds such imports).
     scripts = [*(ROOT / "bench").glob("*.py"), *(ROOT / "scripts").glob("*.py")]
     assert scripts
-    assert [hit for path in scripts for hit in _engine_submodule_imports(path)] == []
+    research = [p for p in scripts if p.parent.name == "bench" and p.name in BOT_RESEARCH]
+    assert sorted(p.name for p in research) == sorted(BOT_RESEARCH)  # no stale exemption
+    assert [
+        hit for path in scripts if path not in research for hit in _engine_submodule_imports(path)
+    ] == []
     assert _engine_submodule_imports(
         ROOT / "tests" / "engine" / "properties" / "test_invariants.py"
     )
