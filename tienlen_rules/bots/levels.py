@@ -28,8 +28,8 @@ LEVELS: tuple[Level, ...] = (
         "novice",
         "A beginner: plays the obvious move, but a random one about a third of the time, and"
         " never chops out of turn.",
-        -0.28,
-        200,
+        -0.30,
+        300,
     ),
     Level(
         "medium",
@@ -42,8 +42,8 @@ LEVELS: tuple[Level, ...] = (
         "hard",
         "expert:budget=600:max_candidates=3:round_samples=4",
         "Counts the cards and looks a little ahead on sampled deals before it plays.",
-        0.13,
-        40,
+        0.20,
+        150,
     ),
     Level(
         "expert",
