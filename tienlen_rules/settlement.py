@@ -138,6 +138,8 @@ class _Ledger:
     def _cap(self, state: GameState) -> None:
         """Nobody loses more than its bankroll (`loss_cap`, RULES §9.2): cut transfers keep
         what was owed beside what is paid."""
+        if not state.match.bankrolls:  # no bankroll given: nothing to cap (most tables)
+            return
         payments = [Payment(i, t.payer, t.payee, t.amount) for i, t in enumerate(self.transfers)]
         winner = max(state.winner, 0)
         order = [winner, *_others(state, winner)]

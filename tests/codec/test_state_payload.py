@@ -135,8 +135,14 @@ def test_a_state_from_a_newer_rules_revision_keeps_its_revision() -> None:
         _payload(places=[0, 0, 0]),
         _payload(places=[0, 5]),  # a place beyond the table: the view would index past its end
         _payload(places=[-1, 0]),
+        _payload(places=[-2, 0]),
+        _payload(places=[3, 0]),
         _payload(to_act=5),
+        _payload(to_act=2),
         _payload(table_seat=-2),
+        _payload(instant_winner=2),
+        _payload(compensation_seat=-3),
+        _payload(match=state_pb2.MatchState(totals=[0, 0], dealer=2)),
         _payload(chain=[state_pb2.ChainLinkState(seat=7, cards=1)]),
         _payload(chain=[state_pb2.ChainLinkState(seat=1, cards=2)]),  # no chop: 1 link
         _payload(hands=[1 << 60, 2]),
