@@ -68,6 +68,22 @@ def test_a_game_over_a_move_stream_ends_exactly_as_over_unary_calls(client: Tien
     assert streamed.seat_tokens == start.seat_tokens
 
 
+def test_a_time_out_and_a_leave_over_a_move_stream_are_the_unary_calls_answers(
+    client: TienLenClient,
+) -> None:
+    # RULES §9.3, §9.4: the host's reports are moves like any other on PlayStream, answered
+    # byte for byte as ApplyMove answers them.
+    start = client.new_game(players=4, seed=21)
+    seat = start.to_act
+    assert seat is not None
+    with client.play_stream() as stream:
+        unary, streamed = client.timeout(start, seat), stream.timeout(start, seat)
+        assert streamed.state == unary.state
+        unary, streamed = client.leave(unary, seat), stream.leave(streamed, seat)
+        assert streamed.state == unary.state
+    assert not streamed.finished
+
+
 def test_a_refused_move_raises_what_apply_move_raises_and_the_stream_goes_on(
     client: TienLenClient,
 ) -> None:

@@ -184,3 +184,25 @@ def test_binary_answers_leave_card_text_empty(server_factory) -> None:
 def test_seat_zero_s_pass_says_seat_zero() -> None:
     written = json.loads(jsonform.to_json(events_pb2.Event(turn_passed=events_pb2.TurnPassed())))
     assert written == {"turnPassed": {"seat": 0}}
+
+
+def test_a_time_out_and_a_leave_are_moves_in_json_too(web) -> None:
+    # RULES §9.3, §9.4: the host's reports travel the web port as they do gRPC (`{"timeout": {}}`,
+    # `{"leave": {}}`): the seat to act times out and is shown with its count, then leaves and
+    # is shown left, on auto, while the game goes on for the others.
+    dealt = game(web)
+    token, seat = dealt["game"]["stateToken"], dealt["game"]["toAct"]
+    answer = apply(web, token, seat, {"timeout": {}})
+    assert answer.status == 200, answer.body
+    update = answer.json()["game"]
+    assert any(e.get("timedOut", {}).get("seat", 0) == seat for e in update["events"])
+    assert "timedOut" in {k for e in update["events"] for k in e}
+    assert update["view"]["seats"][seat]["timeouts"] == 1
+    answer = apply(web, update["stateToken"], seat, {"leave": {}})
+    assert answer.status == 200, answer.body
+    left = answer.json()["game"]
+    assert any("playerLeft" in e for e in left["events"])
+    status = left["view"]["seats"][seat]
+    assert status["left"] is True
+    assert status["auto"] is True
+    assert left["finished"] is False
