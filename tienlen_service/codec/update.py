@@ -31,7 +31,7 @@ from tienlen_service.codec._layouts import (
 from tienlen_service.codec._wire import VARINT_TABLE, VARINTS, varint
 from tienlen_service.codec.events import events_to_pb, events_to_wire
 from tienlen_service.codec.settlement import settlement_to_pb
-from tienlen_service.codec.view import spectator_view_to_wire, view_to_pb
+from tienlen_service.codec.view import chop_records, spectator_view_to_wire, view_to_pb
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -147,14 +147,8 @@ def assemble_update(
     on_table = state.table
     if on_table is not None and to_act >= 0:
         opened = state.rules.open_tables.get(on_table.cards)  # `chop_open`'s memo, read here first
-        if opened is None:
-            opened = chop_open(state)
-        if opened:
-            if chops:
-                seats = chop_seats(state)
-                if seats:
-                    out += (_GU_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
-            out.append(_GU_CHOP_OPEN)
+        if opened or (opened is None and chop_open(state)):
+            out += chop_records(state, _GU_CHOP_SEATS, _GU_CHOP_OPEN, host=chops)
     if match.replayed:
         out.append(_GU_REPLAYED)
     return b"".join(out)

@@ -284,17 +284,23 @@ def _view_wire(state: GameState, viewer: int, hand: int, chops: bool) -> bytes:
     out.append(follow_rules_record)
     if table is not None and not over:
         opened = rules.open_tables.get(table.cards)  # `chop_open`'s memo, read here first
-        if opened is None:
-            opened = chop_open(state)
-        if opened:
-            if chops and viewer < 0:
-                seats = chop_seats(state)
-                if seats:
-                    out += (_TV_CHOP_SEATS, VARINTS[len(seats)], bytes(seats))
-            out.append(_TV_CHOP_OPEN)
+        if opened or (opened is None and chop_open(state)):
+            out += chop_records(state, _TV_CHOP_SEATS, _TV_CHOP_OPEN, host=chops and viewer < 0)
     if match.replayed:
         out.append(_TV_REPLAYED)
     return b"".join(out)
+
+
+def chop_records(
+    state: GameState, seats_tag: bytes, open_record: bytes, *, host: bool
+) -> tuple[bytes, ...]:
+    """The records of a play on the table that a bomb could chop out of turn (RULES §9.5): the
+    seats that could (`chop_seats`, told to the host only, and only when there are some),
+    then the public `chop_open` flag; the same fields in the view and in the answer."""
+    seats = chop_seats(state) if host else ()
+    if seats:
+        return seats_tag, VARINTS[len(seats)], bytes(seats), open_record
+    return (open_record,)
 
 
 #: A seat's table facts (RULES §9) in a status key: on auto, left, forfeited, its player id, its
