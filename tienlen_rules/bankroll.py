@@ -83,6 +83,11 @@ class Payment:
         self.paid = owed
 
 
+def capped(rules: RuleSet, bankrolls: Sequence[int]) -> bool:
+    """Whether a game's losses are capped: bankrolls were given and `loss_cap` is `bankroll`."""
+    return bool(bankrolls) and rules.loss_cap == LossCap.BANKROLL
+
+
 def cap_losses(
     rules: RuleSet,
     bankrolls: Sequence[int],
@@ -100,7 +105,7 @@ def cap_losses(
     remainders (ties: the payee nearest after the payer in turn order, `distance`, then the
     earlier transfer), and never above its current amount. Whole passes repeat until one changes
     nothing: payments only fall, so this ends, with one result."""
-    if not bankrolls or rules.loss_cap != LossCap.BANKROLL:
+    if not capped(rules, bankrolls):
         return False
     cut = False
     changed = True

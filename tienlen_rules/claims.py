@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from tienlen_rules.cards import LOWEST_TWO
-from tienlen_rules.combinations import TRIPLE, target_class
+from tienlen_rules.combinations import target_class
 from tienlen_rules.movegen import has_out_of_turn_chop
 from tienlen_rules.ruleset import RuleSet
 from tienlen_rules.state import GameState
@@ -26,12 +25,9 @@ def chop_open(state: GameState) -> bool:
     table = state.table
     if table is None or state.to_act < 0:
         return False
-    kind, _length, top, cards = table
-    if kind <= TRIPLE and top < LOWEST_TWO:  # no bomb's target (RULES §5): most tables
-        return False
-    known = state.rules.open_tables.get(cards)
+    known = state.rules.open_tables.get(table.cards)
     if known is None:
-        known = state.rules.open_tables[cards] = (
+        known = state.rules.open_tables[table.cards] = (
             target_class(table) in state.rules.out_of_turn_targets
         )
     return known

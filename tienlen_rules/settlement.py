@@ -12,7 +12,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import NamedTuple
 
-from tienlen_rules.bankroll import Payment, cap_losses
+from tienlen_rules.bankroll import Payment, cap_losses, capped
 from tienlen_rules.cards import THREE_OF_SPADES, CardSet
 from tienlen_rules.choices import CardCountRotten, FrozenPays, RottenPayee, Scoring
 from tienlen_rules.errors import SetupError
@@ -138,7 +138,7 @@ class _Ledger:
     def _cap(self, state: GameState) -> None:
         """Nobody loses more than its bankroll (`loss_cap`, RULES §9.2): cut transfers keep
         what was owed beside what is paid."""
-        if not state.match.bankrolls:  # no bankroll given: nothing to cap (most tables)
+        if not capped(self.rules, state.match.bankrolls):  # most tables: nothing to build
             return
         payments = [Payment(i, t.payer, t.payee, t.amount) for i, t in enumerate(self.transfers)]
         winner = max(state.winner, 0)
