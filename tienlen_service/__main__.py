@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 # grpc's C core writes its own lines to stderr (``E1202 00:49:31.571 add_port.cc:83] ...``),
@@ -42,10 +43,15 @@ class _SignalWaiter:
     Installed before the server starts, so that a signal sent as soon as the port answers
     is never met by Python's default action (death without a drain). The handlers do
     nothing but let the C-level wakeup fd write the signal number into a pipe: no lock is
-    taken inside a signal handler (an `Event.set()` there can deadlock).
+    taken inside a signal handler (an `Event.set()` there can deadlock). The pipe is read
+    whichever thread the kernel handed the signal to: a grpc core thread often takes it,
+    and then the main thread is not interrupted at all (a wait for the drain's end would
+    never see a second Ctrl-C).
     """
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT)
+    DONE = 0
+    """Written by `done()`: not a signal number."""
 
     def __init__(self) -> None:
         self._read_fd, self._write_fd = os.pipe()
@@ -54,19 +60,49 @@ class _SignalWaiter:
         for signum in self.SIGNALS:
             signal.signal(signum, lambda _signum, _frame: None)
 
-    def wait(self) -> int:
-        """The number of the first SIGTERM or SIGINT (blocking until there is one)."""
+    def wait(self, *, until: tuple[int, ...] = SIGNALS) -> int:
+        """The first of `until` to arrive: a signal number, or DONE (blocking until then)."""
         while True:
             data = os.read(self._read_fd, 1)
-            if data and data[0] in self.SIGNALS:
+            if data and data[0] in until:
                 return data[0]
 
+    def done(self) -> None:
+        """Wake `wait(until=(..., DONE))`: the drain has ended (called from its thread)."""
+        os.write(self._write_fd, bytes([self.DONE]))
+
     def close(self) -> None:
-        """Back to the default handlers: a second Ctrl-C interrupts the drain, as usual."""
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        """Back to the default handlers."""
         signal.set_wakeup_fd(-1)
+        for signum in self.SIGNALS:
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         os.close(self._read_fd)
         os.close(self._write_fd)
+
+
+def _drain(server: Server, signals: _SignalWaiter) -> BaseException | None:
+    """Stop the server on a thread of its own while this one watches for a second Ctrl-C.
+
+    None when the drain ended; the drain's own error if it raised one; KeyboardInterrupt
+    when a second SIGINT cut it short (a second SIGTERM changes nothing: a supervisor
+    repeating itself). The drain's thread is a daemon: an interrupted process exits without
+    waiting for it.
+    """
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.stop()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            failure.append(exc)
+        finally:
+            signals.done()
+
+    threading.Thread(target=run, name="tienlen-drain", daemon=True).start()
+    if signals.wait(until=(signal.SIGINT, _SignalWaiter.DONE)) == signal.SIGINT:
+        return KeyboardInterrupt()
+    return failure[0] if failure else None
 
 
 def main(argv: Sequence[str] | None = None, *, register: Registrar | None = None) -> int:
@@ -100,21 +136,25 @@ def main(argv: Sequence[str] | None = None, *, register: Registrar | None = None
             log.error("startup_failed", error=str(exc))  # noqa: TRY400 - the message is the point
             return EXIT_STARTUP_FAILED
         signum = signals.wait()
+        log.info(
+            "shutdown_requested",
+            signal=signal.Signals(signum).name,
+            drain_delay_s=config.drain_delay,
+            grace_s=config.grace,
+        )
+        outcome = _drain(server, signals)
     finally:
         signals.close()
-    log.info(
-        "shutdown_requested",
-        signal=signal.Signals(signum).name,
-        drain_delay_s=config.drain_delay,
-        grace_s=config.grace,
-    )
-    try:
-        server.stop()
-    except KeyboardInterrupt:
+    if isinstance(outcome, KeyboardInterrupt):
         # A second Ctrl-C: the operator wants it stopped now. One log line, not a traceback
-        # (the logs stay JSON lines); the process exit ends what the drain had not.
+        # (the logs stay JSON lines), then the process ends at once: no wait for the drain's
+        # thread, nor for calls still running on the pools' threads.
         log.warning("stop_interrupted")
-        return EXIT_INTERRUPTED
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
+    if outcome is not None:
+        raise outcome
     return 0
 
 

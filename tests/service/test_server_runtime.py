@@ -706,6 +706,33 @@ def test_a_second_ctrl_c_stops_at_once_with_a_log_line_not_a_traceback(process_f
     assert not any("Traceback" in line for line in process.lines)
 
 
+def _signal_a_thread_other_than_main(pid: int, signum: int) -> None:
+    """What the kernel may do with a signal sent to the process: hand it to any thread that
+    doesn't block it (a grpc core thread, a pool's worker), not to the main one."""
+    import ctypes
+    import platform
+
+    tids = sorted(int(t.name) for t in Path(f"/proc/{pid}/task").iterdir() if int(t.name) != pid)
+    assert tids, "the server runs threads beside its main one"
+    sys_tgkill = {"x86_64": 234, "aarch64": 131}[platform.machine()]
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.syscall(sys_tgkill, pid, tids[-1], signum) == 0, ctypes.get_errno()
+
+
+def test_a_second_ctrl_c_stops_at_once_whichever_thread_the_kernel_hands_it_to(
+    process_factory,
+) -> None:
+    import signal
+
+    process = process_factory("--drain-delay", "600")
+    process.start_and_wait()
+    _signal_a_thread_other_than_main(process.proc.pid, signal.SIGINT)
+    process.wait_for_event("not_serving")
+    _signal_a_thread_other_than_main(process.proc.pid, signal.SIGINT)
+    assert process.wait() == 130
+    assert process.wait_for_event("stop_interrupted")["level"] == "warning"
+
+
 # -- configuration ------------------------------------------------------------------------------
 
 
