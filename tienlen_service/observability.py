@@ -212,7 +212,7 @@ class CallObserver:
     def _begin(self, info: _MethodInfo, context: grpc.ServicerContext, *, received: bool) -> _Call:
         # grpcio runs each call in a fresh contextvars.Context: nothing to clear, and the
         # mark is still there when grpcio logs the call's exception after the handler.
-        fields = CallFields(info.rpc, metadata=context.invocation_metadata)
+        fields = CallFields(info.rpc, metadata=context.invocation_metadata())
         AccessLog.begin(fields)
         return _Call(self, info, fields, received=received)
 
@@ -265,7 +265,7 @@ class CallObserver:
         ok, unknown = grpc.StatusCode.OK, grpc.StatusCode.UNKNOWN
 
         def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
-            fields = CallFields(rpc, metadata=context.invocation_metadata)
+            fields = CallFields(rpc, metadata=context.invocation_metadata())
             begin(fields)
             start = clock()
             refused = type(request) is _Refused
