@@ -7,6 +7,7 @@ logs ``stop_interrupted`` and exits 130.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -81,6 +82,17 @@ class _SignalWaiter:
         os.close(self._write_fd)
 
 
+def _freeze_startup_objects() -> None:
+    """Move what start-up made (modules, descriptors, the rules' tables: it lives as long as
+    the process) out of the cyclic collector's sight, after one collection of start-up's own
+    garbage. The states a replica caches survive into the oldest generation and set off full
+    collections, which then traverse only what calls made, not the ~50k objects of start-up
+    (bench/README.md: ~4k instructions a call on the miss path). Done by the process, not by
+    `Server`: a process that starts servers of its own (the tests) keeps its collector."""
+    gc.collect()
+    gc.freeze()
+
+
 def _drain(server: Server, signals: _SignalWaiter) -> BaseException | None:
     """Stop the server on a thread of its own while this one watches for a second Ctrl-C.
 
@@ -135,6 +147,7 @@ def main(argv: Sequence[str] | None = None, *, register: Registrar | None = None
         except (KeyConfigError, OSError, ValueError) as exc:
             log.error("startup_failed", error=str(exc))  # noqa: TRY400 - the message is the point
             return EXIT_STARTUP_FAILED
+        _freeze_startup_objects()
         signum = signals.wait()
         log.info(
             "shutdown_requested",
