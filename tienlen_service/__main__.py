@@ -73,10 +73,9 @@ class _SignalWaiter:
         os.write(self._write_fd, bytes([self.DONE]))
 
     def close(self) -> None:
-        """Back to the default handlers."""
+        """Ctrl-C back to Python's default; a late SIGTERM (a supervisor repeating itself as
+        the process exits) still changes nothing."""
         signal.set_wakeup_fd(-1)
-        for signum in self.SIGNALS:
-            signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.close(self._read_fd)
         os.close(self._write_fd)
